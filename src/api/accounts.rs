@@ -1,0 +1,81 @@
+//! Accounts and tokens.
+
+use actix_web::{HttpResponse, get, patch, post, web};
+
+use super::auth::Caller;
+use super::problem::{ApiError, Problem};
+use crate::domain::Domain;
+use crate::domain::accounts::to_response;
+use crate::domain::shapes::{AccountResponse, NewAccountRequest, TokenRequest, TokenResponse, UpdateAccountRequest};
+
+/// Create an account.
+#[utoipa::path(
+    tag = "accounts",
+    request_body = NewAccountRequest,
+    responses(
+        (status = 201, description = "Created", body = AccountResponse),
+        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`email_taken`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_email`, `invalid_name`, `password_too_short`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/accounts")]
+pub async fn create_account(domain: web::Data<Domain>, body: web::Json<NewAccountRequest>) -> Result<HttpResponse, ApiError> {
+    let account = web::block(move || domain.create_account(body.into_inner())).await??;
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/api/v1/accounts/{}", account.id)))
+        .json(account))
+}
+
+/// Exchange email and password for a bearer token.
+#[utoipa::path(
+    tag = "accounts",
+    request_body = TokenRequest,
+    responses(
+        (status = 200, description = "A bearer token", body = TokenResponse),
+        (status = 401, description = "`invalid_credentials` (same answer for an unknown email)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_attempts`, with Retry-After", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/token")]
+pub async fn token(domain: web::Data<Domain>, body: web::Json<TokenRequest>) -> Result<web::Json<TokenResponse>, ApiError> {
+    let t = web::block(move || domain.issue_token(body.into_inner())).await??;
+    Ok(web::Json(t))
+}
+
+/// The caller's account.
+#[utoipa::path(
+    tag = "accounts",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = AccountResponse),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/me")]
+pub async fn me(domain: web::Data<Domain>, caller: Caller) -> Result<web::Json<AccountResponse>, ApiError> {
+    let a = web::block(move || domain.account(caller.0)).await??;
+    Ok(web::Json(to_response(&a)))
+}
+
+/// Change name, password (with `current_password`) or email notifications.
+#[utoipa::path(
+    tag = "accounts",
+    security(("bearer" = [])),
+    request_body = UpdateAccountRequest,
+    responses(
+        (status = 200, body = AccountResponse),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`current_password_wrong`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[patch("/me")]
+pub async fn update_me(
+    domain: web::Data<Domain>,
+    caller: Caller,
+    body: web::Json<UpdateAccountRequest>,
+) -> Result<web::Json<AccountResponse>, ApiError> {
+    let a = web::block(move || domain.update_account(caller.0, body.into_inner())).await??;
+    Ok(web::Json(a))
+}

@@ -1,0 +1,76 @@
+//! HTTP: thin actix-web handlers. Parse, call the domain, map errors in one place
+//! (`problem`). The OpenAPI description is collected from the handlers themselves.
+
+pub mod accounts;
+pub mod auth;
+pub mod games;
+pub mod health;
+pub mod problem;
+
+use utoipa::Modify;
+use utoipa::OpenApi;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa_actix_web::service_config::ServiceConfig;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Turnpost",
+        description = "A server for slow, asynchronous board games played over days, by REST and by email. \
+            Errors are RFC 9457 problem documents (`application/problem+json`) with a stable `code`.",
+        license(name = "MIT")
+    ),
+    components(schemas(problem::Problem)),
+    modifiers(&BearerAuth)
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
+        );
+    }
+}
+
+/// Registers every endpoint (and its OpenAPI description).
+pub fn routes(cfg: &mut ServiceConfig) {
+    cfg.service(health::healthz)
+        .service(health::readyz)
+        .service(health::openapi_yaml)
+        .service(
+            utoipa_actix_web::scope("/api/v1")
+                .service(accounts::create_account)
+                .service(accounts::token)
+                .service(accounts::me)
+                .service(accounts::update_me)
+                .service(games::game_types)
+                .service(games::create_game)
+                .service(games::list_games)
+                .service(games::get_game)
+                .service(games::join_game)
+                .service(games::leave_game)
+                .service(games::submit_action)
+                .service(games::game_log)
+                .service(games::view_at),
+        );
+}
+
+/// The OpenAPI document, as served and as committed in `openapi.yaml`.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    use utoipa_actix_web::AppExt;
+    let (_, api) = actix_web::App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(routes)
+        .split_for_parts();
+    api
+}
+
+pub fn openapi_yaml() -> String {
+    openapi().to_yaml().unwrap_or_default()
+}

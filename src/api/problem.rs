@@ -1,0 +1,166 @@
+//! RFC 9457 problem details: the one place where errors become HTTP responses.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+use crate::domain::DomainError;
+
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// An RFC 9457 problem document. `code` is stable; clients switch on it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Problem {
+    /// A URI reference naming the problem type: `/problems/<code>`.
+    #[serde(rename = "type")]
+    pub type_uri: String,
+    pub title: String,
+    pub status: u16,
+    pub detail: String,
+    /// Stable machine-readable code, e.g. `stale_version`, `illegal_action`.
+    pub code: String,
+    /// Problem-specific members (e.g. `current_version`, `rule_code`).
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub extra: Map<String, Value>,
+}
+
+/// An error on its way out as problem+json.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: String,
+    pub detail: String,
+    pub extra: Map<String, Value>,
+    pub retry_after: Option<u64>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &str, detail: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code: code.to_string(),
+            detail: detail.into(),
+            extra: Map::new(),
+            retry_after: None,
+        }
+    }
+
+    pub fn unauthorized(detail: &str) -> ApiError {
+        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.detail)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let body = Problem {
+            type_uri: format!("/problems/{}", self.code),
+            title: self.status.canonical_reason().unwrap_or("Error").to_string(),
+            status: self.status.as_u16(),
+            detail: self.detail.clone(),
+            code: self.code.clone(),
+            extra: self.extra.clone(),
+        };
+        let mut resp = HttpResponse::build(self.status);
+        resp.insert_header((header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)));
+        if let Some(secs) = self.retry_after {
+            resp.insert_header((header::RETRY_AFTER, secs.to_string()));
+        }
+        if self.status == StatusCode::UNAUTHORIZED {
+            resp.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+        }
+        resp.body(serde_json::to_string(&body).unwrap_or_default())
+    }
+}
+
+fn with_extra(mut e: ApiError, extra: Option<Value>) -> ApiError {
+    if let Some(Value::Object(m)) = extra {
+        e.extra = m;
+    }
+    e
+}
+
+impl From<DomainError> for ApiError {
+    fn from(e: DomainError) -> ApiError {
+        match e {
+            DomainError::Invalid { code, message, extra } => {
+                with_extra(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message), extra)
+            }
+            DomainError::Unauthorized { code, message } => ApiError::new(StatusCode::UNAUTHORIZED, code, message),
+            DomainError::Forbidden { code, message } => ApiError::new(StatusCode::FORBIDDEN, code, message),
+            DomainError::NotFound { code, what } => ApiError::new(StatusCode::NOT_FOUND, code, format!("{what} not found")),
+            DomainError::Conflict { code, message, extra } => {
+                with_extra(ApiError::new(StatusCode::CONFLICT, code, message), extra)
+            }
+            DomainError::TooManyRequests { retry_after_secs } => {
+                let mut e = ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too_many_attempts",
+                    format!("too many failed attempts; retry after {retry_after_secs} s"),
+                );
+                e.retry_after = Some(retry_after_secs);
+                e
+            }
+            DomainError::Unavailable(detail) => {
+                tracing::error!(%detail, "database unavailable");
+                let mut e = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "the service is temporarily unavailable");
+                e.retry_after = Some(5);
+                e
+            }
+            DomainError::Internal(err) => {
+                tracing::error!(error = ?err, "internal error");
+                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "an internal error occurred; it has been logged")
+            }
+        }
+    }
+}
+
+impl From<actix_web::error::BlockingError> for ApiError {
+    fn from(_: actix_web::error::BlockingError) -> ApiError {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "the server is overloaded; retry")
+    }
+}
+
+/// Body errors: syntax (400), shape (422), media type (415), size (413).
+pub fn json_error(err: actix_web::error::JsonPayloadError, _req: &actix_web::HttpRequest) -> actix_web::Error {
+    use actix_web::error::JsonPayloadError as J;
+    let e = match &err {
+        J::ContentType => ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "send the body as application/json",
+        ),
+        J::OverflowKnownLength { .. } | J::Overflow { .. } => {
+            ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "the body is too large")
+        }
+        J::Deserialize(d) if d.is_data() => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", d.to_string()),
+        J::Deserialize(d) => ApiError::new(StatusCode::BAD_REQUEST, "invalid_json", d.to_string()),
+        other => ApiError::new(StatusCode::BAD_REQUEST, "invalid_body", other.to_string()),
+    };
+    e.into()
+}
+
+pub fn query_error(err: actix_web::error::QueryPayloadError, _req: &actix_web::HttpRequest) -> actix_web::Error {
+    ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", err.to_string()).into()
+}
+
+pub fn path_error(err: actix_web::error::PathError, _req: &actix_web::HttpRequest) -> actix_web::Error {
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("no such resource: {err}")).into()
+}
+
+pub async fn not_found() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint"))
+}

@@ -1,0 +1,159 @@
+//! Builds the application: pool, migrations, domain, outbox worker, HTTP server. Tests
+//! build it with `bind = 127.0.0.1:0` and read the port back.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use actix_web::dev::Server;
+use actix_web::{App, HttpServer, web};
+use anyhow::{Context, Result};
+use secrecy::{ExposeSecret, SecretString};
+use tracing_actix_web::TracingLogger;
+use utoipa_actix_web::AppExt;
+
+use crate::api::{self, health::OpenApiText, problem};
+use crate::auth::jwt::Tokens;
+use crate::auth::throttle::LoginThrottle;
+use crate::domain::Domain;
+use crate::games::Registry;
+use crate::notify::worker::{Mailer, Worker};
+use crate::settings::Settings;
+use crate::store;
+
+pub struct Application {
+    port: u16,
+    server: Server,
+    domain: Domain,
+    worker_stop: Arc<AtomicBool>,
+    worker: Option<JoinHandle<()>>,
+}
+
+impl Application {
+    /// Everything up to a bound, not yet running server.
+    pub async fn build(settings: &Settings, database_url: &str, jwt_secret: SecretString) -> Result<Application> {
+        let registry = Registry::standard();
+        registry.check_data().map_err(|e| anyhow::anyhow!("shipped game data is broken: {e}"))?;
+        if jwt_secret.expose_secret().len() < 32 {
+            anyhow::bail!("the JWT secret must have at least 32 characters");
+        }
+
+        let pool = store::pool(database_url, settings.db_pool_size)?;
+        let migrate_pool = pool.clone();
+        tokio::task::spawn_blocking(move || -> Result<()> {
+            let mut conn = migrate_pool.get().context("connecting to the database")?;
+            store::migrate(&mut conn)?;
+            Ok(())
+        })
+        .await??;
+
+        let domain = Domain {
+            pool: pool.clone(),
+            registry,
+            tokens: Tokens::new(&jwt_secret, settings.jwt_ttl_hours as i64 * 3600),
+            throttle: Arc::new(LoginThrottle::new(
+                settings.login_max_failures,
+                Duration::from_secs(settings.login_window_secs),
+            )),
+            public_url: settings.public_url.clone(),
+        };
+
+        let mailer = Mailer::from_settings(
+            settings.smtp_url.as_ref().map(|s| s.expose_secret()),
+            settings.mail_dir(),
+        )?;
+        let worker_stop = Arc::new(AtomicBool::new(false));
+        let worker = Worker {
+            pool,
+            mailer,
+            from: settings.mail_from.parse().context("invalid mail_from address")?,
+            poll: Duration::from_millis(settings.outbox_poll_ms),
+            max_attempts: settings.outbox_max_attempts,
+            stop: Arc::clone(&worker_stop),
+        };
+        let worker = std::thread::Builder::new()
+            .name("outbox".into())
+            .spawn(move || worker.run())
+            .context("starting the outbox worker")?;
+
+        let listener = TcpListener::bind(&settings.bind).with_context(|| format!("binding {}", settings.bind))?;
+        let port = listener.local_addr()?.port();
+        let data = web::Data::new(domain.clone());
+        let spec = web::Data::new(OpenApiText(api::openapi_yaml()));
+        let server = HttpServer::new(move || {
+            App::new()
+                .wrap(TracingLogger::default())
+                .app_data(data.clone())
+                .app_data(spec.clone())
+                .app_data(
+                    web::JsonConfig::default()
+                        .limit(256 * 1024)
+                        .error_handler(problem::json_error),
+                )
+                .app_data(web::QueryConfig::default().error_handler(problem::query_error))
+                .app_data(web::PathConfig::default().error_handler(problem::path_error))
+                .into_utoipa_app()
+                .configure(api::routes)
+                .into_app()
+                .default_service(web::to(problem::not_found))
+        })
+        .listen(listener)?
+        .shutdown_timeout(10)
+        .run();
+
+        Ok(Application {
+            port,
+            server,
+            domain,
+            worker_stop,
+            worker: Some(worker),
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn domain(&self) -> &Domain {
+        &self.domain
+    }
+
+    /// Serves until SIGINT/SIGTERM (actix handles both), then stops the outbox worker.
+    pub async fn run_until_stopped(mut self) -> Result<()> {
+        let result = self.server.await;
+        self.worker_stop.store(true, Ordering::Relaxed);
+        if let Some(w) = self.worker.take() {
+            let _ = tokio::task::spawn_blocking(move || w.join()).await;
+        }
+        result.context("HTTP server")
+    }
+}
+
+/// Builds and runs the application on a thread of its own (with its own actix system);
+/// returns the bound port once it listens. For tests and benchmarks; the thread ends
+/// with the process.
+pub fn spawn_in_background(settings: Settings, database_url: String, jwt_secret: SecretString) -> Result<u16> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("turnpost-app".into())
+        .spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                match Application::build(&settings, &database_url, jwt_secret).await {
+                    Ok(app) => {
+                        let _ = tx.send(Ok(app.port()));
+                        if let Err(e) = app.run_until_stopped().await {
+                            tracing::error!(error = %e, "application stopped");
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                    }
+                }
+            })
+        })
+        .context("spawning the application thread")?;
+    rx.recv_timeout(Duration::from_secs(120))
+        .context("the application did not start in time")?
+}

@@ -1,0 +1,212 @@
+//! The command line: serve, migrate, verify, simulate, openapi.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use secrecy::{ExposeSecret, SecretString};
+use serde_json::Value;
+
+use crate::app::Application;
+use crate::embedded_pg::PrivateCluster;
+use crate::games::Registry;
+use crate::settings::Settings;
+
+#[derive(Parser)]
+#[command(name = "turnpost", version, about = "A server for slow, asynchronous board games, by REST and by email")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP server and the email worker. Without DATABASE_URL, starts a private
+    /// PostgreSQL cluster under ./var/pg and stops it on shutdown.
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Replay every stored game from its log and compare with its stored snapshot;
+    /// exit 1 if any differs.
+    Verify,
+    /// Play random legal games in-process and report their speed.
+    Simulate {
+        /// Game type id (see `GET /api/v1/game-types`).
+        #[arg(long)]
+        game: String,
+        /// How many games to play.
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// Seed of the first game; game i uses seed + i.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Number of players (default: the game's minimum).
+        #[arg(long)]
+        players: Option<usize>,
+        /// Game options as JSON (default: the game's defaults).
+        #[arg(long, default_value = "{}")]
+        options: String,
+        /// Give up on a game after this many actions.
+        #[arg(long, default_value_t = 100_000)]
+        max_actions: usize,
+    },
+    /// Print the OpenAPI description (the content of openapi.yaml).
+    Openapi,
+}
+
+pub fn main() -> ExitCode {
+    init_tracing();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve => serve(),
+        Command::Migrate => migrate(),
+        Command::Verify => verify(),
+        Command::Simulate {
+            game,
+            games,
+            seed,
+            players,
+            options,
+            max_actions,
+        } => simulate(&game, games, seed, players, &options, max_actions),
+        Command::Openapi => {
+            print!("{}", crate::api::openapi_yaml());
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+/// The database every command uses: DATABASE_URL, else the private cluster (started if
+/// it is not running; the returned handle stops it if this process started it).
+fn database(settings: &Settings) -> Result<(String, Option<PrivateCluster>)> {
+    match &settings.database_url {
+        Some(url) => Ok((url.expose_secret().to_string(), None)),
+        None => {
+            let cluster = PrivateCluster::ensure_running(&settings.pg_dir())?;
+            Ok((cluster.database_url(), Some(cluster)))
+        }
+    }
+}
+
+/// The configured JWT secret; on the embedded default, one generated on first start
+/// and kept under the var directory.
+fn jwt_secret(settings: &Settings) -> Result<SecretString> {
+    if let Some(s) = &settings.jwt_secret {
+        return Ok(s.clone());
+    }
+    if settings.database_url.is_some() {
+        bail!("TURNPOST_JWT_SECRET must be set (at least 32 characters) when DATABASE_URL is");
+    }
+    let path = settings.var_dir.join("jwt-secret");
+    if let Ok(s) = std::fs::read_to_string(&path) {
+        return Ok(SecretString::from(s.trim().to_string()));
+    }
+    std::fs::create_dir_all(&settings.var_dir)?;
+    let secret = hex::encode(rand::random::<[u8; 32]>());
+    std::fs::write(&path, &secret).with_context(|| format!("writing {}", path.display()))?;
+    restrict(&path);
+    Ok(SecretString::from(secret))
+}
+
+fn restrict(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+}
+
+fn serve() -> Result<ExitCode> {
+    let settings = Settings::load()?;
+    let (url, cluster) = database(&settings)?;
+    let result = (|| -> Result<()> {
+        let secret = jwt_secret(&settings)?;
+        actix_web::rt::System::new().block_on(async {
+            let app = Application::build(&settings, &url, secret).await?;
+            tracing::info!(port = app.port(), bind = %settings.bind, "Turnpost is listening");
+            app.run_until_stopped().await
+        })
+    })();
+    if let Some(c) = cluster {
+        c.stop();
+    }
+    result.map(|_| ExitCode::SUCCESS)
+}
+
+fn migrate() -> Result<ExitCode> {
+    let settings = Settings::load()?;
+    let (url, cluster) = database(&settings)?;
+    let result = (|| -> Result<()> {
+        let pool = crate::store::pool(&url, 1)?;
+        let mut conn = pool.get()?;
+        let applied = crate::store::migrate(&mut conn)?;
+        println!("{} migration(s) applied", applied.len());
+        Ok(())
+    })();
+    if let Some(c) = cluster {
+        c.stop();
+    }
+    result.map(|_| ExitCode::SUCCESS)
+}
+
+fn verify() -> Result<ExitCode> {
+    let settings = Settings::load()?;
+    let (url, cluster) = database(&settings)?;
+    let result = (|| -> Result<crate::domain::verify::VerifyReport> {
+        let pool = crate::store::pool(&url, 2)?;
+        let mut conn = pool.get()?;
+        crate::store::migrate(&mut conn)?;
+        crate::domain::verify::verify_all(&mut conn, &Registry::standard())
+    })();
+    if let Some(c) = cluster {
+        c.stop();
+    }
+    let report = result?;
+    for line in &report.problems {
+        println!("MISMATCH {line}");
+    }
+    println!(
+        "verified {} game(s), {} action(s): {} mismatch(es)",
+        report.games,
+        report.actions,
+        report.problems.len()
+    );
+    Ok(if report.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn simulate(game: &str, games: usize, seed: u64, players: Option<usize>, options: &str, max_actions: usize) -> Result<ExitCode> {
+    let registry = Registry::standard();
+    let Some(engine) = registry.get(game) else {
+        let ids: Vec<&str> = registry.all().map(|g| g.info().id).collect();
+        bail!("unknown game {game:?}; known: {}", ids.join(", "));
+    };
+    let options: Value = serde_json::from_str(options).context("--options must be JSON")?;
+    let players = players.unwrap_or(engine.info().min_players);
+    let start = Instant::now();
+    let report = engine
+        .simulate(&options, players, games, seed, max_actions)
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let secs = start.elapsed().as_secs_f64();
+    println!("game: {game}, players: {players}, games: {games}, seed: {seed}");
+    println!("games finished: {} of {}", report.finished, games);
+    println!("actions applied: {}", report.actions);
+    println!(
+        "mean actions per game: {:.1}",
+        report.actions as f64 / games.max(1) as f64
+    );
+    println!("elapsed: {secs:.3} s");
+    println!("games/s: {:.1}", games as f64 / secs.max(1e-9));
+    println!("actions/s: {:.0}", report.actions as f64 / secs.max(1e-9));
+    Ok(if report.finished == games { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

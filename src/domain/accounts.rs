@@ -1,0 +1,186 @@
+//! Accounts: sign-up, login, profile.
+
+use std::time::Instant;
+
+use diesel::prelude::*;
+
+use super::shapes::{AccountResponse, NewAccountRequest, TokenRequest, TokenResponse, UpdateAccountRequest};
+use super::{Domain, DomainError, DomainResult};
+use crate::auth::password;
+use crate::store::models::{Account, NewAccount};
+use crate::store::schema::accounts;
+
+pub const MIN_PASSWORD: usize = 10;
+const MAX_PASSWORD: usize = 1024;
+const MAX_NAME: usize = 80;
+
+/// An email address we are willing to send to: one `@`, a dotted domain, no spaces or
+/// control characters, at most 254 characters (RFC 5321). Parsed by lettre, then checked
+/// for a dotted domain, which lettre allows but no player has.
+pub fn parse_email(raw: &str) -> DomainResult<String> {
+    let email = raw.trim();
+    let bad = || DomainError::invalid("invalid_email", format!("{raw:?} is not a valid email address"));
+    if email.len() > 254 || email.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(bad());
+    }
+    let parsed: lettre::Address = email.parse().map_err(|_| bad())?;
+    let domain = parsed.domain();
+    if !domain.contains('.') || domain.starts_with('.') || domain.ends_with('.') {
+        return Err(bad());
+    }
+    Ok(email.to_string())
+}
+
+fn parse_name(raw: &str) -> DomainResult<String> {
+    let name = raw.trim();
+    if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
+        return Err(DomainError::invalid(
+            "invalid_name",
+            format!("name must be 1 to {MAX_NAME} printable characters"),
+        ));
+    }
+    Ok(name.to_string())
+}
+
+fn check_password(pw: &str) -> DomainResult<()> {
+    let n = pw.chars().count();
+    if n < MIN_PASSWORD {
+        return Err(DomainError::invalid(
+            "password_too_short",
+            format!("password must have at least {MIN_PASSWORD} characters"),
+        ));
+    }
+    if pw.len() > MAX_PASSWORD {
+        return Err(DomainError::invalid("password_too_long", format!("password must have at most {MAX_PASSWORD} bytes")));
+    }
+    Ok(())
+}
+
+pub fn to_response(a: &Account) -> AccountResponse {
+    AccountResponse {
+        id: a.id,
+        email: a.email.clone(),
+        name: a.name.clone(),
+        email_notifications: a.email_notifications,
+        created_at: a.created_at,
+    }
+}
+
+impl Domain {
+    pub fn create_account(&self, req: NewAccountRequest) -> DomainResult<AccountResponse> {
+        let email = parse_email(&req.email)?;
+        let name = parse_name(&req.name)?;
+        check_password(&req.password)?;
+        let hash = password::hash(&req.password)?;
+        let lower = email.to_lowercase();
+        let mut conn = self.conn()?;
+        let inserted = diesel::insert_into(accounts::table)
+            .values(NewAccount {
+                email: &email,
+                email_lower: &lower,
+                name: &name,
+                password_hash: &hash,
+            })
+            .on_conflict(accounts::email_lower)
+            .do_nothing()
+            .returning(Account::as_returning())
+            .get_result(&mut conn)
+            .optional()?;
+        match inserted {
+            Some(a) => Ok(to_response(&a)),
+            None => Err(DomainError::conflict("email_taken", "an account with this email already exists")),
+        }
+    }
+
+    pub fn issue_token(&self, req: TokenRequest) -> DomainResult<TokenResponse> {
+        let key = req.email.trim().to_lowercase();
+        if let Some(wait) = self.throttle.check(&key, Instant::now()) {
+            return Err(DomainError::TooManyRequests { retry_after_secs: wait });
+        }
+        let mut conn = self.conn()?;
+        let account: Option<Account> = accounts::table
+            .filter(accounts::email_lower.eq(&key))
+            .select(Account::as_select())
+            .first(&mut conn)
+            .optional()?;
+        drop(conn);
+        // Verify even for an unknown email, so timing does not reveal which emails exist.
+        let ok = password::verify(&req.password, account.as_ref().map(|a| a.password_hash.as_str()));
+        match account {
+            Some(a) if ok => {
+                self.throttle.record_success(&key);
+                let token = self.tokens.issue(a.id, chrono::Utc::now().timestamp())?;
+                Ok(TokenResponse {
+                    access_token: token,
+                    token_type: "Bearer".into(),
+                    expires_in: self.tokens.ttl_secs(),
+                })
+            }
+            _ => {
+                self.throttle.record_failure(&key, Instant::now());
+                Err(DomainError::Unauthorized {
+                    code: "invalid_credentials",
+                    message: "email or password is wrong".into(),
+                })
+            }
+        }
+    }
+
+    pub fn account(&self, id: i64) -> DomainResult<Account> {
+        let mut conn = self.conn()?;
+        accounts::table
+            .find(id)
+            .select(Account::as_select())
+            .first(&mut conn)
+            .optional()?
+            .ok_or_else(|| DomainError::Unauthorized {
+                code: "unknown_account",
+                message: "the token's account no longer exists".into(),
+            })
+    }
+
+    pub fn update_account(&self, id: i64, req: UpdateAccountRequest) -> DomainResult<AccountResponse> {
+        let current = self.account(id)?;
+        let name = req.name.as_deref().map(parse_name).transpose()?;
+        let hash = match &req.password {
+            Some(pw) => {
+                check_password(pw)?;
+                let given = req.current_password.as_deref().unwrap_or("");
+                if !password::verify(given, Some(&current.password_hash)) {
+                    return Err(DomainError::forbidden(
+                        "current_password_wrong",
+                        "changing the password needs the current password in current_password",
+                    ));
+                }
+                Some(password::hash(pw)?)
+            }
+            None => None,
+        };
+        let mut conn = self.conn()?;
+        let updated = diesel::update(accounts::table.find(id))
+            .set((
+                accounts::name.eq(name.unwrap_or(current.name)),
+                accounts::password_hash.eq(hash.unwrap_or(current.password_hash)),
+                accounts::email_notifications.eq(req.email_notifications.unwrap_or(current.email_notifications)),
+                accounts::updated_at.eq(diesel::dsl::now),
+            ))
+            .returning(Account::as_returning())
+            .get_result(&mut conn)?;
+        Ok(to_response(&updated))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_email;
+
+    #[test]
+    fn emails() {
+        for good in ["a@b.co", "Ada.Lovelace+games@example.org"] {
+            assert!(parse_email(good).is_ok(), "{good}");
+        }
+        for bad in ["", "a", "a@b", "a b@c.de", "@b.co", "a@.co", "a@b.", "a@@b.co"] {
+            assert!(parse_email(bad).is_err(), "{bad}");
+        }
+    }
+}

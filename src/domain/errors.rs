@@ -1,0 +1,96 @@
+//! The domain's errors. Each carries a stable `code`; `api::problem` maps them to HTTP in
+//! one place.
+
+use serde_json::Value;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DomainError {
+    /// The request is well-formed JSON but its content is unacceptable (422).
+    #[error("{message}")]
+    Invalid {
+        code: &'static str,
+        message: String,
+        /// Extra members for the problem document (e.g. the rule code of an illegal action).
+        extra: Option<Value>,
+    },
+    /// Credentials missing or wrong (401).
+    #[error("{message}")]
+    Unauthorized { code: &'static str, message: String },
+    /// Authenticated, but not allowed (403).
+    #[error("{message}")]
+    Forbidden { code: &'static str, message: String },
+    #[error("{what} not found")]
+    NotFound { code: &'static str, what: String },
+    /// The request conflicts with the current state (409).
+    #[error("{message}")]
+    Conflict {
+        code: &'static str,
+        message: String,
+        extra: Option<Value>,
+    },
+    #[error("too many attempts; retry after {retry_after_secs} s")]
+    TooManyRequests { retry_after_secs: u64 },
+    /// The database is unreachable or overloaded (503).
+    #[error("service unavailable: {0}")]
+    Unavailable(String),
+    /// A bug or corrupted data: logged in full, reported without details (500).
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl DomainError {
+    pub fn invalid(code: &'static str, message: impl Into<String>) -> Self {
+        DomainError::Invalid {
+            code,
+            message: message.into(),
+            extra: None,
+        }
+    }
+
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        DomainError::Conflict {
+            code,
+            message: message.into(),
+            extra: None,
+        }
+    }
+
+    pub fn forbidden(code: &'static str, message: impl Into<String>) -> Self {
+        DomainError::Forbidden {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn not_found(what: impl Into<String>) -> Self {
+        DomainError::NotFound {
+            code: "not_found",
+            what: what.into(),
+        }
+    }
+}
+
+impl From<diesel::result::Error> for DomainError {
+    fn from(e: diesel::result::Error) -> Self {
+        use diesel::result::{DatabaseErrorKind, Error};
+        match e {
+            Error::NotFound => DomainError::not_found("resource"),
+            Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => DomainError::conflict(
+                "concurrent_update",
+                "another request changed this resource at the same time; retry",
+            ),
+            Error::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
+                DomainError::Unavailable(info.message().to_string())
+            }
+            other => DomainError::Internal(other.into()),
+        }
+    }
+}
+
+impl From<diesel::r2d2::PoolError> for DomainError {
+    fn from(e: diesel::r2d2::PoolError) -> Self {
+        DomainError::Unavailable(e.to_string())
+    }
+}
+
+pub type DomainResult<T> = Result<T, DomainError>;

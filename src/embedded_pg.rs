@@ -1,0 +1,354 @@
+//! The embedded default: a private PostgreSQL cluster started from the installed PostgreSQL
+//! binaries, so a newcomer needs no database set-up. Also the throwaway clusters the test
+//! suite runs on.
+//!
+//! PostgreSQL refuses to run as root; when we are root, every server binary runs as the
+//! `postgres` user through `runuser`, and the cluster directory is handed to that user.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+
+const SUPERUSER: &str = "turnpost";
+pub const DATABASE: &str = "turnpost";
+
+/// Where `initdb`, `pg_ctl` and `postgres` live: PATH first, then the newest
+/// `/usr/lib/postgresql/*/bin`.
+pub fn find_bin_dir() -> Result<PathBuf> {
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            if dir.join("initdb").is_file() && dir.join("pg_ctl").is_file() && dir.join("postgres").is_file() {
+                return Ok(dir);
+            }
+        }
+    }
+    let mut versions: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let v = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+                    let bin = e.path().join("bin");
+                    bin.join("initdb").is_file().then_some((v, bin))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    versions.sort();
+    versions.pop().map(|(_, p)| p).ok_or_else(|| {
+        anyhow!(
+            "no PostgreSQL server binaries found (looked for initdb, pg_ctl, postgres in PATH and \
+             /usr/lib/postgresql/*/bin). Install PostgreSQL (e.g. `apt-get install -y postgresql`) \
+             or set DATABASE_URL"
+        )
+    })
+}
+
+fn running_as_root() -> bool {
+    fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(|euid| euid == "0"))
+        })
+        .unwrap_or(false)
+}
+
+/// A command for a PostgreSQL binary, run as `postgres` when we are root.
+fn pg_command(bin: &Path) -> Command {
+    if running_as_root() {
+        let mut c = Command::new("runuser");
+        c.arg("-u").arg("postgres").arg("--").arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    }
+}
+
+/// Hands `dir` to the postgres user when we are root.
+fn give_to_postgres(dir: &Path) -> Result<()> {
+    if running_as_root() {
+        let status = Command::new("chown")
+            .arg("-R")
+            .arg("postgres:postgres")
+            .arg(dir)
+            .status()
+            .context("running chown")?;
+        if !status.success() {
+            bail!("chown postgres {} failed", dir.display());
+        }
+    }
+    Ok(())
+}
+
+fn free_port() -> Result<u16> {
+    let l = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
+    Ok(l.local_addr()?.port())
+}
+
+fn random_password() -> String {
+    hex::encode(rand::random::<[u8; 16]>())
+}
+
+/// Runs `initdb` for a password-protected cluster owned by superuser `turnpost`.
+fn initdb(bin: &Path, data: &Path, password: &str) -> Result<()> {
+    let parent = data.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(data).with_context(|| format!("creating {}", data.display()))?;
+    let pwfile = parent.join(format!(".pwfile-{}", std::process::id()));
+    fs::write(&pwfile, password)?;
+    give_to_postgres(data)?;
+    give_to_postgres(&pwfile)?;
+    let out = pg_command(&bin.join("initdb"))
+        .arg("-D")
+        .arg(data)
+        .args(["-U", SUPERUSER, "--auth=scram-sha-256", "-E", "UTF8", "--locale=C"])
+        .arg(format!("--pwfile={}", pwfile.display()))
+        .output()
+        .context("running initdb");
+    let _ = fs::remove_file(&pwfile);
+    let out = out?;
+    if !out.status.success() {
+        bail!(
+            "initdb failed (is {} reachable by the postgres user?): {}",
+            data.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(())
+}
+
+fn server_options(port: u16) -> Vec<String> {
+    vec![
+        "-p".into(),
+        port.to_string(),
+        "-h".into(),
+        "127.0.0.1".into(),
+        // No Unix socket: the data directory path may be too long for one, and TCP on
+        // loopback is all we use.
+        "-c".into(),
+        "unix_socket_directories=".into(),
+        "-c".into(),
+        "max_connections=200".into(),
+    ]
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn url(password: &str, port: u16, db: &str) -> String {
+    format!("postgres://{SUPERUSER}:{password}@127.0.0.1:{port}/{db}")
+}
+
+/// The private cluster of `serve`/`migrate`/`verify`, under `<var>/pg`, reused across starts.
+pub struct PrivateCluster {
+    bin: PathBuf,
+    data: PathBuf,
+    port: u16,
+    password: String,
+    started_here: bool,
+}
+
+impl PrivateCluster {
+    /// Creates the cluster if needed and starts it if it is not running.
+    pub fn ensure_running(data: &Path) -> Result<PrivateCluster> {
+        let bin = find_bin_dir()?;
+        let data = std::path::absolute(data)?;
+        let pw_path = data.with_extension("password");
+        if !data.join("PG_VERSION").is_file() {
+            let password = random_password();
+            initdb(&bin, &data, &password)?;
+            fs::write(&pw_path, &password)?;
+            tracing::info!(dir = %data.display(), "created private PostgreSQL cluster");
+        }
+        let password = fs::read_to_string(&pw_path)
+            .with_context(|| format!("reading {}", pw_path.display()))?
+            .trim()
+            .to_string();
+        if let Some(port) = running_port(&bin, &data) {
+            return Ok(PrivateCluster {
+                bin,
+                data,
+                port,
+                password,
+                started_here: false,
+            });
+        }
+        let port = free_port()?;
+        let log = data.join("server.log");
+        let out = pg_command(&bin.join("pg_ctl"))
+            .arg("-D")
+            .arg(&data)
+            .arg("-l")
+            .arg(&log)
+            .args(["-w", "-t", "60", "-o"])
+            .arg(server_options(port).iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" "))
+            .arg("start")
+            .output()
+            .context("running pg_ctl start")?;
+        if !out.status.success() {
+            bail!(
+                "could not start the private cluster: {}{}(log: {})",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+                log.display()
+            );
+        }
+        tracing::info!(port, "started private PostgreSQL cluster");
+        let cluster = PrivateCluster {
+            bin,
+            data,
+            port,
+            password,
+            started_here: true,
+        };
+        create_database(&url(&cluster.password, port, "postgres"), DATABASE)?;
+        Ok(cluster)
+    }
+
+    pub fn database_url(&self) -> String {
+        url(&self.password, self.port, DATABASE)
+    }
+
+    /// Stops the cluster if this process started it.
+    pub fn stop(&self) {
+        if !self.started_here {
+            return;
+        }
+        let out = pg_command(&self.bin.join("pg_ctl"))
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-m", "fast", "-w", "stop"])
+            .output();
+        match out {
+            Ok(o) if o.status.success() => tracing::info!("stopped private PostgreSQL cluster"),
+            Ok(o) => tracing::warn!(stderr = %String::from_utf8_lossy(&o.stderr), "pg_ctl stop failed"),
+            Err(e) => tracing::warn!(error = %e, "pg_ctl stop failed"),
+        }
+    }
+}
+
+/// The port of a running cluster, from line 4 of `postmaster.pid`.
+fn running_port(bin: &Path, data: &Path) -> Option<u16> {
+    let status = pg_command(&bin.join("pg_ctl"))
+        .arg("-D")
+        .arg(data)
+        .arg("status")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    if !status.success() {
+        return None;
+    }
+    let pid = fs::read_to_string(data.join("postmaster.pid")).ok()?;
+    pid.lines().nth(3)?.trim().parse().ok()
+}
+
+/// Creates `name` unless it exists, connecting to the maintenance database at `admin_url`.
+pub fn create_database(admin_url: &str, name: &str) -> Result<()> {
+    use diesel::prelude::*;
+    use diesel::sql_types::Text;
+    #[derive(QueryableByName)]
+    struct Found {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        #[allow(dead_code)]
+        one: i32,
+    }
+    let mut conn = wait_for_connection(admin_url, Duration::from_secs(30))?;
+    let exists = diesel::sql_query("SELECT 1 AS one FROM pg_database WHERE datname = $1")
+        .bind::<Text, _>(name)
+        .load::<Found>(&mut conn)?;
+    if exists.is_empty() {
+        // Identifiers cannot be bound; `name` is ours (never user input) and quoted.
+        diesel::sql_query(format!("CREATE DATABASE \"{}\"", name.replace('"', ""))).execute(&mut conn)?;
+    }
+    Ok(())
+}
+
+fn wait_for_connection(url: &str, patience: Duration) -> Result<diesel::PgConnection> {
+    use diesel::Connection;
+    let start = Instant::now();
+    loop {
+        match diesel::PgConnection::establish(url) {
+            Ok(c) => return Ok(c),
+            Err(e) if start.elapsed() > patience => bail!("database not reachable: {e}"),
+            Err(_) => std::thread::sleep(Duration::from_millis(100)),
+        }
+    }
+}
+
+/// A throwaway cluster for one test run, in a temporary directory. The server runs under
+/// a small shell watchdog that reads our stdin: when the test process exits (however it
+/// exits), the pipe closes, and the watchdog stops the server and deletes the directory.
+pub struct ThrowawayCluster {
+    _watchdog: Child,
+    _stdin: ChildStdin,
+    port: u16,
+    password: String,
+}
+
+impl ThrowawayCluster {
+    pub fn start() -> Result<ThrowawayCluster> {
+        let bin = find_bin_dir()?;
+        let root = std::env::temp_dir().join(format!("turnpost-test-pg-{}-{}", std::process::id(), random_password()));
+        fs::create_dir_all(&root)?;
+        let data = root.join("data");
+        let password = random_password();
+        initdb(&bin, &data, &password)?;
+        give_to_postgres(&root)?;
+        let port = free_port()?;
+        let mut argv: Vec<String> = Vec::new();
+        if running_as_root() {
+            argv.extend(["runuser", "-u", "postgres", "--"].map(String::from));
+        }
+        argv.push(bin.join("postgres").display().to_string());
+        argv.push("-D".into());
+        argv.push(data.display().to_string());
+        argv.extend(server_options(port));
+        argv.extend(["-c".to_string(), "fsync=off".to_string()]);
+        let quoted: Vec<String> = argv.iter().map(|a| shell_quote(a)).collect();
+        let script = format!(
+            "{server} >{log} 2>&1 & pid=$!; read _ignored; kill -INT $pid; wait $pid; rm -rf {root}",
+            server = quoted.join(" "),
+            log = shell_quote(&root.join("server.log").display().to_string()),
+            root = shell_quote(&root.display().to_string())
+        );
+        let mut watchdog = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("starting the test cluster")?;
+        let stdin = watchdog.stdin.take().ok_or_else(|| anyhow!("no stdin for the watchdog"))?;
+        if let Err(e) = wait_for_connection(&url(&password, port, "postgres"), Duration::from_secs(60)) {
+            let log = fs::read_to_string(root.join("server.log")).unwrap_or_default();
+            let err = watchdog
+                .stderr
+                .take()
+                .map(|s| BufReader::new(s).lines().map_while(Result::ok).collect::<Vec<_>>().join("\n"))
+                .unwrap_or_default();
+            bail!("test cluster did not come up: {e}\n{log}\n{err}");
+        }
+        Ok(ThrowawayCluster {
+            _watchdog: watchdog,
+            _stdin: stdin,
+            port,
+            password,
+        })
+    }
+
+    /// A fresh, empty database in this cluster.
+    pub fn new_database(&self) -> Result<String> {
+        let name = format!("t_{}", random_password());
+        create_database(&url(&self.password, self.port, "postgres"), &name)?;
+        Ok(url(&self.password, self.port, &name))
+    }
+}

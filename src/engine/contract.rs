@@ -1,0 +1,300 @@
+//! The rules contract every game implements. A game is pure: a seeded setup plus a fold of
+//! actions. No I/O, no clock, no ambient randomness (the state owns its [`GameRng`]).
+
+use std::borrow::Cow;
+use std::fmt::Debug;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::rng::GameRng;
+
+/// A seat at the table, numbered from 0 in turn order as the server seated the players.
+pub type Seat = usize;
+
+/// Who is looking. A seat's view may include what its team shares (e.g. a partner's
+/// exchanged card); a spectator sees only public information.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Viewer {
+    Seat(Seat),
+    Spectator,
+}
+
+impl Viewer {
+    /// The seat, if this viewer is a player.
+    pub fn seat(self) -> Option<Seat> {
+        match self {
+            Viewer::Seat(s) => Some(s),
+            Viewer::Spectator => None,
+        }
+    }
+}
+
+/// Static facts about a game type, served by `GET /api/v1/game-types`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameInfo {
+    /// Stable identifier used in URLs and the database (`kasino`, `space-empires-4x`).
+    pub id: &'static str,
+    pub name: &'static str,
+    pub min_players: usize,
+    pub max_players: usize,
+    /// Bumped whenever a rule change would make an old log replay differently. Stored per
+    /// game, so a live game keeps the rules it started with.
+    pub rules_version: u32,
+}
+
+/// Why an action was refused. `code` is stable and machine-readable (snake_case); the
+/// message explains it to a person. The state is untouched (apply takes `&State`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]
+#[error("{code}: {message}")]
+pub struct RuleError {
+    pub code: Cow<'static, str>,
+    pub message: String,
+}
+
+impl RuleError {
+    /// The code the HTTP layer maps to 409 `not_your_turn` rather than 422.
+    pub const NOT_YOUR_TURN: &'static str = "not_your_turn";
+    /// The action is not of this game's action shape.
+    pub const MALFORMED: &'static str = "malformed_action";
+    /// The game has ended.
+    pub const GAME_OVER: &'static str = "game_over";
+
+    pub fn new(code: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Self {
+        RuleError {
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn not_your_turn(seat: Seat) -> Self {
+        RuleError::new(
+            Self::NOT_YOUR_TURN,
+            format!("seat {seat} has nothing to do at this point"),
+        )
+    }
+
+    pub fn game_over() -> Self {
+        RuleError::new(Self::GAME_OVER, "the game has ended")
+    }
+}
+
+/// Why a game could not be set up (bad options or player count).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]
+#[error("{code}: {message}")]
+pub struct SetupError {
+    pub code: Cow<'static, str>,
+    pub message: String,
+}
+
+impl SetupError {
+    pub fn new(code: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Self {
+        SetupError {
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn player_count(n: usize, min: usize, max: usize) -> Self {
+        SetupError::new(
+            "invalid_player_count",
+            format!("this game takes {min} to {max} players, not {n}"),
+        )
+    }
+
+    pub fn invalid_options(message: impl Into<String>) -> Self {
+        SetupError::new("invalid_options", message)
+    }
+}
+
+/// Where a game stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Status {
+    /// The game waits for these seats (several at once in simultaneous steps). Other seats
+    /// may still have optional actions (offers, answers to deals): see `legal_actions`.
+    Active { to_act: Vec<Seat> },
+    Finished(Outcome),
+}
+
+impl Status {
+    pub fn to_act(&self) -> &[Seat] {
+        match self {
+            Status::Active { to_act } => to_act,
+            Status::Finished(_) => &[],
+        }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        matches!(self, Status::Finished(_))
+    }
+}
+
+/// The result of a finished game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Every seat, best first. Equal `rank` means a tie (team-mates share a rank).
+    pub ranking: Vec<Placing>,
+    /// Teams, for team games; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub teams: Vec<TeamResult>,
+    /// One line for people: "Seat 2 wins with 23 points".
+    pub summary: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placing {
+    pub seat: Seat,
+    /// 1 is the winner; ties share a rank.
+    pub rank: u32,
+    pub score: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamResult {
+    pub name: String,
+    pub seats: Vec<Seat>,
+    pub rank: u32,
+    pub score: Option<i64>,
+}
+
+impl Outcome {
+    /// Ranks seats by score, highest first, ties sharing a rank (standard competition
+    /// ranking: 1, 1, 3).
+    pub fn by_score(scores: &[(Seat, i64)], summary: impl Into<String>) -> Outcome {
+        let mut sorted: Vec<(Seat, i64)> = scores.to_vec();
+        sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut ranking = Vec::with_capacity(sorted.len());
+        for (i, &(seat, score)) in sorted.iter().enumerate() {
+            let rank = match i {
+                0 => 1,
+                _ if sorted[i - 1].1 == score => ranking.last().map_or(1, |p: &Placing| p.rank),
+                _ => i as u32 + 1,
+            };
+            ranking.push(Placing {
+                seat,
+                rank,
+                score: Some(score),
+            });
+        }
+        Outcome {
+            ranking,
+            teams: Vec::new(),
+            summary: summary.into(),
+        }
+    }
+
+    /// The seats ranked first.
+    pub fn winners(&self) -> Vec<Seat> {
+        self.ranking
+            .iter()
+            .filter(|p| p.rank == 1)
+            .map(|p| p.seat)
+            .collect()
+    }
+}
+
+/// Who may see an action in the log as it was submitted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Visibility {
+    /// Everyone sees the action as submitted.
+    Public,
+    /// Only `seen_by` (always including the actor) see it as submitted; everyone else sees
+    /// `public_form`. Alternatives of one secret choice must share one public form, so the
+    /// form itself tells nothing (the contract harness checks this).
+    Private {
+        seen_by: Vec<Seat>,
+        public_form: serde_json::Value,
+    },
+}
+
+/// A game's rules. Implement this for a unit struct (or one holding validated data) in
+/// `src/games/<id>/`, then add one line to the registry in `src/games/mod.rs`.
+///
+/// Conventions that the server, the email layer and the harness rely on:
+/// * `State` serialises deterministically (no `HashMap`; use `Vec`/`BTreeMap`), so the same
+///   seed and log give the same bytes.
+/// * `Action` is a serde enum, preferably `#[serde(tag = "type", rename_all = "snake_case")]`,
+///   with a `JsonSchema` derive: clients build actions from it.
+/// * `Options` is `#[serde(default, deny_unknown_fields)]`: defaults fill gaps, unknown
+///   options are refused.
+pub trait Game: Send + Sync + 'static {
+    type Options: Serialize + DeserializeOwned + Default + JsonSchema + Clone + Debug;
+    type State: Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync;
+    type Action: Serialize + DeserializeOwned + Clone + Debug + PartialEq + JsonSchema;
+    type View: Serialize;
+
+    fn info(&self) -> GameInfo;
+
+    /// Deal, shuffle, place. `rng` is moved into the state.
+    fn setup(
+        &self,
+        options: &Self::Options,
+        seats: usize,
+        rng: GameRng,
+    ) -> Result<Self::State, SetupError>;
+
+    fn status(&self, state: &Self::State) -> Status;
+
+    /// Everything `seat` may submit now, each element valid as is. Empty when the seat has
+    /// nothing to do. May be non-empty for a seat outside `to_act` (optional actions such as
+    /// answering a deal). Order is stable: emails number the actions in this order.
+    fn legal_actions(&self, state: &Self::State, seat: Seat) -> Vec<Self::Action>;
+
+    /// False when `legal_actions` is a useful bounded sample of a larger space (e.g. melds
+    /// on a grid) and `apply` accepts actions outside it.
+    fn legal_actions_complete(&self) -> bool {
+        true
+    }
+
+    /// The state after `seat` plays `action`, or why not. Never panics on any input.
+    fn apply(
+        &self,
+        state: &Self::State,
+        seat: Seat,
+        action: &Self::Action,
+    ) -> Result<Self::State, RuleError>;
+
+    /// What `viewer` may see. Must not depend on anything hidden from `viewer`.
+    fn view(&self, state: &Self::State, viewer: Viewer) -> Self::View;
+
+    /// Who may see `action` (played by `seat` on `before`) in the log.
+    fn action_visibility(
+        &self,
+        _before: &Self::State,
+        _seat: Seat,
+        _action: &Self::Action,
+    ) -> Visibility {
+        Visibility::Public
+    }
+
+    /// One line a person understands ("capture 7♥ with the 3 and the 4"), unique among the
+    /// seat's legal actions. Email replies may quote it back as the action's text form.
+    fn describe_action(&self, state: &Self::State, seat: Seat, action: &Self::Action) -> String;
+
+    /// The state as plain text for `viewer`, readable in a monospace font: the body of a
+    /// turn email. Shows only what `viewer` may see.
+    fn render_text(&self, state: &Self::State, viewer: Viewer) -> String;
+
+    /// A name for a seat in this game ("South", "Red"). Defaults to "Seat N".
+    fn seat_name(&self, _state: &Self::State, seat: Seat) -> String {
+        format!("Seat {}", seat.saturating_add(1))
+    }
+
+    /// A state that `viewer` cannot tell apart from `state`: every piece of information
+    /// hidden from `viewer` (other hands, deck order, face-down markers, secret orders, the
+    /// RNG) replaced by another consistent choice. It need not be reachable by play. The
+    /// harness checks that `view` and `legal_actions` for `viewer` do not change. A game
+    /// without hidden information keeps the default.
+    fn resample_hidden(&self, state: &Self::State, _viewer: Viewer, _rng: &mut GameRng) -> Self::State {
+        state.clone()
+    }
+
+    /// Validate shipped data files (boards, card lists); called once at server start.
+    fn check_data(&self) -> Result<(), String> {
+        Ok(())
+    }
+}

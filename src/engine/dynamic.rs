@@ -1,0 +1,209 @@
+//! The object-safe face of [`Game`], speaking JSON, so the server can hold every game in one
+//! registry. A stored state is decoded once per request into a [`LoadedGame`], which keeps
+//! the typed state and answers every question without re-parsing.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::contract::{Game, GameInfo, RuleError, Seat, SetupError, Status, Viewer, Visibility};
+use super::rng::GameRng;
+
+/// A stored state could not be read back: data corruption or a rules-version mismatch.
+#[derive(Debug, thiserror::Error)]
+#[error("stored state of {game} does not decode: {reason}")]
+pub struct DecodeError {
+    pub game: &'static str,
+    pub reason: String,
+}
+
+pub trait DynGame: Send + Sync {
+    fn info(&self) -> GameInfo;
+    /// JSON Schema of the options object (defaults included).
+    fn options_schema(&self) -> Value;
+    /// JSON Schema of one action.
+    fn action_schema(&self) -> Value;
+    /// Options parsed, defaults filled in and written back: what the game is stored with.
+    fn normalize_options(&self, options: &Value) -> Result<Value, SetupError>;
+    fn setup(&self, options: &Value, seats: usize, seed: [u8; 32]) -> Result<Box<dyn LoadedGame>, SetupError>;
+    fn load(&self, state_json: &str) -> Result<Box<dyn LoadedGame>, DecodeError>;
+    fn legal_actions_complete(&self) -> bool;
+    fn check_data(&self) -> Result<(), String>;
+    /// Plays `games` random legal games (seeds `seed`, `seed + 1`, ...) on the typed engine,
+    /// without JSON in the loop: for `turnpost simulate` and benchmarks.
+    fn simulate(&self, options: &Value, seats: usize, games: usize, seed: u64, max_actions: usize)
+    -> Result<SimulationReport, String>;
+}
+
+/// What `DynGame::simulate` counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SimulationReport {
+    pub finished: usize,
+    pub actions: usize,
+}
+
+/// One game state in memory, typed underneath.
+pub trait LoadedGame: Send {
+    fn status(&self) -> Status;
+    /// Legal actions as JSON, in the game's stable order.
+    fn legal_actions(&self, seat: Seat) -> Vec<Value>;
+    /// Parse and apply. A malformed action is a [`RuleError`] with code `malformed_action`.
+    fn apply(&self, seat: Seat, action: &Value) -> Result<Applied, RuleError>;
+    fn view(&self, viewer: Viewer) -> Value;
+    fn render_text(&self, viewer: Viewer) -> String;
+    fn describe_action(&self, seat: Seat, action: &Value) -> Option<String>;
+    fn seat_name(&self, seat: Seat) -> String;
+    /// Deterministic serialisation: the snapshot stored in the database.
+    fn encode(&self) -> String;
+}
+
+/// The result of a successful apply: the next state and how to log the action.
+pub struct Applied {
+    pub state: Box<dyn LoadedGame>,
+    /// The action re-serialised in canonical form (what the log stores).
+    pub action: Value,
+    pub visibility: Visibility,
+    /// The action in words, as the actor and those in `seen_by` see it.
+    pub description: String,
+}
+
+/// Wraps a typed game for the registry.
+pub struct Erased<G: Game>(pub Arc<G>);
+
+impl<G: Game> Erased<G> {
+    pub fn new(game: G) -> Self {
+        Erased(Arc::new(game))
+    }
+}
+
+struct Loaded<G: Game> {
+    game: Arc<G>,
+    state: G::State,
+}
+
+fn parse_options<G: Game>(options: &Value) -> Result<G::Options, SetupError> {
+    let value = match options {
+        Value::Null => Value::Object(Default::default()),
+        other => other.clone(),
+    };
+    serde_json::from_value(value).map_err(|e| SetupError::invalid_options(e.to_string()))
+}
+
+impl<G: Game> DynGame for Erased<G> {
+    fn info(&self) -> GameInfo {
+        self.0.info()
+    }
+
+    fn options_schema(&self) -> Value {
+        serde_json::to_value(schemars::schema_for!(G::Options)).unwrap_or(Value::Null)
+    }
+
+    fn action_schema(&self) -> Value {
+        serde_json::to_value(schemars::schema_for!(G::Action)).unwrap_or(Value::Null)
+    }
+
+    fn normalize_options(&self, options: &Value) -> Result<Value, SetupError> {
+        let parsed = parse_options::<G>(options)?;
+        serde_json::to_value(parsed).map_err(|e| SetupError::invalid_options(e.to_string()))
+    }
+
+    fn setup(&self, options: &Value, seats: usize, seed: [u8; 32]) -> Result<Box<dyn LoadedGame>, SetupError> {
+        let info = self.0.info();
+        if seats < info.min_players || seats > info.max_players {
+            return Err(SetupError::player_count(seats, info.min_players, info.max_players));
+        }
+        let options = parse_options::<G>(options)?;
+        let state = self.0.setup(&options, seats, GameRng::from_seed(seed))?;
+        Ok(Box::new(Loaded {
+            game: Arc::clone(&self.0),
+            state,
+        }))
+    }
+
+    fn load(&self, state_json: &str) -> Result<Box<dyn LoadedGame>, DecodeError> {
+        let state = serde_json::from_str(state_json).map_err(|e| DecodeError {
+            game: self.0.info().id,
+            reason: e.to_string(),
+        })?;
+        Ok(Box::new(Loaded {
+            game: Arc::clone(&self.0),
+            state,
+        }))
+    }
+
+    fn legal_actions_complete(&self) -> bool {
+        self.0.legal_actions_complete()
+    }
+
+    fn check_data(&self) -> Result<(), String> {
+        self.0.check_data()
+    }
+
+    fn simulate(&self, options: &Value, seats: usize, games: usize, seed: u64, max_actions: usize)
+    -> Result<SimulationReport, String> {
+        let options = parse_options::<G>(options).map_err(|e| e.to_string())?;
+        let mut report = SimulationReport::default();
+        for i in 0..games as u64 {
+            let p = super::harness::random_playout(self.0.as_ref(), &options, seats, seed.wrapping_add(i), max_actions)?;
+            report.actions += p.log.len();
+            report.finished += usize::from(p.finished);
+        }
+        Ok(report)
+    }
+}
+
+impl<G: Game> LoadedGame for Loaded<G> {
+    fn status(&self) -> Status {
+        self.game.status(&self.state)
+    }
+
+    fn legal_actions(&self, seat: Seat) -> Vec<Value> {
+        self.game
+            .legal_actions(&self.state, seat)
+            .iter()
+            .filter_map(|a| serde_json::to_value(a).ok())
+            .collect()
+    }
+
+    fn apply(&self, seat: Seat, action: &Value) -> Result<Applied, RuleError> {
+        let typed: G::Action = serde_json::from_value(action.clone())
+            .map_err(|e| RuleError::new(RuleError::MALFORMED, e.to_string()))?;
+        let visibility = self.game.action_visibility(&self.state, seat, &typed);
+        let description = self.game.describe_action(&self.state, seat, &typed);
+        let next = self.game.apply(&self.state, seat, &typed)?;
+        let canonical = serde_json::to_value(&typed)
+            .map_err(|e| RuleError::new(RuleError::MALFORMED, e.to_string()))?;
+        Ok(Applied {
+            state: Box::new(Loaded {
+                game: Arc::clone(&self.game),
+                state: next,
+            }),
+            action: canonical,
+            visibility,
+            description,
+        })
+    }
+
+    fn view(&self, viewer: Viewer) -> Value {
+        serde_json::to_value(self.game.view(&self.state, viewer)).unwrap_or(Value::Null)
+    }
+
+    fn render_text(&self, viewer: Viewer) -> String {
+        self.game.render_text(&self.state, viewer)
+    }
+
+    fn describe_action(&self, seat: Seat, action: &Value) -> Option<String> {
+        let typed: G::Action = serde_json::from_value(action.clone()).ok()?;
+        Some(self.game.describe_action(&self.state, seat, &typed))
+    }
+
+    fn seat_name(&self, seat: Seat) -> String {
+        self.game.seat_name(&self.state, seat)
+    }
+
+    fn encode(&self) -> String {
+        // Serialising plain data into a String cannot fail for our state types (no maps
+        // with non-string keys); an empty string would be caught by `verify`.
+        serde_json::to_string(&self.state).unwrap_or_default()
+    }
+}

@@ -1,0 +1,336 @@
+//! Random playouts and the contract checks every game must pass. Used by each game's tests
+//! (`check_many`) and by `turnpost simulate` (`random_playout`).
+
+use std::collections::BTreeMap;
+
+use super::contract::{Game, Seat, Status, Viewer, Visibility};
+use super::rng::GameRng;
+
+/// How a random player chooses and how hard the checks look.
+#[derive(Clone, Debug)]
+pub struct PlayoutConfig {
+    /// A playout that has not finished after this many actions fails.
+    pub max_actions: usize,
+    /// Chance (in percent) that a seat outside `to_act` with optional actions acts instead.
+    pub optional_action_percent: usize,
+    /// Run the expensive checks (views under resampling, illegal actions) on every n-th
+    /// step; 1 checks every step.
+    pub deep_every: usize,
+    /// The game hides something from someone: resampling must change the state at least
+    /// once in a playout, or the leak check could not fail.
+    pub has_hidden_information: bool,
+}
+
+impl Default for PlayoutConfig {
+    fn default() -> Self {
+        PlayoutConfig {
+            max_actions: 20_000,
+            optional_action_percent: 5,
+            deep_every: 1,
+            has_hidden_information: true,
+        }
+    }
+}
+
+/// What a checked playout observed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayoutStats {
+    pub actions: usize,
+    pub illegal_tried: usize,
+    pub views_checked: usize,
+    /// Resamples that changed what some other seat sees: proof the leak check can fail.
+    pub resamples_that_changed_state: usize,
+    pub private_log_entries: usize,
+}
+
+/// A finished (or capped) random game.
+pub struct Playout<G: Game> {
+    pub state: G::State,
+    pub log: Vec<(Seat, G::Action)>,
+    pub finished: bool,
+}
+
+/// The random player's choice: a seat that must act (or, rarely, one with an optional
+/// action), then one of its legal actions, uniformly.
+pub fn choose_random<G: Game>(
+    game: &G,
+    state: &G::State,
+    seats: usize,
+    optional_percent: usize,
+    rng: &mut GameRng,
+) -> Option<(Seat, G::Action)> {
+    let to_act = game.status(state).to_act().to_vec();
+    let mut candidates: Vec<(Seat, Vec<G::Action>)> = to_act
+        .iter()
+        .map(|&s| (s, game.legal_actions(state, s)))
+        .filter(|(_, a)| !a.is_empty())
+        .collect();
+    if optional_percent > 0 && rng.below(100) < optional_percent {
+        let optional: Vec<(Seat, Vec<G::Action>)> = (0..seats)
+            .filter(|s| !to_act.contains(s))
+            .map(|s| (s, game.legal_actions(state, s)))
+            .filter(|(_, a)| !a.is_empty())
+            .collect();
+        if !optional.is_empty() {
+            candidates = optional;
+        }
+    }
+    if candidates.is_empty() {
+        return None;
+    }
+    let (seat, mut actions) = candidates.swap_remove(rng.below(candidates.len()));
+    let i = rng.below(actions.len());
+    Some((seat, actions.swap_remove(i)))
+}
+
+/// Plays one random game without checks (fast; for `simulate` and benchmarks).
+pub fn random_playout<G: Game>(
+    game: &G,
+    options: &G::Options,
+    seats: usize,
+    seed: u64,
+    max_actions: usize,
+) -> Result<Playout<G>, String> {
+    let mut state = game
+        .setup(options, seats, GameRng::seed_from_u64(seed))
+        .map_err(|e| format!("setup failed: {e}"))?;
+    let mut agent = GameRng::seed_from_u64(seed ^ 0x5eed_a9e7_0000_0001);
+    let mut log = Vec::new();
+    while !game.status(&state).is_finished() && log.len() < max_actions {
+        let Some((seat, action)) = choose_random(game, &state, seats, 5, &mut agent) else {
+            return Err(format!("seed {seed}: active game with no legal action for any seat"));
+        };
+        state = game
+            .apply(&state, seat, &action)
+            .map_err(|e| format!("seed {seed}: legal action {action:?} of seat {seat} refused: {e}"))?;
+        log.push((seat, action));
+    }
+    let finished = game.status(&state).is_finished();
+    Ok(Playout { state, log, finished })
+}
+
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|e| format!("<unserialisable: {e}>"))
+}
+
+/// One random playout with every contract check. Returns what it saw, or the first
+/// violation (with the seed, so it can be replayed).
+pub fn check_playout<G: Game>(
+    game: &G,
+    options: &G::Options,
+    seats: usize,
+    seed: u64,
+    cfg: &PlayoutConfig,
+) -> Result<PlayoutStats, String> {
+    let fail = |msg: String| Err(format!("seed {seed}: {msg}"));
+    let mut state = match game.setup(options, seats, GameRng::seed_from_u64(seed)) {
+        Ok(s) => s,
+        Err(e) => return fail(format!("setup failed: {e}")),
+    };
+    let mut agent = GameRng::seed_from_u64(seed ^ 0x5eed_a9e7_0000_0001);
+    let mut stats = PlayoutStats::default();
+    let mut log: Vec<(Seat, G::Action)> = Vec::new();
+    let mut previous_legal: Vec<(Seat, G::Action)> = Vec::new();
+    let viewers: Vec<Viewer> = (0..seats)
+        .map(Viewer::Seat)
+        .chain(std::iter::once(Viewer::Spectator))
+        .collect();
+
+    loop {
+        // Serde round trip is the identity, byte for byte.
+        let bytes = json(&state);
+        match serde_json::from_str::<G::State>(&bytes) {
+            Ok(back) if back == state && json(&back) == bytes => {}
+            Ok(_) => return fail(format!("serde round trip changed the state at action {}", log.len())),
+            Err(e) => return fail(format!("state does not deserialise: {e}")),
+        }
+
+        let status = game.status(&state);
+        let legal: Vec<Vec<G::Action>> = (0..seats).map(|s| game.legal_actions(&state, s)).collect();
+        if let Status::Active { to_act } = &status {
+            if to_act.is_empty() {
+                return fail("active game with nobody to act".into());
+            }
+            for &s in to_act {
+                if s >= seats {
+                    return fail(format!("to_act names seat {s} of {seats}"));
+                }
+                if legal[s].is_empty() {
+                    return fail(format!("seat {s} must act but has no legal action"));
+                }
+            }
+        }
+
+        let deep = stats.actions % cfg.deep_every.max(1) == 0;
+        if deep {
+            // Descriptions are unique per seat: email replies can quote them.
+            for (s, actions) in legal.iter().enumerate() {
+                let mut seen = BTreeMap::new();
+                for a in actions {
+                    let d = game.describe_action(&state, s, a);
+                    if let Some(other) = seen.insert(d.clone(), a) {
+                        return fail(format!("seat {s}: two legal actions described as {d:?}: {other:?} and {a:?}"));
+                    }
+                }
+                // Private alternatives of one secret choice look the same to outsiders.
+                let mut forms: BTreeMap<Vec<Seat>, String> = BTreeMap::new();
+                for a in actions {
+                    if let Visibility::Private { seen_by, public_form } = game.action_visibility(&state, s, a) {
+                        if !seen_by.contains(&s) {
+                            return fail(format!("private action {a:?} hidden from its own actor"));
+                        }
+                        let form = json(&public_form);
+                        if let Some(prev) = forms.insert(seen_by.clone(), form.clone())
+                            && prev != form
+                        {
+                            return fail(format!(
+                                "seat {s}: private alternatives show different public forms {prev} / {form}: the form leaks the choice"
+                            ));
+                        }
+                    }
+                }
+            }
+            // No view depends on what its viewer may not see.
+            for &viewer in &viewers {
+                let view = json(&game.view(&state, viewer));
+                let _ = game.render_text(&state, viewer);
+                let other = game.resample_hidden(&state, viewer, &mut agent);
+                stats.views_checked += 1;
+                // Did resampling really change something another seat sees? (Changing only
+                // the RNG would make the leak check vacuous.)
+                if viewers.iter().any(|&w| w != viewer && json(&game.view(&other, w)) != json(&game.view(&state, w))) {
+                    stats.resamples_that_changed_state += 1;
+                }
+                let other_view = json(&game.view(&other, viewer));
+                if other_view != view {
+                    return fail(format!(
+                        "view of {viewer:?} changed when only hidden information changed:\n  {view}\n  {other_view}"
+                    ));
+                }
+                if game.render_text(&other, viewer) != game.render_text(&state, viewer) {
+                    return fail(format!("text of {viewer:?} depends on hidden information"));
+                }
+                if let Viewer::Seat(s) = viewer
+                    && json(&game.legal_actions(&other, s)) != json(&legal[s])
+                {
+                    return fail(format!("legal actions of seat {s} depend on hidden information"));
+                }
+                if game.status(&other).to_act() != status.to_act() {
+                    return fail("to_act depends on hidden information".into());
+                }
+            }
+            // Actions that were legal a step ago but are not now are refused.
+            if game.legal_actions_complete() {
+                for (s, a) in previous_legal.iter().take(8) {
+                    if !legal[*s].contains(a) {
+                        stats.illegal_tried += 1;
+                        if game.apply(&state, *s, a).is_ok() {
+                            return fail(format!("seat {s} may apply {a:?}, which legal_actions does not list"));
+                        }
+                    }
+                }
+            }
+        }
+
+        if let Status::Finished(outcome) = &status {
+            let mut ranked: Vec<Seat> = outcome.ranking.iter().map(|p| p.seat).collect();
+            ranked.sort_unstable();
+            if ranked != (0..seats).collect::<Vec<_>>() {
+                return fail(format!("the ranking must list every seat once: {:?}", outcome.ranking));
+            }
+            if let Some((s, a)) = previous_legal.first()
+                && game.apply(&state, *s, a).is_ok()
+            {
+                return fail("a finished game accepted an action".into());
+            }
+            break;
+        }
+        if log.len() >= cfg.max_actions {
+            return fail(format!("did not finish within {} actions", cfg.max_actions));
+        }
+
+        let Some((seat, action)) = choose_random(game, &state, seats, cfg.optional_action_percent, &mut agent) else {
+            return fail("no seat has a legal action".into());
+        };
+        if deep {
+            // The same action from a seat that may not play it is refused. When the list
+            // is only a sample, only a seat with nothing at all to do is certain to be
+            // refused.
+            let complete = game.legal_actions_complete();
+            for (other, other_legal) in legal.iter().enumerate() {
+                let may_not = if complete { !other_legal.contains(&action) } else { other_legal.is_empty() };
+                if other != seat && may_not {
+                    stats.illegal_tried += 1;
+                    if game.apply(&state, other, &action).is_ok() {
+                        return fail(format!("seat {other} may apply seat {seat}'s action {action:?}"));
+                    }
+                    break;
+                }
+            }
+        }
+        if let Visibility::Private { .. } = game.action_visibility(&state, seat, &action) {
+            stats.private_log_entries += 1;
+        }
+        state = match game.apply(&state, seat, &action) {
+            Ok(next) => next,
+            Err(e) => return fail(format!("legal action {action:?} of seat {seat} refused: {e}")),
+        };
+        previous_legal = legal
+            .into_iter()
+            .enumerate()
+            .flat_map(|(s, acts)| acts.into_iter().map(move |a| (s, a)))
+            .collect();
+        // Keep the sample varied but bounded.
+        agent.shuffle(&mut previous_legal);
+        log.push((seat, action));
+        stats.actions += 1;
+    }
+
+    // Replaying the log from the seed gives the same state, byte for byte.
+    let mut replay = match game.setup(options, seats, GameRng::seed_from_u64(seed)) {
+        Ok(s) => s,
+        Err(e) => return fail(format!("replay setup failed: {e}")),
+    };
+    for (i, (s, a)) in log.iter().enumerate() {
+        replay = match game.apply(&replay, *s, a) {
+            Ok(next) => next,
+            Err(e) => return fail(format!("replay refused action {i}: {e}")),
+        };
+    }
+    if json(&replay) != json(&state) {
+        return fail("replay from the log differs from the incremental state".into());
+    }
+    Ok(stats)
+}
+
+/// Runs `count` checked playouts from consecutive seeds; panics with the first failure.
+/// Returns the summed statistics so a test can assert the checks really ran.
+pub fn check_many<G: Game>(
+    game: &G,
+    options: &G::Options,
+    seats: usize,
+    count: usize,
+    first_seed: u64,
+    cfg: &PlayoutConfig,
+) -> PlayoutStats {
+    let mut total = PlayoutStats::default();
+    for i in 0..count as u64 {
+        let s = match check_playout(game, options, seats, first_seed + i, cfg) {
+            Ok(s) => s,
+            Err(e) => panic!("{} contract violated: {e}", game.info().id),
+        };
+        total.actions += s.actions;
+        total.illegal_tried += s.illegal_tried;
+        total.views_checked += s.views_checked;
+        total.resamples_that_changed_state += s.resamples_that_changed_state;
+        total.private_log_entries += s.private_log_entries;
+    }
+    assert!(total.views_checked > 0, "no view was checked");
+    if cfg.has_hidden_information {
+        assert!(
+            total.resamples_that_changed_state > 0,
+            "resample_hidden never changed the state: the leak check could not fail"
+        );
+    }
+    total
+}

@@ -1,0 +1,15 @@
+//! The rules contract and what games share. Pure: no I/O, no clock, no ambient randomness.
+
+pub mod cards;
+pub mod contract;
+pub mod dynamic;
+pub mod graph;
+pub mod harness;
+pub mod hex;
+pub mod rng;
+
+pub use contract::{
+    Game, GameInfo, Outcome, Placing, RuleError, Seat, SetupError, Status, TeamResult, Viewer, Visibility,
+};
+pub use dynamic::{Applied, DynGame, Erased, LoadedGame, SimulationReport};
+pub use rng::GameRng;

@@ -1,0 +1,104 @@
+//! Kasino, the Danish fishing card game (rules: shared/rules/kasino.md): capture table
+//! cards by matching and adding up, build, sweep, and play rounds to 21.
+
+mod actions;
+mod combos;
+mod data;
+mod render;
+mod scoring;
+mod state;
+#[cfg(test)]
+mod tests;
+
+pub use actions::Action;
+pub use data::Params;
+pub use render::View;
+pub use state::{Build, BuildKind, Item, Options, RoundLine, State};
+
+use crate::engine::{Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer};
+
+pub const ID: &str = "kasino";
+
+/// The Kasino rules engine.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Kasino;
+
+impl Game for Kasino {
+    type Options = Options;
+    type State = State;
+    type Action = Action;
+    type View = View;
+
+    fn info(&self) -> GameInfo {
+        GameInfo {
+            id: ID,
+            name: "Kasino",
+            min_players: 2,
+            max_players: 4,
+            rules_version: 1,
+        }
+    }
+
+    fn setup(&self, options: &Options, seats: usize, rng: GameRng) -> Result<State, SetupError> {
+        let params = Params::load().map_err(|e| SetupError::new("broken_game_data", e))?;
+        State::new(params, options, seats, rng)
+    }
+
+    fn status(&self, state: &State) -> Status {
+        if state.finished {
+            Status::Finished(state.outcome())
+        } else {
+            Status::Active {
+                to_act: vec![state.turn],
+            }
+        }
+    }
+
+    fn legal_actions(&self, state: &State, seat: Seat) -> Vec<Action> {
+        actions::legal(state, seat)
+    }
+
+    fn apply(&self, state: &State, seat: Seat, action: &Action) -> Result<State, RuleError> {
+        actions::apply(state, seat, action)
+    }
+
+    fn view(&self, state: &State, viewer: Viewer) -> View {
+        render::view(state, viewer)
+    }
+
+    fn describe_action(&self, state: &State, _seat: Seat, action: &Action) -> String {
+        render::describe(state, action)
+    }
+
+    fn render_text(&self, state: &State, viewer: Viewer) -> String {
+        render::render_text(state, viewer)
+    }
+
+    /// Other hands and the stock are dealt afresh from the cards the viewer cannot see,
+    /// keeping every hand size; the RNG is reseeded.
+    fn resample_hidden(&self, state: &State, viewer: Viewer, rng: &mut GameRng) -> State {
+        let me = viewer.seat();
+        let mut next = state.clone();
+        let mut unseen: Vec<_> = next.stock.clone();
+        for (s, h) in next.hands.iter().enumerate() {
+            if Some(s) != me {
+                unseen.extend(h.iter().copied());
+            }
+        }
+        rng.shuffle(&mut unseen);
+        for (s, h) in next.hands.iter_mut().enumerate() {
+            if Some(s) != me {
+                let n = h.len();
+                *h = unseen.drain(..n.min(unseen.len())).collect();
+                h.sort();
+            }
+        }
+        next.stock = unseen;
+        next.rng = rng.fork();
+        next
+    }
+
+    fn check_data(&self) -> Result<(), String> {
+        Params::load().map(|_| ())
+    }
+}

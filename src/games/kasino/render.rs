@@ -1,0 +1,351 @@
+//! What a viewer sees: the JSON view, the text for emails, and action descriptions.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::actions::Action;
+use super::combos::partition;
+use super::state::{BuildKind, Item, RoundLine, State};
+use crate::engine::cards::Card;
+use crate::engine::{Seat, Viewer};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct View {
+    /// The seat looking, or none for a spectator.
+    pub viewer: Option<Seat>,
+    pub round: u32,
+    /// Hand number within the round, and how many hands a round has.
+    pub hand: u32,
+    pub hands_per_round: u32,
+    pub dealer: Seat,
+    /// The seat to play, while the game runs.
+    pub to_act: Option<Seat>,
+    /// The stock is empty: this is the round's last hand ("sidsten").
+    pub last_hand: bool,
+    pub stock_count: usize,
+    /// The viewer's own hand (players only).
+    pub your_hand: Option<Vec<Card>>,
+    pub seats: Vec<SeatView>,
+    pub table: Vec<TableItem>,
+    /// Game totals per side (one seat, or a team of partners).
+    pub scores: Vec<SideScore>,
+    pub target: i64,
+    pub teams: bool,
+    pub sweeps_cancel: bool,
+    pub last_capturer: Option<Seat>,
+    /// Scores of every finished round.
+    pub rounds: Vec<Vec<RoundLine>>,
+    pub finished: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SeatView {
+    pub seat: Seat,
+    pub hand_size: usize,
+    /// Cards in the capture pile this round.
+    pub pile_size: usize,
+    pub sweeps: u32,
+    /// The build this seat owns, by id.
+    pub owns_build: Option<u32>,
+    /// O2 applies: on its next turn this seat must capture.
+    pub must_capture: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "item", rename_all = "snake_case")]
+pub enum TableItem {
+    Loose {
+        card: Card,
+        /// Table value.
+        value: u32,
+    },
+    Build {
+        id: u32,
+        value: u32,
+        kind: BuildKind,
+        owner: Seat,
+        cards: Vec<Card>,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SideScore {
+    pub seats: Vec<Seat>,
+    pub score: i64,
+}
+
+pub fn hands_per_round(state: &State) -> u32 {
+    let d = &state.params.deal;
+    let n = state.seats.max(1);
+    let opening = n * d.opening_rounds * d.opening_batch + d.opening_rounds * d.opening_batch;
+    (1 + 52usize.saturating_sub(opening) / (n * d.later_hand).max(1)) as u32
+}
+
+pub fn view(state: &State, viewer: Viewer) -> View {
+    let me = viewer.seat().filter(|&s| s < state.seats);
+    View {
+        viewer: me,
+        round: state.round,
+        hand: state.hand_no,
+        hands_per_round: hands_per_round(state),
+        dealer: state.dealer,
+        to_act: (!state.finished).then_some(state.turn),
+        last_hand: state.last_hand,
+        stock_count: state.stock.len(),
+        your_hand: me.map(|s| state.hand(s).to_vec()),
+        seats: (0..state.seats)
+            .map(|s| SeatView {
+                seat: s,
+                hand_size: state.hand(s).len(),
+                pile_size: state.piles.get(s).map_or(0, |p| p.len()),
+                sweeps: state.sweeps.get(s).copied().unwrap_or(0),
+                owns_build: state.owned_build(s).map(|b| b.id),
+                must_capture: state.must_capture(s),
+            })
+            .collect(),
+        table: state
+            .table
+            .iter()
+            .map(|i| match i {
+                Item::Loose { card } => TableItem::Loose {
+                    card: *card,
+                    value: state.params.tv(*card),
+                },
+                Item::Build(b) => TableItem::Build {
+                    id: b.id,
+                    value: b.value,
+                    kind: b.kind,
+                    owner: b.owner,
+                    cards: b.cards.clone(),
+                },
+            })
+            .collect(),
+        scores: (0..state.scores.len())
+            .map(|side| SideScore {
+                seats: state.side_seats(side),
+                score: state.scores.get(side).copied().unwrap_or(0),
+            })
+            .collect(),
+        target: state.params.game.target,
+        teams: state.options.teams,
+        sweeps_cancel: state.options.sweeps_cancel,
+        last_capturer: state.last_capturer,
+        rounds: state.history.clone(),
+        finished: state.finished,
+    }
+}
+
+fn cards_text(cards: &[Card]) -> String {
+    cards
+        .iter()
+        .map(|c| c.pretty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+fn seat_label(state: &State, seat: Seat, me: Option<Seat>) -> String {
+    let mut s = format!("Seat {}", seat + 1);
+    if me == Some(seat) {
+        s.push_str(" (you)");
+    }
+    if state.options.teams {
+        let _ = write!(s, " [team {}]", state.side_name(state.side_of(seat)));
+    }
+    s
+}
+
+pub fn render_text(state: &State, viewer: Viewer) -> String {
+    let me = viewer.seat().filter(|&s| s < state.seats);
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "Kasino - round {}, hand {} of {}{}",
+        state.round,
+        state.hand_no,
+        hands_per_round(state),
+        if state.last_hand {
+            " - LAST HAND (sidsten)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        t,
+        "Dealer: Seat {}   Stock: {} cards",
+        state.dealer + 1,
+        state.stock.len()
+    );
+    if state.finished {
+        let _ = writeln!(t, "Game over: {}", state.outcome().summary);
+    } else if me == Some(state.turn) {
+        let _ = writeln!(t, "Your turn (Seat {}).", state.turn + 1);
+    } else {
+        let _ = writeln!(t, "To play: Seat {}", state.turn + 1);
+    }
+    t.push('\n');
+    t.push_str("Table:\n");
+    if state.table.is_empty() {
+        t.push_str("  (empty)\n");
+    }
+    let loose = state.loose();
+    if !loose.is_empty() {
+        let _ = writeln!(t, "  loose: {}", cards_text(&loose));
+    }
+    for b in state.builds() {
+        let kind = match b.kind {
+            BuildKind::Single => "single",
+            BuildKind::Multiple => "multiple",
+        };
+        let _ = writeln!(
+            t,
+            "  build B{}: value {}, {kind}, owner Seat {} [{}]",
+            b.id,
+            b.value,
+            b.owner + 1,
+            cards_text(&b.cards)
+        );
+    }
+    t.push('\n');
+    t.push_str("Players:\n");
+    let labels: Vec<String> = (0..state.seats).map(|s| seat_label(state, s, me)).collect();
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    for (s, label) in labels.iter().enumerate() {
+        let mut line = format!(
+            "  {label:<width$}  hand {}, pile {}, sweeps {}",
+            plural(state.hand(s).len(), "card"),
+            plural(state.piles.get(s).map_or(0, |p| p.len()), "card"),
+            state.sweeps.get(s).copied().unwrap_or(0)
+        );
+        if let Some(b) = state.owned_build(s) {
+            let _ = write!(line, ", owns B{}", b.id);
+        }
+        if state.must_capture(s) {
+            line.push_str(", must capture");
+        }
+        if state.last_capturer == Some(s) {
+            line.push_str(", last capture");
+        }
+        let _ = writeln!(t, "{line}");
+    }
+    t.push('\n');
+    let _ = writeln!(t, "Scores (play to {}):", state.params.game.target);
+    for side in 0..state.scores.len() {
+        let _ = writeln!(
+            t,
+            "  {:<12} {}",
+            state.side_name(side),
+            state.scores.get(side).copied().unwrap_or(0)
+        );
+    }
+    if let Some(lines) = state.history.last() {
+        let _ = writeln!(t, "Last round ({}):", state.history.len());
+        for l in lines {
+            let items: Vec<String> = l.items.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let names: Vec<String> = l.seats.iter().map(|s| (s + 1).to_string()).collect();
+            let who = if names.len() == 1 { "Seat" } else { "Seats" };
+            let _ = writeln!(
+                t,
+                "  {who} {}: {} cards, {} spades: {} = {}",
+                names.join(" & "),
+                l.cards,
+                l.spades,
+                if items.is_empty() {
+                    "-".to_string()
+                } else {
+                    items.join(", ")
+                },
+                l.points
+            );
+        }
+    }
+    if let Some(s) = me {
+        t.push('\n');
+        let _ = writeln!(t, "Your hand: {}", cards_text(state.hand(s)));
+    }
+    t
+}
+
+/// "3♣+6♦, B2" — the table items taken, grouped as the values add up.
+fn groups_text(state: &State, value: u32, played: Option<Card>, cards: &[Card]) -> String {
+    let p = &state.params;
+    let mut all: Vec<Card> = played.into_iter().collect();
+    all.extend(cards.iter().copied());
+    let vals: Vec<u32> = all.iter().map(|&c| p.tv(c)).collect();
+    match partition(&vals, value) {
+        Some(mut groups) => {
+            // The played card's group first, then table order.
+            for g in &mut groups {
+                g.sort_unstable();
+            }
+            groups.sort();
+            groups
+                .iter()
+                .map(|g| {
+                    g.iter()
+                        .filter_map(|&i| all.get(i).map(|c| c.pretty()))
+                        .collect::<Vec<_>>()
+                        .join("+")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        None => cards_text(&all),
+    }
+}
+
+pub fn describe(state: &State, action: &Action) -> String {
+    let p = &state.params;
+    match action {
+        Action::Trail { card } => format!("trail {}", card.pretty()),
+        Action::ClearTable => "clear the table with 5♠".to_string(),
+        Action::Capture {
+            card,
+            cards,
+            builds,
+        } => {
+            let mut parts = Vec::new();
+            if !cards.is_empty() {
+                parts.push(groups_text(state, p.cv(*card), None, cards));
+            }
+            for id in builds {
+                parts.push(format!("build B{id}"));
+            }
+            format!("take {} with {}", parts.join(", "), card.pretty())
+        }
+        Action::Build { card, value, cards } => {
+            let total: u32 = p.tv(*card) + cards.iter().map(|&c| p.tv(c)).sum::<u32>();
+            let kind = if total == *value { "" } else { " (multiple)" };
+            format!(
+                "build {value}{kind} with {}: {}",
+                card.pretty(),
+                groups_text(state, *value, Some(*card), cards)
+            )
+        }
+        Action::Raise { card, build, value } => {
+            let from = state
+                .build(*build)
+                .map_or(String::new(), |b| format!(" ({})", b.value));
+            format!(
+                "raise build B{build}{from} to {value} with {}",
+                card.pretty()
+            )
+        }
+        Action::AddToBuild { card, build, cards } => {
+            let value = state.build(*build).map_or(0, |b| b.value);
+            format!(
+                "add to build B{build} ({value}) with {}: {}",
+                card.pretty(),
+                groups_text(state, value, Some(*card), cards)
+            )
+        }
+    }
+}

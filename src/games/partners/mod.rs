@@ -1,0 +1,508 @@
+//! Partners: the Danish team race game driven by playing cards (rules digest
+//! `shared/rules/partners.md`). Four colours in two teams sitting opposite; with two
+//! players each plays one team's two colours (HR-5).
+
+pub mod actions;
+pub mod data;
+pub mod moves;
+pub mod state;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+use crate::engine::cards::Card;
+use crate::engine::{
+    Game, GameInfo, GameRng, Outcome, Placing, RuleError, Seat, SetupError, Status, TeamResult,
+    Viewer, Visibility,
+};
+
+pub use actions::{Action, Part, Spot};
+use data::{COLOURS, Data, data};
+pub use state::{Loc, Options, Phase, Piece, State};
+use view::{View, cap, team_name};
+
+pub const ID: &str = "partners";
+
+pub struct Partners;
+
+fn data_error(e: String) -> RuleError {
+    RuleError::new(
+        "data_error",
+        format!("the Partners data file is broken: {e}"),
+    )
+}
+
+/// Every legal play for the hand at position `p` (the discard exactly when nothing else).
+pub fn play_actions(d: &Data, st: &State, p: usize) -> Vec<Action> {
+    let c = st.controlled(p);
+    let mut out: Vec<Action> = st
+        .hands
+        .get(p)
+        .map(|h| {
+            h.iter()
+                .flat_map(|&card| moves::card_actions(d, &st.pieces, c, card))
+                .collect()
+        })
+        .unwrap_or_default();
+    if out.is_empty() && st.hands.get(p).is_some_and(|h| !h.is_empty()) {
+        out.push(Action::Discard);
+    }
+    out
+}
+
+/// Why a play that is not in the legal list is refused, in words for a person.
+fn diagnose(d: &Data, st: &State, p: usize, action: &Action, legal: &[Action]) -> RuleError {
+    let hand = st.hands.get(p).cloned().unwrap_or_default();
+    if let Action::Exchange { .. } = action {
+        return RuleError::new("wrong_phase", "cards are exchanged only right after a deal");
+    }
+    let Some(card) = action.card() else {
+        return RuleError::new(
+            "must_play_a_card",
+            "you hold a card that can be used, so you must play one (HR-4); the hand may be laid down only when no card is usable",
+        );
+    };
+    if !hand.contains(&card) {
+        return RuleError::new(
+            "card_not_in_hand",
+            format!("{} is not in your hand", card.pretty()),
+        );
+    }
+    let info = d.card(card.rank);
+    let fits = match action {
+        Action::Start { .. } => info.is_some_and(|i| i.start),
+        Action::Forward { steps, .. } => info.is_some_and(|i| i.forward.contains(steps)),
+        Action::Back { .. } => info.is_some_and(|i| i.back > 0),
+        Action::Seven { .. } => info.is_some_and(|i| i.split > 0),
+        Action::Swap { .. } => info.is_some_and(|i| i.swap),
+        Action::Exchange { .. } | Action::Discard => false,
+    };
+    if !fits {
+        return RuleError::new(
+            "wrong_card",
+            format!(
+                "{} cannot be used for that kind of move (see the card table)",
+                card.pretty()
+            ),
+        );
+    }
+    let mut pieces = st.pieces.clone();
+    match moves::perform(d, &mut pieces, st.controlled(p), action, &mut Vec::new()) {
+        Err(e) => e,
+        Ok(()) => {
+            let hint = if legal.iter().any(|a| matches!(a, Action::Seven { .. })) {
+                "this split gives the same result as a listed one: submit the listed form"
+            } else {
+                "that move is not among the legal ones"
+            };
+            RuleError::new("not_listed", hint)
+        }
+    }
+}
+
+impl Partners {
+    fn outcome(&self, d: &Data, st: &State) -> Outcome {
+        let teams: Vec<TeamResult> = (0..2)
+            .map(|t| {
+                let mut seats: Vec<Seat> = [t, t + 2].iter().map(|&p| st.controller(p)).collect();
+                seats.dedup();
+                let rank = match st.winner {
+                    Some(w) if w != t => 2,
+                    _ => 1,
+                };
+                TeamResult {
+                    name: team_name(d, t),
+                    seats,
+                    rank,
+                    score: Some(st.pieces_home(t) as i64),
+                }
+            })
+            .collect();
+        let mut ranking: Vec<Placing> = (0..st.seats)
+            .map(|s| {
+                let t = teams.iter().find(|t| t.seats.contains(&s));
+                Placing {
+                    seat: s,
+                    rank: t.map_or(2, |t| t.rank),
+                    score: t.and_then(|t| t.score),
+                }
+            })
+            .collect();
+        ranking.sort_by_key(|p| (p.rank, p.seat));
+        let summary = match st.winner {
+            Some(w) => format!(
+                "Team {} wins with all pieces home ({} against {})",
+                team_name(d, w),
+                st.pieces_home(w),
+                st.pieces_home(1 - w)
+            ),
+            None => format!(
+                "Tie at the deal limit: {} pieces home each",
+                st.pieces_home(0)
+            ),
+        };
+        Outcome {
+            ranking,
+            teams,
+            summary,
+        }
+    }
+}
+
+impl Game for Partners {
+    type Options = Options;
+    type State = State;
+    type Action = Action;
+    type View = View;
+
+    fn info(&self) -> GameInfo {
+        GameInfo {
+            id: ID,
+            name: "Partners",
+            min_players: 2,
+            max_players: 4,
+            rules_version: 1,
+        }
+    }
+
+    fn setup(&self, options: &Options, seats: usize, rng: GameRng) -> Result<State, SetupError> {
+        let d = data().map_err(|e| SetupError::new("data_error", e))?;
+        if seats == 3 {
+            // HR-5: three players have no team structure.
+            return Err(SetupError::new(
+                "invalid_player_count",
+                "Partners is played by 4 (two teams) or 2 (each plays a team's two colours); there is no 3-player game (HR-5)",
+            ));
+        }
+        if seats != 2 && seats != 4 {
+            return Err(SetupError::player_count(seats, 2, 4));
+        }
+        Ok(State::new(d, options, seats, rng))
+    }
+
+    fn status(&self, st: &State) -> Status {
+        match st.phase {
+            Phase::Finished => match data() {
+                Ok(d) => Status::Finished(self.outcome(d, st)),
+                Err(e) => Status::Finished(Outcome {
+                    ranking: Vec::new(),
+                    teams: Vec::new(),
+                    summary: e,
+                }),
+            },
+            Phase::Exchange => {
+                let mut to_act: Vec<Seat> = (0..COLOURS)
+                    .filter(|&p| st.pending.get(p).is_some_and(Option::is_none))
+                    .map(|p| st.controller(p))
+                    .collect();
+                to_act.sort_unstable();
+                to_act.dedup();
+                Status::Active { to_act }
+            }
+            Phase::Play => Status::Active {
+                to_act: vec![st.controller(st.turn)],
+            },
+        }
+    }
+
+    fn legal_actions(&self, st: &State, seat: Seat) -> Vec<Action> {
+        let Ok(d) = data() else {
+            return Vec::new();
+        };
+        if seat >= st.seats {
+            return Vec::new();
+        }
+        match st.phase {
+            Phase::Finished => Vec::new(),
+            Phase::Exchange => st
+                .positions_of(seat)
+                .into_iter()
+                .filter(|&p| st.pending.get(p).is_some_and(Option::is_none))
+                .flat_map(|p| st.hands.get(p).cloned().unwrap_or_default())
+                .map(|card| Action::Exchange { card })
+                .collect(),
+            Phase::Play => {
+                if st.controller(st.turn) == seat {
+                    play_actions(d, st, st.turn)
+                } else {
+                    Vec::new()
+                }
+            }
+        }
+    }
+
+    fn apply(&self, st: &State, seat: Seat, action: &Action) -> Result<State, RuleError> {
+        let d = data().map_err(data_error)?;
+        if st.phase == Phase::Finished {
+            return Err(RuleError::game_over());
+        }
+        if seat >= st.seats {
+            return Err(RuleError::not_your_turn(seat));
+        }
+        if st.phase == Phase::Exchange {
+            let Some(p) = st
+                .positions_of(seat)
+                .into_iter()
+                .find(|&p| st.pending.get(p).is_some_and(Option::is_none))
+            else {
+                return Err(RuleError::not_your_turn(seat));
+            };
+            let Action::Exchange { card } = action else {
+                return Err(RuleError::new(
+                    "exchange_first",
+                    "first give one card to your partner (the exchange after the deal)",
+                ));
+            };
+            let mut next = st.clone();
+            let Some(i) = next
+                .hands
+                .get(p)
+                .and_then(|h| h.iter().position(|c| c == card))
+            else {
+                return Err(RuleError::new(
+                    "card_not_in_hand",
+                    format!("{} is not in your hand", card.pretty()),
+                ));
+            };
+            if let Some(h) = next.hands.get_mut(p) {
+                h.remove(i);
+            }
+            if let Some(slot) = next.pending.get_mut(p) {
+                *slot = Some(*card);
+            }
+            next.note(format!(
+                "{} chose a card for {}",
+                cap(d.colour(p)),
+                cap(d.colour(State::partner(p)))
+            ));
+            next.resolve_exchange();
+            return Ok(next);
+        }
+
+        let p = st.turn;
+        if st.controller(p) != seat {
+            return Err(RuleError::not_your_turn(seat));
+        }
+        // Only the named card's plays need listing (the discard needs them all).
+        let legal = match action.card() {
+            Some(card) if st.hands.get(p).is_some_and(|h| h.contains(&card)) => {
+                moves::card_actions(d, &st.pieces, st.controlled(p), card)
+            }
+            _ => play_actions(d, st, p),
+        };
+        if !legal.contains(action) {
+            return Err(diagnose(d, st, p, action, &legal));
+        }
+        let mut next = st.clone();
+        let who = cap(d.colour(p));
+        match action {
+            Action::Discard => {
+                let cards: Vec<Card> = next
+                    .hands
+                    .get_mut(p)
+                    .map(std::mem::take)
+                    .unwrap_or_default();
+                let text: Vec<String> = cards.iter().map(|c| c.pretty()).collect();
+                next.played.extend(cards);
+                if let Some(x) = next.discarded.get_mut(p) {
+                    *x = true;
+                }
+                // HR-11: the unusable hand is shown face up.
+                next.note(format!(
+                    "{who} can use no card and lays down {}",
+                    text.join(" ")
+                ));
+            }
+            _ => {
+                let Some(card) = action.card() else {
+                    return Err(RuleError::new(
+                        RuleError::MALFORMED,
+                        "this action names no card",
+                    ));
+                };
+                if let Some(h) = next.hands.get_mut(p) {
+                    h.retain(|c| *c != card);
+                }
+                next.played.push(card);
+                let mut events = Vec::new();
+                moves::perform(d, &mut next.pieces, st.controlled(p), action, &mut events)?;
+                next.note(format!(
+                    "{who} plays {}: {}",
+                    card.pretty(),
+                    events.join(", ")
+                ));
+            }
+        }
+        let team = State::team_of(p);
+        if moves::team_home(&next.pieces, team) {
+            next.phase = Phase::Finished;
+            next.winner = Some(team);
+            next.note(format!(
+                "Team {} has all pieces home and wins",
+                team_name(d, team)
+            ));
+        } else {
+            next.advance(d);
+        }
+        Ok(next)
+    }
+
+    fn view(&self, st: &State, viewer: Viewer) -> View {
+        match data() {
+            Ok(d) => view::build(d, st, viewer),
+            Err(e) => view::unavailable(st, viewer, e),
+        }
+    }
+
+    fn action_visibility(&self, st: &State, seat: Seat, action: &Action) -> Visibility {
+        match action {
+            Action::Exchange { .. } => {
+                // The card is seen by the giver and the partner only (4.1, 7).
+                let mut seen_by: Vec<Seat> = st
+                    .positions_of(seat)
+                    .into_iter()
+                    .flat_map(|p| [st.controller(p), st.controller(State::partner(p))])
+                    .collect();
+                seen_by.push(seat);
+                seen_by.sort_unstable();
+                seen_by.dedup();
+                Visibility::Private {
+                    seen_by,
+                    public_form: serde_json::json!({"type": "exchange", "card": "hidden"}),
+                }
+            }
+            _ => Visibility::Public,
+        }
+    }
+
+    fn describe_action(&self, st: &State, _seat: Seat, action: &Action) -> String {
+        let Ok(d) = data() else {
+            return format!("{action:?}");
+        };
+        let p = st.turn;
+        match action {
+            Action::Exchange { card } => format!("give {} to your partner", card.pretty()),
+            Action::Discard => {
+                let hand: Vec<String> = st
+                    .hands
+                    .get(p)
+                    .map(|h| h.iter().map(|c| c.pretty()).collect())
+                    .unwrap_or_default();
+                format!(
+                    "lay down your hand, no card can be used: {}",
+                    hand.join(" ")
+                )
+            }
+            _ => {
+                let card = action.card().map_or_else(String::new, |c| c.pretty());
+                let mut pieces = st.pieces.clone();
+                let mut events = Vec::new();
+                match moves::perform(d, &mut pieces, st.controlled(p), action, &mut events) {
+                    Ok(()) => format!("{card}: {}", events.join(", ")),
+                    Err(e) => format!("{card}: not possible ({})", e.message),
+                }
+            }
+        }
+    }
+
+    fn render_text(&self, st: &State, viewer: Viewer) -> String {
+        match data() {
+            Ok(d) => view::render(d, &view::build(d, st, viewer)),
+            Err(e) => format!("Partners cannot be shown: {e}"),
+        }
+    }
+
+    fn seat_name(&self, st: &State, seat: Seat) -> String {
+        let Ok(d) = data() else {
+            return format!("Seat {}", seat + 1);
+        };
+        let names: Vec<String> = st
+            .positions_of(seat)
+            .iter()
+            .map(|&p| cap(d.colour(p)))
+            .collect();
+        names.join(" & ")
+    }
+
+    fn resample_hidden(&self, st: &State, viewer: Viewer, rng: &mut GameRng) -> State {
+        let mut out = st.clone();
+        let seat = viewer.seat();
+        let sees_hand = |p: usize| seat == Some(st.controller(p));
+        let sees_exchange = |p: usize| {
+            seat.is_some_and(|s| s == st.controller(p) || s == st.controller(State::partner(p)))
+        };
+        let mut pool: Vec<Card> = std::mem::take(&mut out.deck);
+        let mut fixed: Vec<Vec<Card>> = vec![Vec::new(); COLOURS];
+        let mut sizes = [0usize; COLOURS];
+        for p in 0..COLOURS {
+            if sees_hand(p) {
+                continue;
+            }
+            let hand = out.hands.get_mut(p).map(std::mem::take).unwrap_or_default();
+            // The card the viewer's side gave this hand is known to still be in it.
+            let known = if sees_exchange(p) {
+                st.given.get(State::partner(p)).copied().flatten()
+            } else {
+                None
+            };
+            sizes[p] = hand.len();
+            for c in hand {
+                if Some(c) == known {
+                    fixed[p].push(c);
+                } else {
+                    pool.push(c);
+                }
+            }
+            if !sees_exchange(p)
+                && let Some(c) = out.pending.get_mut(p).and_then(Option::take)
+            {
+                pool.push(c);
+            }
+        }
+        rng.shuffle(&mut pool);
+        for p in 0..COLOURS {
+            if sees_hand(p) {
+                continue;
+            }
+            let mut hand = std::mem::take(&mut fixed[p]);
+            while hand.len() < sizes[p] {
+                match pool.pop() {
+                    Some(c) => hand.push(c),
+                    None => break,
+                }
+            }
+            hand.sort();
+            if let Some(h) = out.hands.get_mut(p) {
+                *h = hand;
+            }
+            if !sees_exchange(p)
+                && st.pending.get(p).is_some_and(Option::is_some)
+                && let Some(slot) = out.pending.get_mut(p)
+            {
+                *slot = pool.pop();
+            }
+        }
+        out.deck = pool;
+        // Another side's exchanged cards: any card now in the receiver's hand will do.
+        for q in 0..COLOURS {
+            if !sees_exchange(q) && st.given.get(q).is_some_and(Option::is_some) {
+                let receiver = out
+                    .hands
+                    .get(State::partner(q))
+                    .cloned()
+                    .unwrap_or_default();
+                if let (Some(c), Some(slot)) = (rng.pick(&receiver).copied(), out.given.get_mut(q))
+                {
+                    *slot = Some(c);
+                }
+            }
+        }
+        out.rng = rng.fork();
+        out
+    }
+
+    fn check_data(&self) -> Result<(), String> {
+        data().map(|_| ())
+    }
+}

@@ -1,0 +1,184 @@
+//! The Starfarers of Catan (Klaus Teuber): production, trade, flight, colonies and alien
+//! friendship, with the authored content pack of `shared/rules/starfarers.md` (board, chips,
+//! costs, balls, encounter and friendship cards in `starfarers.toml`, validated at start).
+//!
+//! Readings where the rules leave room (all documented on the actions too):
+//! * A flight follows the shortest route, or one through the player's `via` waypoints; every
+//!   face-down chip next to the route is peeked at (looking is free, HR-14).
+//! * The active player has at most one pending offer; it lapses when they launch or end the
+//!   turn, and is withdrawn if they spend the offered cards. `legal_actions` lists offers as
+//!   one-for-one swaps, `apply` takes any offer (`legal_actions_complete` is false).
+//! * Ships that have not flown stay where they are when the turn ends, if they may end there.
+//! * A cleared planet with the reserve pile empty keeps no chip and never produces.
+//! * `turn_limit` (house rule, off by default) ends the game after that many turns, the
+//!   most VP winning: random playouts use it.
+
+pub mod actions;
+mod actions_text;
+pub mod data;
+pub mod render;
+pub mod rules;
+pub mod state;
+#[cfg(test)]
+mod tests;
+
+use crate::engine::{
+    Game, GameInfo, GameRng, Outcome, RuleError, Seat, SetupError, Status, Viewer, Visibility,
+};
+
+pub use actions::Action;
+pub use data::{Data, parse_and_validate};
+pub use state::{Options, State};
+
+pub const ID: &str = "starfarers";
+
+/// The game, holding its validated content pack.
+pub struct Starfarers {
+    data: Data,
+    error: Option<String>,
+}
+
+impl Starfarers {
+    /// Loads the shipped data file. A broken file is kept as an error: `check_data` reports
+    /// it at server start and `setup` refuses to start a game.
+    pub fn new() -> Self {
+        match parse_and_validate(data::DATA_TOML) {
+            Ok(data) => Starfarers { data, error: None },
+            Err(e) => Starfarers {
+                data: Data::default(),
+                error: Some(e),
+            },
+        }
+    }
+
+    /// A game over another content pack (tests, variants).
+    pub fn with_data(data: Data) -> Self {
+        Starfarers { data, error: None }
+    }
+
+    pub fn data(&self) -> &Data {
+        &self.data
+    }
+}
+
+impl Default for Starfarers {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Game for Starfarers {
+    type Options = Options;
+    type State = State;
+    type Action = Action;
+    type View = render::View;
+
+    fn info(&self) -> GameInfo {
+        GameInfo {
+            id: ID,
+            name: "The Starfarers of Catan",
+            min_players: 3,
+            max_players: 4,
+            rules_version: 1,
+        }
+    }
+
+    fn setup(&self, options: &Options, seats: usize, rng: GameRng) -> Result<State, SetupError> {
+        if let Some(e) = &self.error {
+            return Err(SetupError::new("invalid_data", e.clone()));
+        }
+        rules::setup(&self.data, options, seats, rng)
+    }
+
+    fn status(&self, state: &State) -> Status {
+        if !matches!(state.phase, state::Phase::Over) {
+            return Status::Active {
+                to_act: rules::to_act(state),
+            };
+        }
+        let d = &self.data;
+        let scores: Vec<(Seat, i64)> = (0..state.seats)
+            .map(|s| (s, i64::from(rules::vp(d, state, s))))
+            .collect();
+        Status::Finished(match state.winner {
+            Some(w) => {
+                let others: Vec<(Seat, i64)> =
+                    scores.iter().copied().filter(|x| x.0 != w).collect();
+                let mut out = Outcome::by_score(&others, "");
+                for p in &mut out.ranking {
+                    p.rank += 1;
+                }
+                let wv = scores.iter().find(|x| x.0 == w).map_or(0, |x| x.1);
+                out.ranking.insert(
+                    0,
+                    crate::engine::Placing {
+                        seat: w,
+                        rank: 1,
+                        score: Some(wv),
+                    },
+                );
+                out.summary = format!("{} wins with {wv} VP", rules::player_name(state, w));
+                out
+            }
+            None => {
+                let best = scores.iter().map(|x| x.1).max().unwrap_or(0);
+                Outcome::by_score(&scores, format!("turn limit reached; best score {best} VP"))
+            }
+        })
+    }
+
+    fn legal_actions(&self, state: &State, seat: Seat) -> Vec<Action> {
+        rules::legal(&self.data, state, seat)
+    }
+
+    /// Trade offers are listed as one-for-one swaps; `apply` also takes any other offer.
+    fn legal_actions_complete(&self) -> bool {
+        false
+    }
+
+    fn apply(&self, state: &State, seat: Seat, action: &Action) -> Result<State, RuleError> {
+        rules::apply(&self.data, state, seat, action)
+    }
+
+    fn view(&self, state: &State, viewer: Viewer) -> render::View {
+        render::view(&self.data, state, viewer)
+    }
+
+    fn action_visibility(&self, _before: &State, seat: Seat, action: &Action) -> Visibility {
+        match action {
+            // A pending offer is for the two players involved (rules 7).
+            Action::OfferTrade { to, .. } => Visibility::Private {
+                seen_by: if *to == seat {
+                    vec![seat]
+                } else {
+                    vec![seat, *to]
+                },
+                public_form: serde_json::json!({"type": "offer_trade", "to": to}),
+            },
+            _ => Visibility::Public,
+        }
+    }
+
+    fn describe_action(&self, state: &State, seat: Seat, action: &Action) -> String {
+        actions_text::describe(&self.data, state, seat, action)
+    }
+
+    fn render_text(&self, state: &State, viewer: Viewer) -> String {
+        render::render(&self.data, state, viewer)
+    }
+
+    fn seat_name(&self, state: &State, seat: Seat) -> String {
+        rules::player_name(state, seat)
+    }
+
+    fn resample_hidden(&self, state: &State, viewer: Viewer, rng: &mut GameRng) -> State {
+        render::resample(state, viewer, rng)
+    }
+
+    fn check_data(&self) -> Result<(), String> {
+        match &self.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+}

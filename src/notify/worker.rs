@@ -1,0 +1,139 @@
+//! The outbox worker: sends queued emails, marks each sent right after sending, retries
+//! with exponential backoff when the transport fails. Moves never wait for it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use diesel::prelude::*;
+use lettre::message::{Mailbox, MultiPart, header};
+use lettre::{FileTransport, Message, SmtpTransport, Transport};
+
+use crate::store::PgPool;
+use crate::store::models::OutboxRow;
+use crate::store::schema::outbox;
+
+/// Where mail goes.
+pub enum Mailer {
+    Smtp(Box<SmtpTransport>),
+    Files(FileTransport),
+}
+
+impl Mailer {
+    /// SMTP when a URL is configured (`smtp://host:port`, `smtps://user:pass@host`),
+    /// else `.eml` files under `dir`.
+    pub fn from_settings(smtp_url: Option<&str>, dir: PathBuf) -> Result<Mailer> {
+        match smtp_url {
+            Some(url) => Ok(Mailer::Smtp(Box::new(
+                SmtpTransport::from_url(url)
+                    .with_context(|| "invalid TURNPOST_SMTP_URL")?
+                    .timeout(Some(Duration::from_secs(20)))
+                    .build(),
+            ))),
+            None => {
+                std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+                Ok(Mailer::Files(FileTransport::new(dir)))
+            }
+        }
+    }
+
+    fn send(&self, message: &Message) -> Result<()> {
+        match self {
+            Mailer::Smtp(t) => t.send(message).map(|_| ()).context("SMTP send"),
+            Mailer::Files(t) => t.send(message).map(|_| ()).context("writing .eml"),
+        }
+    }
+}
+
+pub struct Worker {
+    pub pool: PgPool,
+    pub mailer: Mailer,
+    pub from: Mailbox,
+    pub poll: Duration,
+    pub max_attempts: i32,
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Worker {
+    /// Runs until `stop` is set. Meant for its own thread.
+    pub fn run(self) {
+        while !self.stop.load(Ordering::Relaxed) {
+            match self.send_due() {
+                Ok(n) if n > 0 => continue,
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "outbox pass failed"),
+            }
+            std::thread::sleep(self.poll);
+        }
+    }
+
+    /// Sends every due message, one transaction each; returns how many were handled.
+    pub fn send_due(&self) -> Result<usize> {
+        let mut conn = self.pool.get()?;
+        let mut handled = 0;
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let done = conn.transaction::<_, anyhow::Error, _>(|conn| {
+                // SKIP LOCKED: several workers (or servers) never send the same row twice.
+                let row: Option<OutboxRow> = outbox::table
+                    .filter(outbox::sent_at.is_null())
+                    .filter(outbox::failed_at.is_null())
+                    .filter(outbox::next_attempt_at.le(diesel::dsl::now))
+                    .order(outbox::id.asc())
+                    .for_update()
+                    .skip_locked()
+                    .select(OutboxRow::as_select())
+                    .first(conn)
+                    .optional()?;
+                let Some(row) = row else { return Ok(false) };
+                match self.build(&row).and_then(|m| self.mailer.send(&m)) {
+                    Ok(()) => {
+                        diesel::update(outbox::table.find(row.id))
+                            .set(outbox::sent_at.eq(diesel::dsl::now))
+                            .execute(conn)?;
+                    }
+                    Err(e) => {
+                        let attempts = row.attempts + 1;
+                        let backoff = 2i64.saturating_pow(attempts.min(12) as u32).min(3600);
+                        let failed = attempts >= self.max_attempts;
+                        tracing::warn!(id = row.id, attempts, error = %e, "email not sent");
+                        diesel::update(outbox::table.find(row.id))
+                            .set((
+                                outbox::attempts.eq(attempts),
+                                outbox::last_error.eq(format!("{e:#}")),
+                                outbox::next_attempt_at
+                                    .eq(chrono::Utc::now() + chrono::Duration::seconds(backoff)),
+                                outbox::failed_at.eq(failed.then(chrono::Utc::now)),
+                            ))
+                            .execute(conn)?;
+                    }
+                }
+                Ok(true)
+            })?;
+            if !done {
+                break;
+            }
+            handled += 1;
+        }
+        Ok(handled)
+    }
+
+    fn build(&self, row: &OutboxRow) -> Result<Message> {
+        let to: Mailbox = row.to_address.parse().context("recipient address")?;
+        // A stable Message-ID per outbox row: a retry after a crash is recognisably the
+        // same message to the receiving side.
+        let domain = self.from.email.domain().to_string();
+        Message::builder()
+            .from(self.from.clone())
+            .to(to)
+            .subject(&row.subject)
+            .message_id(Some(format!("<turnpost.{}@{}>", row.id, domain)))
+            .header(header::Date::now())
+            .multipart(MultiPart::alternative_plain_html(row.body_text.clone(), row.body_html.clone()))
+            .context("building the message")
+    }
+}

@@ -1,0 +1,52 @@
+//! Configuration: compiled-in defaults (`config/default.toml`), then
+//! `config/<TURNPOST_ENV>.toml` and `config/local.toml` if present, then `TURNPOST_*`
+//! environment variables. `DATABASE_URL` is read without a prefix, as everyone expects.
+
+use std::path::PathBuf;
+
+use config::{Config, Environment, File, FileFormat};
+use secrecy::SecretString;
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct Settings {
+    pub bind: String,
+    pub public_url: String,
+    pub mail_from: String,
+    #[serde(default)]
+    pub smtp_url: Option<SecretString>,
+    #[serde(default)]
+    pub jwt_secret: Option<SecretString>,
+    #[serde(default)]
+    pub database_url: Option<SecretString>,
+    pub var_dir: PathBuf,
+    pub jwt_ttl_hours: u64,
+    pub login_max_failures: u32,
+    pub login_window_secs: u64,
+    pub db_pool_size: u32,
+    pub outbox_poll_ms: u64,
+    pub outbox_max_attempts: i32,
+}
+
+impl Settings {
+    pub fn load() -> Result<Settings, config::ConfigError> {
+        let env = std::env::var("TURNPOST_ENV").unwrap_or_else(|_| "default".into());
+        let mut builder = Config::builder()
+            .add_source(File::from_str(include_str!("../config/default.toml"), FileFormat::Toml))
+            .add_source(File::with_name(&format!("config/{env}")).required(false))
+            .add_source(File::with_name("config/local").required(false))
+            .add_source(Environment::with_prefix("TURNPOST").try_parsing(true));
+        if let Ok(url) = std::env::var("DATABASE_URL") {
+            builder = builder.set_override("database_url", url)?;
+        }
+        builder.build()?.try_deserialize()
+    }
+
+    pub fn mail_dir(&self) -> PathBuf {
+        self.var_dir.join("mail")
+    }
+
+    pub fn pg_dir(&self) -> PathBuf {
+        self.var_dir.join("pg")
+    }
+}

@@ -1,0 +1,125 @@
+//! Row types. Conversions to API shapes live in the domain layer.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use serde_json::Value;
+
+use super::schema::{accounts, game_actions, game_seats, games, outbox};
+
+#[derive(Clone, Debug, Queryable, Selectable, Identifiable)]
+#[diesel(table_name = accounts)]
+pub struct Account {
+    pub id: i64,
+    pub email: String,
+    pub email_lower: String,
+    pub name: String,
+    pub password_hash: String,
+    pub email_notifications: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = accounts)]
+pub struct NewAccount<'a> {
+    pub email: &'a str,
+    pub email_lower: &'a str,
+    pub name: &'a str,
+    pub password_hash: &'a str,
+}
+
+#[derive(Clone, Debug, Queryable, Selectable, Identifiable)]
+#[diesel(table_name = games)]
+pub struct GameRow {
+    pub id: i64,
+    pub game_type: String,
+    pub rules_version: i32,
+    pub options: Value,
+    pub players: i32,
+    pub status: String,
+    pub version: i64,
+    pub seed: Vec<u8>,
+    pub snapshot: Option<String>,
+    pub to_act: Vec<i32>,
+    pub result: Option<Value>,
+    pub created_by: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = games)]
+pub struct NewGame<'a> {
+    pub game_type: &'a str,
+    pub rules_version: i32,
+    pub options: &'a Value,
+    pub players: i32,
+    pub status: &'a str,
+    pub seed: &'a [u8],
+    pub created_by: i64,
+}
+
+#[derive(Clone, Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = game_seats)]
+pub struct SeatRow {
+    pub game_id: i64,
+    pub seat: i32,
+    pub account_id: i64,
+    pub joined_at: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug, Queryable, Selectable)]
+#[diesel(table_name = game_actions)]
+pub struct ActionRow {
+    pub game_id: i64,
+    pub seq: i64,
+    pub seat: i32,
+    pub action: Value,
+    pub public_action: Option<Value>,
+    pub seen_by: Vec<i32>,
+    pub description: String,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = game_actions)]
+pub struct NewAction<'a> {
+    pub game_id: i64,
+    pub seq: i64,
+    pub seat: i32,
+    pub action: &'a Value,
+    pub public_action: Option<&'a Value>,
+    pub seen_by: &'a [i32],
+    pub description: &'a str,
+}
+
+#[derive(Clone, Debug, Queryable, Selectable)]
+#[diesel(table_name = outbox)]
+pub struct OutboxRow {
+    pub id: i64,
+    pub dedupe_key: String,
+    pub account_id: Option<i64>,
+    pub game_id: Option<i64>,
+    pub to_address: String,
+    pub subject: String,
+    pub body_text: String,
+    pub body_html: String,
+    pub created_at: DateTime<Utc>,
+    pub attempts: i32,
+    pub next_attempt_at: DateTime<Utc>,
+    pub sent_at: Option<DateTime<Utc>>,
+    pub failed_at: Option<DateTime<Utc>>,
+    pub last_error: Option<String>,
+}
+
+#[derive(Clone, Debug, Insertable)]
+#[diesel(table_name = outbox)]
+pub struct NewOutbox {
+    pub dedupe_key: String,
+    pub account_id: Option<i64>,
+    pub game_id: Option<i64>,
+    pub to_address: String,
+    pub subject: String,
+    pub body_text: String,
+    pub body_html: String,
+}

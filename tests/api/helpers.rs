@@ -1,0 +1,225 @@
+//! Black-box test support: one throwaway PostgreSQL cluster per test run, a fresh database
+//! per test, the real application on a random port, real HTTP with reqwest.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use reqwest::blocking::{Client, Response};
+use secrecy::SecretString;
+use serde_json::{Value, json};
+use turnpost::embedded_pg::ThrowawayCluster;
+use turnpost::settings::Settings;
+
+static CLUSTER: OnceLock<ThrowawayCluster> = OnceLock::new();
+
+fn cluster() -> &'static ThrowawayCluster {
+    CLUSTER.get_or_init(|| match ThrowawayCluster::start() {
+        Ok(c) => c,
+        Err(e) => panic!("cannot start the test PostgreSQL cluster: {e:#}"),
+    })
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub database_url: String,
+    pub mail_dir: PathBuf,
+    pub client: Client,
+}
+
+pub struct Player {
+    pub id: i64,
+    pub email: String,
+    pub token: String,
+}
+
+/// Settings for a test app, with `adjust` applied before the build.
+pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
+    let mut settings = Settings::load().expect("default settings load");
+    let database_url = cluster().new_database().expect("create test database");
+    let var = std::env::temp_dir().join(format!("turnpost-test-{}", hex::encode(rand::random::<[u8; 8]>())));
+    settings.bind = "127.0.0.1:0".into();
+    settings.var_dir = var.clone();
+    settings.smtp_url = None;
+    settings.outbox_poll_ms = 20;
+    settings.public_url = "http://turnpost.test".into();
+    adjust(&mut settings);
+    let mail_dir = settings.mail_dir();
+    let secret = SecretString::from("test-secret-".repeat(4));
+    let port = match turnpost::app::spawn_in_background(settings, database_url.clone(), secret) {
+        Ok(p) => p,
+        Err(e) => panic!("app did not start: {e:#}"),
+    };
+    TestApp {
+        address: format!("http://127.0.0.1:{port}"),
+        database_url,
+        mail_dir,
+        client: Client::builder().timeout(Duration::from_secs(60)).build().expect("client"),
+    }
+}
+
+pub fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {})
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    pub fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Response {
+        let mut r = self.client.post(self.url(path)).json(body);
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        r.send().expect("request")
+    }
+
+    pub fn get(&self, path: &str, token: Option<&str>) -> Response {
+        let mut r = self.client.get(self.url(path));
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        r.send().expect("request")
+    }
+
+    /// Signs up and logs in.
+    pub fn player(&self, name: &str) -> Player {
+        let email = format!("{}-{}@example.org", name.to_lowercase(), hex::encode(rand::random::<[u8; 4]>()));
+        let r = self.post(
+            "/api/v1/accounts",
+            None,
+            &json!({"email": email, "name": name, "password": "correct horse battery"}),
+        );
+        assert_eq!(r.status(), 201, "sign-up");
+        let id = r.json::<Value>().expect("json")["id"].as_i64().expect("id");
+        let r = self.post(
+            "/api/v1/auth/token",
+            None,
+            &json!({"email": email, "password": "correct horse battery"}),
+        );
+        assert_eq!(r.status(), 200, "login");
+        let token = r.json::<Value>().expect("json")["access_token"]
+            .as_str()
+            .expect("token")
+            .to_string();
+        Player { id, email, token }
+    }
+
+    /// Creates a game of `game_type` for `players` and seats them all; returns its id.
+    pub fn start_game(&self, game_type: &str, options: Value, players: &[&Player]) -> i64 {
+        let r = self.post(
+            "/api/v1/games",
+            Some(&players[0].token),
+            &json!({"game_type": game_type, "players": players.len(), "options": options}),
+        );
+        assert_eq!(r.status(), 201, "create game: {}", r.text().unwrap_or_default());
+        let id = r.json::<Value>().expect("json")["id"].as_i64().expect("id");
+        for p in &players[1..] {
+            let r = self.post(&format!("/api/v1/games/{id}/join"), Some(&p.token), &json!({}));
+            assert_eq!(r.status(), 200, "join");
+        }
+        id
+    }
+
+    pub fn game(&self, id: i64, p: &Player) -> Value {
+        let r = self.get(&format!("/api/v1/games/{id}"), Some(&p.token));
+        assert_eq!(r.status(), 200);
+        r.json().expect("json")
+    }
+
+    /// The .eml files written so far, parsed as MIME.
+    pub fn mails(&self) -> Vec<Mail> {
+        let Ok(rd) = std::fs::read_dir(&self.mail_dir) else {
+            return Vec::new();
+        };
+        rd.filter_map(|e| e.ok())
+            .filter(|e| e.path().extension().is_some_and(|x| x == "eml"))
+            .filter_map(|e| std::fs::read(e.path()).ok())
+            .filter_map(|raw| Mail::parse(&raw))
+            .collect()
+    }
+
+    /// Waits until `pred` holds for the mails written so far (the outbox worker is
+    /// asynchronous), or panics after a generous timeout.
+    pub fn wait_for_mails(&self, what: &str, pred: impl Fn(&[Mail]) -> bool) -> Vec<Mail> {
+        let start = Instant::now();
+        loop {
+            let mails = self.mails();
+            if pred(&mails) {
+                return mails;
+            }
+            if start.elapsed() > Duration::from_secs(30) {
+                panic!("timed out waiting for mails: {what} ({} mails so far)", mails.len());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// One email as a player's mail client would show it.
+#[derive(Debug, Clone)]
+pub struct Mail {
+    pub to: String,
+    pub subject: String,
+    pub message_id: String,
+    pub text: String,
+    pub html: String,
+}
+
+impl Mail {
+    pub fn parse(raw: &[u8]) -> Option<Mail> {
+        let m = mail_parser::MessageParser::default().parse(raw)?;
+        let to = m.to()?.first()?.address()?.to_string();
+        Some(Mail {
+            to,
+            subject: m.subject()?.to_string(),
+            message_id: m.message_id().unwrap_or_default().to_string(),
+            text: m.body_text(0)?.to_string(),
+            html: m.body_html(0).map(|h| h.to_string()).unwrap_or_default(),
+        })
+    }
+}
+
+/// Plays `game` to the end, each seat choosing uniformly among its legal actions with a
+/// seeded generator; returns the number of actions. Uses nothing but the public API.
+pub fn play_random(app: &TestApp, id: i64, players: &[&Player], seed: u64, max_actions: usize) -> usize {
+    let mut rng = turnpost::engine::GameRng::seed_from_u64(seed);
+    let mut actions = 0;
+    loop {
+        let g = app.game(id, players[0]);
+        if g["status"] == "finished" {
+            return actions;
+        }
+        assert!(actions < max_actions, "game {id} did not finish in {max_actions} actions");
+        let to_act: Vec<usize> = g["to_act"].as_array().expect("to_act").iter().filter_map(|v| v.as_u64()).map(|v| v as usize).collect();
+        assert!(!to_act.is_empty(), "active game with nobody to act");
+        let seat = to_act[rng.below(to_act.len())];
+        let p = players.iter().find(|p| {
+            g["seats"].as_array().expect("seats").iter().any(|s| s["seat"] == seat && s["account_id"] == p.id)
+        });
+        let p = p.expect("seat's player");
+        let mine = app.game(id, p);
+        let legal = mine["legal_actions"].as_array().expect("legal").clone();
+        assert!(!legal.is_empty(), "seat {seat} must act but has no legal action");
+        let action = legal[rng.below(legal.len())].clone();
+        let r = app.post(
+            &format!("/api/v1/games/{id}/actions"),
+            Some(&p.token),
+            &json!({"expected_version": mine["version"], "action": action}),
+        );
+        assert_eq!(r.status(), 200, "legal action refused: {}", r.text().unwrap_or_default());
+        actions += 1;
+    }
+}
+
+/// Runs the real `turnpost verify` binary against the test database.
+pub fn run_verify(app: &TestApp) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_turnpost"))
+        .arg("verify")
+        .env("DATABASE_URL", &app.database_url)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run turnpost verify");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+}

@@ -1,0 +1,175 @@
+//! A full Kasino game over HTTP between two accounts, using only `legal_actions`.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+
+use crate::helpers::{Player, TestApp, run_verify, spawn_app};
+
+/// Every string anywhere in a JSON value (cards serialise as strings like "10H").
+fn strings(v: &Value, out: &mut BTreeSet<String>) {
+    match v {
+        Value::String(s) => {
+            out.insert(s.clone());
+        }
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
+fn hand(game: &Value) -> BTreeSet<String> {
+    game["view"]["your_hand"]
+        .as_array()
+        .expect("a player's view shows their hand")
+        .iter()
+        .filter_map(|c| c.as_str().map(String::from))
+        .collect()
+}
+
+/// Fails if anything `seen` contains one of the cards in `secret_hand`.
+fn assert_no_leak(what: &str, seen: &Value, secret_hand: &BTreeSet<String>) {
+    let mut found = BTreeSet::new();
+    strings(seen, &mut found);
+    let leaked: Vec<&String> = secret_hand.intersection(&found).collect();
+    assert!(leaked.is_empty(), "{what} shows the opponent's cards {leaked:?}");
+}
+
+fn log(app: &TestApp, id: i64, p: &Player) -> Value {
+    let r = app.get(&format!("/api/v1/games/{id}/log"), Some(&p.token));
+    assert_eq!(r.status(), 200);
+    r.json().unwrap()
+}
+
+fn submit(app: &TestApp, id: i64, p: Option<&Player>, version: i64, action: &Value) -> reqwest::blocking::Response {
+    app.post(
+        &format!("/api/v1/games/{id}/actions"),
+        p.map(|p| p.token.as_str()),
+        &json!({"expected_version": version, "action": action}),
+    )
+}
+
+fn code(r: reqwest::blocking::Response) -> (u16, Value) {
+    let status = r.status().as_u16();
+    assert_eq!(r.headers()["content-type"], "application/problem+json");
+    (status, r.json().unwrap())
+}
+
+#[test]
+fn a_full_kasino_game_over_http() {
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    let dee = app.player("Dee");
+    let players = [&ada, &bo];
+    let id = app.start_game("kasino", json!({}), &players);
+    let mut rng = turnpost::engine::GameRng::seed_from_u64(2026);
+
+    let mut turn_changes = 0usize;
+    let mut previous_to_act: Vec<i64> = Vec::new();
+    let mut moves = 0usize;
+    let mut checked = [0usize; 5];
+    loop {
+        let ga = app.game(id, &ada);
+        let gb = app.game(id, &bo);
+        let to_act: Vec<i64> = ga["to_act"].as_array().unwrap().iter().filter_map(Value::as_i64).collect();
+        turn_changes += to_act.iter().filter(|s| !previous_to_act.contains(s)).count();
+        previous_to_act = to_act.clone();
+        if ga["status"] == "finished" {
+            assert!(ga["result"]["ranking"].as_array().is_some_and(|r| r.len() == 2));
+            break;
+        }
+        assert!(moves < 2_000, "the game did not finish");
+        // Neither player's view nor log shows the other's hand.
+        let (ha, hb) = (hand(&ga), hand(&gb));
+        assert_no_leak("Ada's view", &ga, &hb);
+        assert_no_leak("Bo's view", &gb, &ha);
+        if moves % 10 == 0 {
+            assert_no_leak("Ada's log", &log(&app, id, &ada), &hb);
+            assert_no_leak("Bo's log", &log(&app, id, &bo), &ha);
+            assert_no_leak("a spectator's view", &app.game(id, &dee), &ha.union(&hb).cloned().collect());
+        }
+
+        let seat = to_act[0] as usize;
+        let (p, q, mine, other_hand) = if seat == 0 { (&ada, &bo, &ga, &hb) } else { (&bo, &ada, &gb, &ha) };
+        let version = mine["version"].as_i64().unwrap();
+        let legal = mine["legal_actions"].as_array().unwrap().clone();
+        assert!(!legal.is_empty());
+        assert_eq!(mine["legal_action_texts"].as_array().unwrap().len(), legal.len());
+        let q_game = if seat == 0 { &gb } else { &ga };
+        assert_eq!(q_game["legal_actions"], json!([]), "the waiting player has nothing to submit");
+
+        // The errors, every few moves, each leaving the game unchanged.
+        if moves % 7 == 0 {
+            let (s, body) = code(submit(&app, id, Some(q), version, &legal[0]));
+            assert_eq!((s, body["code"].as_str()), (409, Some("not_your_turn")));
+            checked[0] += 1;
+            if version > 0 {
+                let (s, body) = code(submit(&app, id, Some(p), version - 1, &legal[0]));
+                assert_eq!((s, body["code"].as_str()), (409, Some("stale_version")));
+                assert_eq!(body["current_version"], version);
+                checked[1] += 1;
+            }
+            if let Some(card) = other_hand.iter().next() {
+                let (s, body) = code(submit(&app, id, Some(p), version, &json!({"type": "trail", "card": card})));
+                assert_eq!((s, body["code"].as_str()), (422, Some("illegal_action")));
+                assert!(body["rule_code"].is_string());
+                checked[2] += 1;
+            }
+            let (s, body) = code(submit(&app, id, Some(&dee), version, &legal[0]));
+            assert_eq!((s, body["code"].as_str()), (403, Some("not_a_player")));
+            let (s, _) = code(submit(&app, id, None, version, &legal[0]));
+            assert_eq!(s, 401);
+            let (s, body) = code(submit(&app, id, Some(p), version, &json!({"type": "juggle"})));
+            assert_eq!((s, body["code"].as_str()), (422, Some("malformed_action")));
+            checked[3] += 1;
+            assert_eq!(app.game(id, p)["version"], version, "refused submissions change nothing");
+        }
+
+        let action = legal[rng.below(legal.len())].clone();
+        let r = submit(&app, id, Some(p), version, &action);
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+        assert_eq!(r.headers()["etag"], format!("\"{}\"", version + 1));
+        let after: Value = r.json().unwrap();
+        assert_eq!(after["version"], version + 1);
+        assert_no_leak("the mover's response", &after, &other_hand.clone());
+        moves += 1;
+        checked[4] += 1;
+    }
+    assert!(checked.iter().all(|&c| c > 0), "every error path was exercised: {checked:?}");
+
+    // History: the view at version 0, and versions that do not exist.
+    let r = app.get(&format!("/api/v1/games/{id}/views/0"), Some(&ada.token));
+    assert_eq!(r.status(), 200);
+    let v0: Value = r.json().unwrap();
+    assert_eq!(v0["view"]["your_hand"].as_array().unwrap().len(), 4);
+    assert_eq!(app.get(&format!("/api/v1/games/{id}/views/{}", moves + 1), Some(&ada.token)).status(), 404);
+    let finished = app.game(id, &ada);
+    let (s, body) = code(submit(&app, id, Some(&ada), finished["version"].as_i64().unwrap(), &json!({"type": "clear_table"})));
+    assert_eq!((s, body["code"].as_str()), (409, Some("game_not_active")));
+
+    // One turn email per turn change, and a game-over email to each player.
+    let subject_turn = format!("[Turnpost] Kasino #{id}: your turn");
+    let subject_over = format!("[Turnpost] Kasino #{id}: game over");
+    let mails = app.wait_for_mails("turn and game-over emails", |m| {
+        m.iter().filter(|x| x.subject == subject_turn).count() >= turn_changes
+            && m.iter().filter(|x| x.subject == subject_over).count() >= 2
+    });
+    assert_eq!(mails.iter().filter(|x| x.subject == subject_turn).count(), turn_changes);
+    let over: Vec<_> = mails.iter().filter(|x| x.subject == subject_over).collect();
+    assert_eq!(over.len(), 2);
+    assert!(over.iter().any(|m| m.to == ada.email) && over.iter().any(|m| m.to == bo.email));
+    let ids: BTreeSet<&str> = mails.iter().map(|m| m.message_id.as_str()).collect();
+    assert_eq!(ids.len(), mails.len(), "every email is sent once");
+    for m in mails.iter().filter(|x| x.subject == subject_turn) {
+        assert!(m.to == ada.email || m.to == bo.email);
+        assert!(m.text.contains("Your choices:") && m.text.contains("  1. "), "{}", m.text);
+        assert!(m.text.contains(&format!("/api/v1/games/{id}")));
+        assert!(m.html.contains("<pre"));
+    }
+
+    // The stored game replays to its snapshot.
+    let (ok, out) = run_verify(&app);
+    assert!(ok, "verify failed: {out}");
+    assert!(out.contains("0 mismatch"), "{out}");
+}
