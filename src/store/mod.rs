@@ -16,6 +16,8 @@ pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 pub fn pool(url: &str, size: u32) -> Result<PgPool> {
     Pool::builder()
         .max_size(size)
+        // Open connections as needed rather than all at start.
+        .min_idle(Some(1))
         .connection_timeout(std::time::Duration::from_secs(10))
         .build(ConnectionManager::new(url))
         .context("connecting to the database")

@@ -42,6 +42,8 @@ pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     settings.var_dir = var.clone();
     settings.smtp_url = None;
     settings.outbox_poll_ms = 20;
+    // Many apps share one test cluster: keep each pool small.
+    settings.db_pool_size = 4;
     settings.public_url = "http://turnpost.test".into();
     adjust(&mut settings);
     let mail_dir = settings.mail_dir();
@@ -221,5 +223,6 @@ pub fn run_verify(app: &TestApp) -> (bool, String) {
         .env("RUST_LOG", "warn")
         .output()
         .expect("run turnpost verify");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), format!("{}\n{text}", out.status))
 }

@@ -84,7 +84,9 @@ fn a_full_kasino_game_over_http() {
         let (ha, hb) = (hand(&ga), hand(&gb));
         assert_no_leak("Ada's view", &ga, &hb);
         assert_no_leak("Bo's view", &gb, &ha);
-        if moves % 10 == 0 {
+        // The log spans rounds, and cards played in an earlier round are dealt again in a
+        // later one: compare the log with the hand only within the first round.
+        if moves % 10 == 0 && ga["view"]["round"] == 1 {
             assert_no_leak("Ada's log", &log(&app, id, &ada), &hb);
             assert_no_leak("Bo's log", &log(&app, id, &bo), &ha);
             assert_no_leak("a spectator's view", &app.game(id, &dee), &ha.union(&hb).cloned().collect());
