@@ -15,6 +15,14 @@ pub struct Settings {
     pub mail_from: String,
     #[serde(default)]
     pub smtp_url: Option<SecretString>,
+    /// Shared secret of `POST /api/v1/inbound/email` (sent as `Authorization: Bearer`);
+    /// unset: the inbound endpoint refuses every request.
+    #[serde(default)]
+    pub inbound_secret: Option<SecretString>,
+    /// Address players reply to; a reply token is added as `local+token@domain`.
+    /// Unset: the address of `mail_from`.
+    #[serde(default)]
+    pub reply_address: Option<String>,
     #[serde(default)]
     pub jwt_secret: Option<SecretString>,
     #[serde(default)]
@@ -26,6 +34,10 @@ pub struct Settings {
     pub db_pool_size: u32,
     pub outbox_poll_ms: u64,
     pub outbox_max_attempts: i32,
+    /// How often the clock sweeper looks for reminders and timeouts.
+    pub sweep_interval_secs: u64,
+    /// Vacation days each account may take per calendar year.
+    pub vacation_days_per_year: i64,
 }
 
 impl Settings {
@@ -35,7 +47,8 @@ impl Settings {
             .add_source(File::from_str(include_str!("../config/default.toml"), FileFormat::Toml))
             .add_source(File::with_name(&format!("config/{env}")).required(false))
             .add_source(File::with_name("config/local").required(false))
-            .add_source(Environment::with_prefix("TURNPOST").try_parsing(true));
+            // No type guessing: a numeric-looking secret must stay a string.
+            .add_source(Environment::with_prefix("TURNPOST"));
         if let Ok(url) = std::env::var("DATABASE_URL") {
             builder = builder.set_override("database_url", url)?;
         }

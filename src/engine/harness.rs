@@ -334,3 +334,166 @@ pub fn check_many<G: Game>(
     }
     total
 }
+
+#[cfg(test)]
+mod tests {
+    //! The harness must be able to fail: a tiny game, correct and with planted faults.
+
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    use super::*;
+    use crate::engine::{GameInfo, Outcome, RuleError, SetupError};
+
+    /// Each seat holds a secret card 1..=9; players take turns naming a number; after six
+    /// turns the highest secret wins. `fault` plants one contract violation.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Fault {
+        None,
+        LeakyView,
+        AcceptsUnlisted,
+        ReplayDiverges,
+    }
+
+    struct Secrets(Fault);
+
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    struct St {
+        secrets: Vec<u8>,
+        said: Vec<u8>,
+        rng: GameRng,
+    }
+
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+    struct Say {
+        n: u8,
+    }
+
+    #[derive(Default, Clone, Debug, Serialize, Deserialize, JsonSchema)]
+    struct Opts {}
+
+    impl Game for Secrets {
+        type Options = Opts;
+        type State = St;
+        type Action = Say;
+        type View = serde_json::Value;
+
+        fn info(&self) -> GameInfo {
+            GameInfo {
+                id: "secrets",
+                name: "Secrets",
+                min_players: 2,
+                max_players: 3,
+                rules_version: 1,
+            }
+        }
+
+        fn setup(&self, _: &Opts, seats: usize, mut rng: GameRng) -> Result<St, SetupError> {
+            let secrets = (0..seats).map(|_| rng.die(9)).collect();
+            Ok(St {
+                secrets,
+                said: Vec::new(),
+                rng,
+            })
+        }
+
+        fn status(&self, s: &St) -> Status {
+            if s.said.len() >= 6 {
+                let scores: Vec<(Seat, i64)> = s.secrets.iter().enumerate().map(|(i, &v)| (i, v as i64)).collect();
+                Status::Finished(Outcome::by_score(&scores, "done"))
+            } else {
+                Status::Active {
+                    to_act: vec![s.said.len() % s.secrets.len()],
+                }
+            }
+        }
+
+        fn legal_actions(&self, s: &St, seat: Seat) -> Vec<Say> {
+            if self.status(s).to_act().contains(&seat) {
+                (1..=3).map(|n| Say { n }).collect()
+            } else {
+                Vec::new()
+            }
+        }
+
+        fn apply(&self, s: &St, seat: Seat, a: &Say) -> Result<St, RuleError> {
+            let listed = self.legal_actions(s, seat).contains(a);
+            let lenient = self.0 == Fault::AcceptsUnlisted && a.n == 1;
+            if !listed && !lenient {
+                return Err(RuleError::new("no", "not listed"));
+            }
+            let mut next = s.clone();
+            next.said.push(a.n);
+            if self.0 == Fault::ReplayDiverges {
+                // Depends on something outside state and action: the wall clock.
+                let nanos = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.subsec_nanos());
+                next.said.push((nanos % 3) as u8);
+                next.said.pop();
+                next.secrets[0] = (nanos % 200) as u8;
+            }
+            Ok(next)
+        }
+
+        fn view(&self, s: &St, viewer: Viewer) -> serde_json::Value {
+            let mine = viewer.seat().and_then(|v| s.secrets.get(v).copied());
+            let all = (self.0 == Fault::LeakyView).then(|| s.secrets.clone());
+            serde_json::json!({ "said": s.said, "mine": mine, "all": all })
+        }
+
+        fn describe_action(&self, _: &St, _: Seat, a: &Say) -> String {
+            format!("say {}", a.n)
+        }
+
+        fn render_text(&self, s: &St, _: Viewer) -> String {
+            format!("{:?}", s.said)
+        }
+
+        fn resample_hidden(&self, s: &St, viewer: Viewer, rng: &mut GameRng) -> St {
+            let mut t = s.clone();
+            for (i, v) in t.secrets.iter_mut().enumerate() {
+                if viewer.seat() != Some(i) {
+                    *v = rng.die(9);
+                }
+            }
+            t.rng = rng.fork();
+            t
+        }
+    }
+
+    fn run(f: Fault) -> Result<PlayoutStats, String> {
+        let cfg = PlayoutConfig::default();
+        (0..20).try_fold(PlayoutStats::default(), |acc, seed| {
+            let s = check_playout(&Secrets(f), &Opts {}, 3, seed, &cfg)?;
+            Ok(PlayoutStats {
+                resamples_that_changed_state: acc.resamples_that_changed_state + s.resamples_that_changed_state,
+                ..s
+            })
+        })
+    }
+
+    #[test]
+    fn a_correct_game_passes_and_the_leak_check_was_live() {
+        let stats = run(Fault::None).unwrap();
+        assert!(stats.resamples_that_changed_state > 0);
+    }
+
+    #[test]
+    fn a_view_showing_other_seats_secrets_fails() {
+        let e = run(Fault::LeakyView).unwrap_err();
+        assert!(e.contains("changed when only hidden information changed"), "{e}");
+    }
+
+    #[test]
+    fn accepting_an_unlisted_action_fails() {
+        let e = run(Fault::AcceptsUnlisted).unwrap_err();
+        assert!(e.contains("may apply"), "{e}");
+    }
+
+    #[test]
+    fn a_replay_that_differs_fails() {
+        let e = run(Fault::ReplayDiverges).unwrap_err();
+        assert!(e.contains("replay") || e.contains("round trip"), "{e}");
+    }
+}

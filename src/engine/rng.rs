@@ -159,24 +159,14 @@ mod tests {
 
     #[test]
     fn the_stream_is_pinned() {
-        // If this changes, every stored game would replay differently: never update it
-        // casually. Values are ChaCha20 (RFC 8439 keystream) through `below`/`shuffle`.
+        // If this changes, every stored game would replay differently: never update these
+        // values casually. ChaCha20 keystream, mapped through `below` and `shuffle`.
         let mut r = GameRng::seed_from_u64(42);
-        let dice = r.roll(10, 6);
+        assert_eq!(r.roll(10, 6), vec![4, 3, 1, 5, 6, 5, 1, 4, 3, 2]);
         let mut deck: Vec<u8> = (0..10).collect();
         r.shuffle(&mut deck);
-        let again = {
-            let mut r = GameRng::seed_from_u64(42);
-            let d = r.roll(10, 6);
-            let mut k: Vec<u8> = (0..10).collect();
-            r.shuffle(&mut k);
-            (d, k)
-        };
-        assert_eq!((dice.clone(), deck.clone()), again);
-        assert!(dice.iter().all(|d| (1..=6).contains(d)));
-        let mut sorted = deck.clone();
-        sorted.sort();
-        assert_eq!(sorted, (0..10).collect::<Vec<u8>>());
+        assert_eq!(deck, vec![3, 4, 9, 0, 1, 6, 5, 2, 8, 7]);
+        assert_eq!(r.next_u64(), 2070966210215758661);
     }
 
     #[test]

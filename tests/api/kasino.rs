@@ -86,7 +86,7 @@ fn a_full_kasino_game_over_http() {
         assert_no_leak("Bo's view", &gb, &ha);
         // The log spans rounds, and cards played in an earlier round are dealt again in a
         // later one: compare the log with the hand only within the first round.
-        if moves % 10 == 0 && ga["view"]["round"] == 1 {
+        if moves.is_multiple_of(10) && ga["view"]["round"] == 1 {
             assert_no_leak("Ada's log", &log(&app, id, &ada), &hb);
             assert_no_leak("Bo's log", &log(&app, id, &bo), &ha);
             assert_no_leak("a spectator's view", &app.game(id, &dee), &ha.union(&hb).cloned().collect());
@@ -102,7 +102,7 @@ fn a_full_kasino_game_over_http() {
         assert_eq!(q_game["legal_actions"], json!([]), "the waiting player has nothing to submit");
 
         // The errors, every few moves, each leaving the game unchanged.
-        if moves % 7 == 0 {
+        if moves.is_multiple_of(7) {
             let (s, body) = code(submit(&app, id, Some(q), version, &legal[0]));
             assert_eq!((s, body["code"].as_str()), (409, Some("not_your_turn")));
             checked[0] += 1;
