@@ -80,7 +80,10 @@ fn main() -> anyhow::Result<()> {
                             None => {
                                 let g: Value = match client.get(format!("{base}/games/{id}")).bearer_auth(&tokens[0]).send().and_then(|r| r.json()) {
                                     Ok(g) => g,
-                                    Err(_) => break,
+                                    Err(e) => {
+                                        eprintln!("game {id}: {e}");
+                                        break;
+                                    }
                                 };
                                 g["to_act"][0].as_u64().unwrap_or(0) as usize
                             }
@@ -88,10 +91,15 @@ fn main() -> anyhow::Result<()> {
                         if game.is_null() || game["your_seat"] != s {
                             game = match client.get(format!("{base}/games/{id}")).bearer_auth(&tokens[s]).send().and_then(|r| r.json()) {
                                 Ok(g) => g,
-                                Err(_) => break,
+                                Err(e) => {
+                                    eprintln!("game {id}: {e}");
+                                    break;
+                                }
                             };
                         }
                         if game["status"] != "active" {
+                            // Finished before its quota: a short Kasino game, not an error.
+                            eprintln!("game {id} finished after {} moves", lat.len());
                             break;
                         }
                         let legal = game["legal_actions"].as_array().cloned().unwrap_or_default();
@@ -123,6 +131,9 @@ fn main() -> anyhow::Result<()> {
         handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
     });
     let wall = start.elapsed();
+    // The cost of a move must not grow with the game: compare early and late moves.
+    let early = median(results.iter().flat_map(|l| l.iter().take(10).copied()).collect());
+    let late = median(results.iter().flat_map(|l| l.iter().skip(l.len().saturating_sub(10)).copied()).collect());
     let mut all: Vec<Duration> = results.into_iter().flatten().collect();
     all.sort();
     let n = all.len();
@@ -136,5 +147,15 @@ fn main() -> anyhow::Result<()> {
         pct(0.99).as_secs_f64() * 1e3,
         all.last().copied().unwrap_or_default().as_secs_f64() * 1e3
     );
+    println!(
+        "median POST latency of each game's first 10 moves: {:.1} ms; of its last 10 moves: {:.1} ms",
+        early.as_secs_f64() * 1e3,
+        late.as_secs_f64() * 1e3
+    );
     Ok(())
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
 }
