@@ -16,16 +16,27 @@ fn crossword_validator(c: &mut Criterion) {
     let Ok(f) = bench_fixture_large_table() else {
         panic!("the validator fixture must build");
     };
-    assert!(f.table.len() >= 100, "the fixture table has {} tiles", f.table.len());
-    assert!(validate_table(&f.context(), &f.submitted).is_ok(), "the fixture meld is legal");
-    c.bench_function(&format!("crossword_rummy/validate_table/{}_tiles", f.table.len()), |b| {
-        b.iter(|| validate_table(black_box(&f.context()), black_box(&f.submitted)))
-    });
+    assert!(
+        f.table.len() >= 100,
+        "the fixture table has {} tiles",
+        f.table.len()
+    );
+    assert!(
+        validate_table(&f.context(), &f.submitted).is_ok(),
+        "the fixture meld is legal"
+    );
+    c.bench_function(
+        &format!("crossword_rummy/validate_table/{}_tiles", f.table.len()),
+        |b| b.iter(|| validate_table(black_box(&f.context()), black_box(&f.submitted))),
+    );
 }
 
 fn space_empires_apply(c: &mut Criterion) {
     let (game, state, seat, action) = late_game_fixture();
-    assert!(game.apply(&state, seat, &action).is_ok(), "the fixture action is legal");
+    assert!(
+        game.apply(&state, seat, &action).is_ok(),
+        "the fixture action is legal"
+    );
     c.bench_function("space_empires_4x/apply/late_game", |b| {
         b.iter(|| game.apply(black_box(&state), seat, black_box(&action)))
     });
@@ -37,7 +48,9 @@ fn kasino_apply_early_and_late(c: &mut Criterion) {
     let Ok(p) = random_playout(&game, &options, 2, 3, 10_000) else {
         panic!("a random Kasino game finishes");
     };
-    let mut state = game.setup(&options, 2, GameRng::seed_from_u64(3)).expect("setup");
+    let mut state = game
+        .setup(&options, 2, GameRng::seed_from_u64(3))
+        .expect("setup");
     let mut states = vec![state.clone()];
     for (seat, a) in &p.log {
         state = game.apply(&state, *seat, a).expect("replay");
@@ -52,5 +65,10 @@ fn kasino_apply_early_and_late(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, crossword_validator, space_empires_apply, kasino_apply_early_and_late);
+criterion_group!(
+    benches,
+    crossword_validator,
+    space_empires_apply,
+    kasino_apply_early_and_late
+);
 criterion_main!(benches);

@@ -16,7 +16,10 @@ use turnpost::engine::GameRng;
 use turnpost::settings::Settings;
 
 fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn main() -> anyhow::Result<()> {
@@ -29,9 +32,16 @@ fn main() -> anyhow::Result<()> {
     settings.var_dir = std::env::temp_dir().join(format!("turnpost-bench-{}", std::process::id()));
     settings.smtp_url = None;
     settings.db_pool_size = 32;
-    let port = turnpost::app::spawn_in_background(settings, url, SecretString::from("bench-secret-".repeat(3)))?;
+    let port = turnpost::app::spawn_in_background(
+        settings,
+        url,
+        SecretString::from("bench-secret-".repeat(3)),
+    )?;
     let base = format!("http://127.0.0.1:{port}/api/v1");
-    let client = Client::builder().timeout(Duration::from_secs(60)).pool_max_idle_per_host(games * 2).build()?;
+    let client = Client::builder()
+        .timeout(Duration::from_secs(60))
+        .pool_max_idle_per_host(games * 2)
+        .build()?;
 
     let token = |email: &str| -> anyhow::Result<String> {
         client
@@ -56,7 +66,11 @@ fn main() -> anyhow::Result<()> {
             .send()?
             .json()?;
         let id = created["id"].as_i64().unwrap_or_default();
-        client.post(format!("{base}/games/{id}/join")).bearer_auth(&b).json(&json!({})).send()?;
+        client
+            .post(format!("{base}/games/{id}/join"))
+            .bearer_auth(&b)
+            .json(&json!({}))
+            .send()?;
         tables.push((id, [a, b]));
     }
 
@@ -78,7 +92,12 @@ fn main() -> anyhow::Result<()> {
                         let s = match seat {
                             Some(s) => s,
                             None => {
-                                let g: Value = match client.get(format!("{base}/games/{id}")).bearer_auth(&tokens[0]).send().and_then(|r| r.json()) {
+                                let g: Value = match client
+                                    .get(format!("{base}/games/{id}"))
+                                    .bearer_auth(&tokens[0])
+                                    .send()
+                                    .and_then(|r| r.json())
+                                {
                                     Ok(g) => g,
                                     Err(e) => {
                                         eprintln!("game {id}: {e}");
@@ -89,7 +108,12 @@ fn main() -> anyhow::Result<()> {
                             }
                         };
                         if game.is_null() || game["your_seat"] != s {
-                            game = match client.get(format!("{base}/games/{id}")).bearer_auth(&tokens[s]).send().and_then(|r| r.json()) {
+                            game = match client
+                                .get(format!("{base}/games/{id}"))
+                                .bearer_auth(&tokens[s])
+                                .send()
+                                .and_then(|r| r.json())
+                            {
                                 Ok(g) => g,
                                 Err(e) => {
                                     eprintln!("game {id}: {e}");
@@ -102,7 +126,10 @@ fn main() -> anyhow::Result<()> {
                             eprintln!("game {id} finished after {} moves", lat.len());
                             break;
                         }
-                        let legal = game["legal_actions"].as_array().cloned().unwrap_or_default();
+                        let legal = game["legal_actions"]
+                            .as_array()
+                            .cloned()
+                            .unwrap_or_default();
                         if legal.is_empty() {
                             break;
                         }
@@ -128,18 +155,45 @@ fn main() -> anyhow::Result<()> {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
     });
     let wall = start.elapsed();
     // The cost of a move must not grow with the game: compare early and late moves.
-    let early = median(results.iter().flat_map(|l| l.iter().take(10).copied()).collect());
-    let late = median(results.iter().flat_map(|l| l.iter().skip(l.len().saturating_sub(10)).copied()).collect());
+    let early = median(
+        results
+            .iter()
+            .flat_map(|l| l.iter().take(10).copied())
+            .collect(),
+    );
+    let late = median(
+        results
+            .iter()
+            .flat_map(|l| l.iter().skip(l.len().saturating_sub(10)).copied())
+            .collect(),
+    );
     let mut all: Vec<Duration> = results.into_iter().flatten().collect();
     all.sort();
     let n = all.len();
-    let pct = |p: f64| all.get(((n as f64 * p).ceil() as usize).saturating_sub(1).min(n.saturating_sub(1))).copied().unwrap_or_default();
-    println!("concurrent games: {games}, moves submitted: {n}, wall time: {:.2} s", wall.as_secs_f64());
-    println!("throughput: {:.0} moves/s (each move = GET as the mover + POST action)", n as f64 / wall.as_secs_f64());
+    let pct = |p: f64| {
+        all.get(
+            ((n as f64 * p).ceil() as usize)
+                .saturating_sub(1)
+                .min(n.saturating_sub(1)),
+        )
+        .copied()
+        .unwrap_or_default()
+    };
+    println!(
+        "concurrent games: {games}, moves submitted: {n}, wall time: {:.2} s",
+        wall.as_secs_f64()
+    );
+    println!(
+        "throughput: {:.0} moves/s (each move = GET as the mover + POST action)",
+        n as f64 / wall.as_secs_f64()
+    );
     println!(
         "POST /actions latency: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
         pct(0.50).as_secs_f64() * 1e3,

@@ -18,10 +18,56 @@ use crate::api::{self, health::OpenApiText, problem};
 use crate::auth::jwt::Tokens;
 use crate::auth::throttle::LoginThrottle;
 use crate::domain::Domain;
+use crate::domain::clocks::SystemClock;
 use crate::games::Registry;
+use crate::notify::reply::ReplyAddress;
 use crate::notify::worker::{Mailer, Worker};
 use crate::settings::Settings;
 use crate::store;
+
+/// The plain reply address: `reply_address`, else the address of `mail_from`.
+fn reply_address(settings: &Settings) -> Result<String> {
+    match &settings.reply_address {
+        Some(a) if !a.trim().is_empty() => Ok(a.trim().to_string()),
+        _ => {
+            let from: lettre::message::Mailbox = settings
+                .mail_from
+                .parse()
+                .context("invalid mail_from address")?;
+            Ok(from.email.to_string())
+        }
+    }
+}
+
+/// The domain over `pool`: what the server runs, and what tests build to call the domain
+/// directly (e.g. `sweep(now)` with a chosen time, or a "restarted" sweeper).
+pub fn domain(
+    settings: &Settings,
+    pool: store::PgPool,
+    registry: Registry,
+    jwt_secret: &SecretString,
+) -> Result<Domain> {
+    Ok(Domain {
+        pool,
+        registry,
+        tokens: Tokens::new(jwt_secret, settings.jwt_ttl_hours as i64 * 3600),
+        throttle: Arc::new(LoginThrottle::new(
+            settings.login_max_failures,
+            Duration::from_secs(settings.login_window_secs),
+        )),
+        public_url: settings.public_url.clone(),
+        reply: ReplyAddress::new(
+            &reply_address(settings)?,
+            jwt_secret.expose_secret().as_bytes(),
+        )?,
+        inbound_secret: settings
+            .inbound_secret
+            .clone()
+            .filter(|s| !s.expose_secret().is_empty()),
+        clock: Arc::new(SystemClock),
+        vacation_days_per_year: settings.vacation_days_per_year,
+    })
+}
 
 pub struct Application {
     port: u16,
@@ -29,13 +75,20 @@ pub struct Application {
     domain: Domain,
     worker_stop: Arc<AtomicBool>,
     worker: Option<JoinHandle<()>>,
+    sweeper: Option<JoinHandle<()>>,
 }
 
 impl Application {
     /// Everything up to a bound, not yet running server.
-    pub async fn build(settings: &Settings, database_url: &str, jwt_secret: SecretString) -> Result<Application> {
+    pub async fn build(
+        settings: &Settings,
+        database_url: &str,
+        jwt_secret: SecretString,
+    ) -> Result<Application> {
         let registry = Registry::standard();
-        registry.check_data().map_err(|e| anyhow::anyhow!("shipped game data is broken: {e}"))?;
+        registry
+            .check_data()
+            .map_err(|e| anyhow::anyhow!("shipped game data is broken: {e}"))?;
         if jwt_secret.expose_secret().len() < 32 {
             anyhow::bail!("the JWT secret must have at least 32 characters");
         }
@@ -49,16 +102,7 @@ impl Application {
         })
         .await??;
 
-        let domain = Domain {
-            pool: pool.clone(),
-            registry,
-            tokens: Tokens::new(&jwt_secret, settings.jwt_ttl_hours as i64 * 3600),
-            throttle: Arc::new(LoginThrottle::new(
-                settings.login_max_failures,
-                Duration::from_secs(settings.login_window_secs),
-            )),
-            public_url: settings.public_url.clone(),
-        };
+        let domain = domain(settings, pool.clone(), registry, &jwt_secret)?;
 
         let mailer = Mailer::from_settings(
             settings.smtp_url.as_ref().map(|s| s.expose_secret()),
@@ -68,7 +112,10 @@ impl Application {
         let worker = Worker {
             pool,
             mailer,
-            from: settings.mail_from.parse().context("invalid mail_from address")?,
+            from: settings
+                .mail_from
+                .parse()
+                .context("invalid mail_from address")?,
             poll: Duration::from_millis(settings.outbox_poll_ms),
             max_attempts: settings.outbox_max_attempts,
             stop: Arc::clone(&worker_stop),
@@ -78,7 +125,28 @@ impl Application {
             .spawn(move || worker.run())
             .context("starting the outbox worker")?;
 
-        let listener = TcpListener::bind(&settings.bind).with_context(|| format!("binding {}", settings.bind))?;
+        // The clock sweeper: reminders and timeouts, each applied exactly once (see
+        // domain::clocks), so a restart or a second server never repeats one.
+        let sweep_domain = domain.clone();
+        let sweep_stop = Arc::clone(&worker_stop);
+        let interval = Duration::from_secs(settings.sweep_interval_secs.max(1));
+        let sweeper = std::thread::Builder::new()
+            .name("sweeper".into())
+            .spawn(move || {
+                while !sweep_stop.load(Ordering::Relaxed) {
+                    if let Err(e) = sweep_domain.sweep(chrono::Utc::now()) {
+                        tracing::warn!(error = %e, "clock sweep failed");
+                    }
+                    let until = std::time::Instant::now() + interval;
+                    while std::time::Instant::now() < until && !sweep_stop.load(Ordering::Relaxed) {
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                }
+            })
+            .context("starting the clock sweeper")?;
+
+        let listener = TcpListener::bind(&settings.bind)
+            .with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
         let data = web::Data::new(domain.clone());
         let spec = web::Data::new(OpenApiText(api::openapi_yaml()));
@@ -109,6 +177,7 @@ impl Application {
             domain,
             worker_stop,
             worker: Some(worker),
+            sweeper: Some(sweeper),
         })
     }
 
@@ -124,7 +193,10 @@ impl Application {
     pub async fn run_until_stopped(mut self) -> Result<()> {
         let result = self.server.await;
         self.worker_stop.store(true, Ordering::Relaxed);
-        if let Some(w) = self.worker.take() {
+        for w in [self.worker.take(), self.sweeper.take()]
+            .into_iter()
+            .flatten()
+        {
             let _ = tokio::task::spawn_blocking(move || w.join()).await;
         }
         result.context("HTTP server")
@@ -134,7 +206,11 @@ impl Application {
 /// Builds and runs the application on a thread of its own (with its own actix system);
 /// returns the bound port once it listens. For tests and benchmarks; the thread ends
 /// with the process.
-pub fn spawn_in_background(settings: Settings, database_url: String, jwt_secret: SecretString) -> Result<u16> {
+pub fn spawn_in_background(
+    settings: Settings,
+    database_url: String,
+    jwt_secret: SecretString,
+) -> Result<u16> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("turnpost-app".into())

@@ -14,7 +14,11 @@ use crate::games::Registry;
 use crate::settings::Settings;
 
 #[derive(Parser)]
-#[command(name = "turnpost", version, about = "A server for slow, asynchronous board games, by REST and by email")]
+#[command(
+    name = "turnpost",
+    version,
+    about = "A server for slow, asynchronous board games, by REST and by email"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -87,7 +91,10 @@ pub fn main() -> ExitCode {
 fn init_tracing() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 /// The database every command uses: DATABASE_URL, else the private cluster (started if
@@ -182,10 +189,21 @@ fn verify() -> Result<ExitCode> {
         report.actions,
         report.problems.len()
     );
-    Ok(if report.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if report.problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
-fn simulate(game: &str, games: usize, seed: u64, players: Option<usize>, options: &str, max_actions: usize) -> Result<ExitCode> {
+fn simulate(
+    game: &str,
+    games: usize,
+    seed: u64,
+    players: Option<usize>,
+    options: &str,
+    max_actions: usize,
+) -> Result<ExitCode> {
     let registry = Registry::standard();
     let Some(engine) = registry.get(game) else {
         let ids: Vec<&str> = registry.all().map(|g| g.info().id).collect();
@@ -208,5 +226,9 @@ fn simulate(game: &str, games: usize, seed: u64, players: Option<usize>, options
     println!("elapsed: {secs:.3} s");
     println!("games/s: {:.1}", games as f64 / secs.max(1e-9));
     println!("actions/s: {:.0}", report.actions as f64 / secs.max(1e-9));
-    Ok(if report.finished == games { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if report.finished == games {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -22,7 +22,10 @@ pub const DATABASE: &str = "turnpost";
 pub fn find_bin_dir() -> Result<PathBuf> {
     if let Some(path) = std::env::var_os("PATH") {
         for dir in std::env::split_paths(&path) {
-            if dir.join("initdb").is_file() && dir.join("pg_ctl").is_file() && dir.join("postgres").is_file() {
+            if dir.join("initdb").is_file()
+                && dir.join("pg_ctl").is_file()
+                && dir.join("postgres").is_file()
+            {
                 return Ok(dir);
             }
         }
@@ -106,7 +109,14 @@ fn initdb(bin: &Path, data: &Path, password: &str) -> Result<()> {
     let out = pg_command(&bin.join("initdb"))
         .arg("-D")
         .arg(data)
-        .args(["-U", SUPERUSER, "--auth=scram-sha-256", "-E", "UTF8", "--locale=C"])
+        .args([
+            "-U",
+            SUPERUSER,
+            "--auth=scram-sha-256",
+            "-E",
+            "UTF8",
+            "--locale=C",
+        ])
         .arg(format!("--pwfile={}", pwfile.display()))
         .output()
         .context("running initdb");
@@ -187,7 +197,13 @@ impl PrivateCluster {
             .arg("-l")
             .arg(&log)
             .args(["-w", "-t", "60", "-o"])
-            .arg(server_options(port).iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" "))
+            .arg(
+                server_options(port)
+                    .iter()
+                    .map(|a| shell_quote(a))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
             .arg("start")
             .output()
             .context("running pg_ctl start")?;
@@ -227,7 +243,9 @@ impl PrivateCluster {
             .output();
         match out {
             Ok(o) if o.status.success() => tracing::info!("stopped private PostgreSQL cluster"),
-            Ok(o) => tracing::warn!(stderr = %String::from_utf8_lossy(&o.stderr), "pg_ctl stop failed"),
+            Ok(o) => {
+                tracing::warn!(stderr = %String::from_utf8_lossy(&o.stderr), "pg_ctl stop failed")
+            }
             Err(e) => tracing::warn!(error = %e, "pg_ctl stop failed"),
         }
     }
@@ -266,7 +284,8 @@ pub fn create_database(admin_url: &str, name: &str) -> Result<()> {
         .load::<Found>(&mut conn)?;
     if exists.is_empty() {
         // Identifiers cannot be bound; `name` is ours (never user input) and quoted.
-        diesel::sql_query(format!("CREATE DATABASE \"{}\"", name.replace('"', ""))).execute(&mut conn)?;
+        diesel::sql_query(format!("CREATE DATABASE \"{}\"", name.replace('"', "")))
+            .execute(&mut conn)?;
     }
     Ok(())
 }
@@ -296,7 +315,11 @@ pub struct ThrowawayCluster {
 impl ThrowawayCluster {
     pub fn start() -> Result<ThrowawayCluster> {
         let bin = find_bin_dir()?;
-        let root = std::env::temp_dir().join(format!("turnpost-test-pg-{}-{}", std::process::id(), random_password()));
+        let root = std::env::temp_dir().join(format!(
+            "turnpost-test-pg-{}-{}",
+            std::process::id(),
+            random_password()
+        ));
         fs::create_dir_all(&root)?;
         let data = root.join("data");
         let password = random_password();
@@ -327,13 +350,24 @@ impl ThrowawayCluster {
             .stderr(Stdio::piped())
             .spawn()
             .context("starting the test cluster")?;
-        let stdin = watchdog.stdin.take().ok_or_else(|| anyhow!("no stdin for the watchdog"))?;
-        if let Err(e) = wait_for_connection(&url(&password, port, "postgres"), Duration::from_secs(60)) {
+        let stdin = watchdog
+            .stdin
+            .take()
+            .ok_or_else(|| anyhow!("no stdin for the watchdog"))?;
+        if let Err(e) =
+            wait_for_connection(&url(&password, port, "postgres"), Duration::from_secs(60))
+        {
             let log = fs::read_to_string(root.join("server.log")).unwrap_or_default();
             let err = watchdog
                 .stderr
                 .take()
-                .map(|s| BufReader::new(s).lines().map_while(Result::ok).collect::<Vec<_>>().join("\n"))
+                .map(|s| {
+                    BufReader::new(s)
+                        .lines()
+                        .map_while(Result::ok)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
                 .unwrap_or_default();
             bail!("test cluster did not come up: {e}\n{log}\n{err}");
         }

@@ -44,7 +44,10 @@ impl Settings {
     pub fn load() -> Result<Settings, config::ConfigError> {
         let env = std::env::var("TURNPOST_ENV").unwrap_or_else(|_| "default".into());
         let mut builder = Config::builder()
-            .add_source(File::from_str(include_str!("../config/default.toml"), FileFormat::Toml))
+            .add_source(File::from_str(
+                include_str!("../config/default.toml"),
+                FileFormat::Toml,
+            ))
             .add_source(File::with_name(&format!("config/{env}")).required(false))
             .add_source(File::with_name("config/local").required(false))
             // No type guessing: a numeric-looking secret must stay a string.

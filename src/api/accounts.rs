@@ -6,7 +6,10 @@ use super::auth::Caller;
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
 use crate::domain::accounts::to_response;
-use crate::domain::shapes::{AccountResponse, NewAccountRequest, TokenRequest, TokenResponse, UpdateAccountRequest};
+use crate::domain::clocks::{VacationRequest, VacationResponse};
+use crate::domain::shapes::{
+    AccountResponse, NewAccountRequest, TokenRequest, TokenResponse, UpdateAccountRequest,
+};
 
 /// Create an account.
 #[utoipa::path(
@@ -20,7 +23,10 @@ use crate::domain::shapes::{AccountResponse, NewAccountRequest, TokenRequest, To
     )
 )]
 #[post("/accounts")]
-pub async fn create_account(domain: web::Data<Domain>, body: web::Json<NewAccountRequest>) -> Result<HttpResponse, ApiError> {
+pub async fn create_account(
+    domain: web::Data<Domain>,
+    body: web::Json<NewAccountRequest>,
+) -> Result<HttpResponse, ApiError> {
     let account = web::block(move || domain.create_account(body.into_inner())).await??;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/accounts/{}", account.id)))
@@ -38,7 +44,10 @@ pub async fn create_account(domain: web::Data<Domain>, body: web::Json<NewAccoun
     )
 )]
 #[post("/auth/token")]
-pub async fn token(domain: web::Data<Domain>, body: web::Json<TokenRequest>) -> Result<web::Json<TokenResponse>, ApiError> {
+pub async fn token(
+    domain: web::Data<Domain>,
+    body: web::Json<TokenRequest>,
+) -> Result<web::Json<TokenResponse>, ApiError> {
     let t = web::block(move || domain.issue_token(body.into_inner())).await??;
     Ok(web::Json(t))
 }
@@ -53,7 +62,10 @@ pub async fn token(domain: web::Data<Domain>, body: web::Json<TokenRequest>) -> 
     )
 )]
 #[get("/me")]
-pub async fn me(domain: web::Data<Domain>, caller: Caller) -> Result<web::Json<AccountResponse>, ApiError> {
+pub async fn me(
+    domain: web::Data<Domain>,
+    caller: Caller,
+) -> Result<web::Json<AccountResponse>, ApiError> {
     let a = web::block(move || domain.account(caller.0)).await??;
     Ok(web::Json(to_response(&a)))
 }
@@ -78,4 +90,31 @@ pub async fn update_me(
 ) -> Result<web::Json<AccountResponse>, ApiError> {
     let a = web::block(move || domain.update_account(caller.0, body.into_inner())).await??;
     Ok(web::Json(a))
+}
+
+/// Go on vacation: from `from` to `until` the caller's clocks stand still in every game,
+/// and opponents see "on vacation until …". Limited by a yearly allowance.
+#[utoipa::path(
+    tag = "accounts",
+    security(("bearer" = [])),
+    request_body = VacationRequest,
+    responses(
+        (status = 201, body = VacationResponse),
+        (status = 400, body = Problem, content_type = "application/problem+json"),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`vacation_overlap`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_vacation`, `vacation_allowance_exceeded`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/me/vacation")]
+pub async fn vacation(
+    domain: web::Data<Domain>,
+    caller: Caller,
+    body: web::Json<VacationRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let req = body.into_inner();
+    let allowance = domain.vacation_days_per_year;
+    let v =
+        web::block(move || domain.add_vacation(caller.0, req.from, req.until, allowance)).await??;
+    Ok(HttpResponse::Created().json(v))
 }

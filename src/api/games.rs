@@ -10,7 +10,8 @@ use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
 use crate::domain::games::{ListQuery, ListStatus};
 use crate::domain::shapes::{
-    ActionRequest, GameListResponse, GameResponse, GameTypeResponse, LogEntry, NewGameRequest, ViewAtResponse,
+    ActionRequest, GameListResponse, GameResponse, GameTypeResponse, LogEntry, NewGameRequest,
+    ViewAtResponse,
 };
 use crate::domain::{DomainError, DomainResult};
 
@@ -70,13 +71,19 @@ fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
         None => false,
         Some("me") => true,
         Some(other) => {
-            return Err(DomainError::invalid("invalid_query", format!("awaiting must be \"me\", not {other:?}")));
+            return Err(DomainError::invalid(
+                "invalid_query",
+                format!("awaiting must be \"me\", not {other:?}"),
+            ));
         }
     };
     let page = p.page.unwrap_or(1);
     let per_page = p.per_page.unwrap_or(20);
     if page < 1 || !(1..=100).contains(&per_page) {
-        return Err(DomainError::invalid("invalid_query", "page must be ≥ 1 and per_page 1 to 100"));
+        return Err(DomainError::invalid(
+            "invalid_query",
+            "page must be ≥ 1 and per_page 1 to 100",
+        ));
     }
     Ok(ListQuery {
         status,
@@ -121,7 +128,11 @@ pub async fn list_games(
     )
 )]
 #[get("/games/{id}")]
-pub async fn get_game(domain: web::Data<Domain>, caller: Caller, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
+pub async fn get_game(
+    domain: web::Data<Domain>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let g = web::block(move || domain.get_game(caller.0, id)).await??;
     Ok(with_etag(g))
@@ -140,7 +151,11 @@ pub async fn get_game(domain: web::Data<Domain>, caller: Caller, id: web::Path<i
     )
 )]
 #[post("/games/{id}/join")]
-pub async fn join_game(domain: web::Data<Domain>, caller: Caller, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
+pub async fn join_game(
+    domain: web::Data<Domain>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let g = web::block(move || domain.join_game(caller.0, id)).await??;
     Ok(with_etag(g))
@@ -160,7 +175,11 @@ pub async fn join_game(domain: web::Data<Domain>, caller: Caller, id: web::Path<
     )
 )]
 #[post("/games/{id}/leave")]
-pub async fn leave_game(domain: web::Data<Domain>, caller: Caller, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
+pub async fn leave_game(
+    domain: web::Data<Domain>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     web::block(move || domain.leave_game(caller.0, id)).await??;
     Ok(HttpResponse::NoContent().finish())
@@ -226,7 +245,9 @@ pub async fn game_log(
     let after = params.after.unwrap_or(0);
     let limit = params.limit.unwrap_or(200);
     if after < 0 || !(1..=1000).contains(&limit) {
-        return Err(DomainError::invalid("invalid_query", "after must be ≥ 0 and limit 1 to 1000").into());
+        return Err(
+            DomainError::invalid("invalid_query", "after must be ≥ 0 and limit 1 to 1000").into(),
+        );
     }
     let log = web::block(move || domain.game_log(caller.0, id, after, limit)).await??;
     Ok(web::Json(log))
@@ -253,4 +274,54 @@ pub async fn view_at(
     let (id, version) = path.into_inner();
     let v = web::block(move || domain.view_at(caller.0, id, version)).await??;
     Ok(web::Json(v))
+}
+
+/// Give up the game: the caller's seat ranks last. With one other player left the game
+/// ends; with more, a bot plays the seat's moves (marked `[bot]` in the log).
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Game id")),
+    responses(
+        (status = 200, description = "The game after the resignation", body = GameResponse),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_active`, `already_forfeited`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{id}/resign")]
+pub async fn resign(
+    domain: web::Data<Domain>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let g = web::block(move || domain.resign(caller.0, id)).await??;
+    Ok(with_etag(g))
+}
+
+/// Remind the players the game waits for, by email. Only when it is someone else's move,
+/// and once per 24 hours per game.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Game id")),
+    responses(
+        (status = 202, description = "The reminder is queued"),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`your_move`, `nudge_too_soon` (with `next_nudge_at`), `game_not_active`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{id}/nudge")]
+pub async fn nudge(
+    domain: web::Data<Domain>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    web::block(move || domain.nudge(caller.0, id)).await??;
+    Ok(HttpResponse::Accepted().finish())
 }

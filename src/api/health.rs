@@ -33,7 +33,9 @@ pub async fn readyz(domain: web::Data<Domain>) -> Result<HttpResponse, ApiError>
 #[utoipa::path(tag = "health", responses((status = 200, description = "openapi.yaml", content_type = "application/yaml")))]
 #[get("/openapi.yaml")]
 pub async fn openapi_yaml(spec: web::Data<OpenApiText>) -> HttpResponse {
-    HttpResponse::Ok().content_type("application/yaml").body(spec.0.clone())
+    HttpResponse::Ok()
+        .content_type("application/yaml")
+        .body(spec.0.clone())
 }
 
 /// The rendered spec, computed once at start.

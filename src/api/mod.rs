@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod auth;
 pub mod games;
 pub mod health;
+pub mod inbound;
 pub mod problem;
 
 use utoipa::Modify;
@@ -32,7 +33,21 @@ impl Modify for BearerAuth {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
             "bearer",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "inbound",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("The shared secret TURNPOST_INBOUND_SECRET"))
+                    .build(),
+            ),
         );
     }
 }
@@ -48,6 +63,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(accounts::token)
                 .service(accounts::me)
                 .service(accounts::update_me)
+                .service(accounts::vacation)
                 .service(games::game_types)
                 .service(games::create_game)
                 .service(games::list_games)
@@ -56,7 +72,10 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(games::leave_game)
                 .service(games::submit_action)
                 .service(games::game_log)
-                .service(games::view_at),
+                .service(games::view_at)
+                .service(games::resign)
+                .service(games::nudge)
+                .service(inbound::inbound_email),
         );
 }
 

@@ -68,7 +68,11 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         let body = Problem {
             type_uri: format!("/problems/{}", self.code),
-            title: self.status.canonical_reason().unwrap_or("Error").to_string(),
+            title: self
+                .status
+                .canonical_reason()
+                .unwrap_or("Error")
+                .to_string(),
             status: self.status.as_u16(),
             detail: self.detail.clone(),
             code: self.code.clone(),
@@ -96,15 +100,28 @@ fn with_extra(mut e: ApiError, extra: Option<Value>) -> ApiError {
 impl From<DomainError> for ApiError {
     fn from(e: DomainError) -> ApiError {
         match e {
-            DomainError::Invalid { code, message, extra } => {
-                with_extra(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message), extra)
+            DomainError::Invalid {
+                code,
+                message,
+                extra,
+            } => with_extra(
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message),
+                extra,
+            ),
+            DomainError::Unauthorized { code, message } => {
+                ApiError::new(StatusCode::UNAUTHORIZED, code, message)
             }
-            DomainError::Unauthorized { code, message } => ApiError::new(StatusCode::UNAUTHORIZED, code, message),
-            DomainError::Forbidden { code, message } => ApiError::new(StatusCode::FORBIDDEN, code, message),
-            DomainError::NotFound { code, what } => ApiError::new(StatusCode::NOT_FOUND, code, format!("{what} not found")),
-            DomainError::Conflict { code, message, extra } => {
-                with_extra(ApiError::new(StatusCode::CONFLICT, code, message), extra)
+            DomainError::Forbidden { code, message } => {
+                ApiError::new(StatusCode::FORBIDDEN, code, message)
             }
+            DomainError::NotFound { code, what } => {
+                ApiError::new(StatusCode::NOT_FOUND, code, format!("{what} not found"))
+            }
+            DomainError::Conflict {
+                code,
+                message,
+                extra,
+            } => with_extra(ApiError::new(StatusCode::CONFLICT, code, message), extra),
             DomainError::TooManyRequests { retry_after_secs } => {
                 let mut e = ApiError::new(
                     StatusCode::TOO_MANY_REQUESTS,
@@ -116,13 +133,21 @@ impl From<DomainError> for ApiError {
             }
             DomainError::Unavailable(detail) => {
                 tracing::error!(%detail, "database unavailable");
-                let mut e = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "the service is temporarily unavailable");
+                let mut e = ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "unavailable",
+                    "the service is temporarily unavailable",
+                );
                 e.retry_after = Some(5);
                 e
             }
             DomainError::Internal(err) => {
                 tracing::error!(error = ?err, "internal error");
-                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "an internal error occurred; it has been logged")
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "an internal error occurred; it has been logged",
+                )
             }
         }
     }
@@ -130,12 +155,19 @@ impl From<DomainError> for ApiError {
 
 impl From<actix_web::error::BlockingError> for ApiError {
     fn from(_: actix_web::error::BlockingError) -> ApiError {
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "the server is overloaded; retry")
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "the server is overloaded; retry",
+        )
     }
 }
 
 /// Body errors: syntax (400), shape (422), media type (415), size (413).
-pub fn json_error(err: actix_web::error::JsonPayloadError, _req: &actix_web::HttpRequest) -> actix_web::Error {
+pub fn json_error(
+    err: actix_web::error::JsonPayloadError,
+    _req: &actix_web::HttpRequest,
+) -> actix_web::Error {
     use actix_web::error::JsonPayloadError as J;
     let e = match &err {
         J::ContentType => ApiError::new(
@@ -143,24 +175,45 @@ pub fn json_error(err: actix_web::error::JsonPayloadError, _req: &actix_web::Htt
             "unsupported_media_type",
             "send the body as application/json",
         ),
-        J::OverflowKnownLength { .. } | J::Overflow { .. } => {
-            ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "the body is too large")
-        }
-        J::Deserialize(d) if d.is_data() => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", d.to_string()),
+        J::OverflowKnownLength { .. } | J::Overflow { .. } => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            "the body is too large",
+        ),
+        J::Deserialize(d) if d.is_data() => ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_body",
+            d.to_string(),
+        ),
         J::Deserialize(d) => ApiError::new(StatusCode::BAD_REQUEST, "invalid_json", d.to_string()),
         other => ApiError::new(StatusCode::BAD_REQUEST, "invalid_body", other.to_string()),
     };
     e.into()
 }
 
-pub fn query_error(err: actix_web::error::QueryPayloadError, _req: &actix_web::HttpRequest) -> actix_web::Error {
+pub fn query_error(
+    err: actix_web::error::QueryPayloadError,
+    _req: &actix_web::HttpRequest,
+) -> actix_web::Error {
     ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", err.to_string()).into()
 }
 
-pub fn path_error(err: actix_web::error::PathError, _req: &actix_web::HttpRequest) -> actix_web::Error {
-    ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("no such resource: {err}")).into()
+pub fn path_error(
+    err: actix_web::error::PathError,
+    _req: &actix_web::HttpRequest,
+) -> actix_web::Error {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no such resource: {err}"),
+    )
+    .into()
 }
 
 pub async fn not_found() -> Result<HttpResponse, ApiError> {
-    Err(ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint"))
+    Err(ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "no such endpoint",
+    ))
 }

@@ -38,7 +38,8 @@ impl Tokens {
             iat: now,
             exp: now + self.ttl_secs,
         };
-        encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(|e| anyhow::anyhow!("signing token: {e}"))
+        encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .map_err(|e| anyhow::anyhow!("signing token: {e}"))
     }
 
     /// The account id of a valid, unexpired token.

@@ -14,14 +14,19 @@ pub fn hash(password: &str) -> anyhow::Result<String> {
 
 /// A hash of a password nobody knows, verified against when the email is unknown so that
 /// "no such account" and "wrong password" take the same time.
-static DUMMY: LazyLock<String> = LazyLock::new(|| hash("turnpost-timing-equaliser").unwrap_or_default());
+static DUMMY: LazyLock<String> =
+    LazyLock::new(|| hash("turnpost-timing-equaliser").unwrap_or_default());
 
 /// True when `password` matches `stored`. With `stored == None`, does the same work and
 /// returns false.
 pub fn verify(password: &str, stored: Option<&str>) -> bool {
     let phc = stored.unwrap_or(DUMMY.as_str());
     let ok = PasswordHash::new(phc)
-        .map(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+        .map(|parsed| {
+            Argon2::default()
+                .verify_password(password.as_bytes(), &parsed)
+                .is_ok()
+        })
         .unwrap_or(false);
     ok && stored.is_some()
 }

@@ -25,7 +25,10 @@ impl LoginThrottle {
     pub fn check(&self, key: &str, now: Instant) -> Option<u64> {
         let mut map = self.failures.lock().unwrap_or_else(|p| p.into_inner());
         let list = map.get_mut(key)?;
-        while list.front().is_some_and(|t| now.duration_since(*t) >= self.window) {
+        while list
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= self.window)
+        {
             list.pop_front();
         }
         if list.len() >= self.max_failures {
@@ -40,7 +43,10 @@ impl LoginThrottle {
         let mut map = self.failures.lock().unwrap_or_else(|p| p.into_inner());
         // Bound memory under a flood of distinct keys.
         if map.len() > 100_000 {
-            map.retain(|_, l| l.back().is_some_and(|t| now.duration_since(*t) < self.window));
+            map.retain(|_, l| {
+                l.back()
+                    .is_some_and(|t| now.duration_since(*t) < self.window)
+            });
         }
         map.entry(key.to_string()).or_default().push_back(now);
     }

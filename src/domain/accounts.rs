@@ -4,7 +4,10 @@ use std::time::Instant;
 
 use diesel::prelude::*;
 
-use super::shapes::{AccountResponse, NewAccountRequest, TokenRequest, TokenResponse, UpdateAccountRequest};
+use super::shapes::{
+    AccountResponse, EmailSetting, NewAccountRequest, TokenRequest, TokenResponse,
+    UpdateAccountRequest,
+};
 use super::{Domain, DomainError, DomainResult};
 use crate::auth::password;
 use crate::store::models::{Account, NewAccount};
@@ -19,7 +22,12 @@ const MAX_NAME: usize = 80;
 /// for a dotted domain, which lettre allows but no player has.
 pub fn parse_email(raw: &str) -> DomainResult<String> {
     let email = raw.trim();
-    let bad = || DomainError::invalid("invalid_email", format!("{raw:?} is not a valid email address"));
+    let bad = || {
+        DomainError::invalid(
+            "invalid_email",
+            format!("{raw:?} is not a valid email address"),
+        )
+    };
     if email.len() > 254 || email.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(bad());
     }
@@ -51,9 +59,18 @@ fn check_password(pw: &str) -> DomainResult<()> {
         ));
     }
     if pw.len() > MAX_PASSWORD {
-        return Err(DomainError::invalid("password_too_long", format!("password must have at most {MAX_PASSWORD} bytes")));
+        return Err(DomainError::invalid(
+            "password_too_long",
+            format!("password must have at most {MAX_PASSWORD} bytes"),
+        ));
     }
     Ok(())
+}
+
+#[derive(QueryableByName)]
+struct Known {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    known: bool,
 }
 
 pub fn to_response(a: &Account) -> AccountResponse {
@@ -62,6 +79,17 @@ pub fn to_response(a: &Account) -> AccountResponse {
         email: a.email.clone(),
         name: a.name.clone(),
         email_notifications: a.email_notifications,
+        email_mode: match (a.email_notifications, a.daily_digest) {
+            (false, _) => "off",
+            (true, true) => "daily_digest",
+            (true, false) => "each_turn",
+        }
+        .to_string(),
+        digest_hour: a.digest_hour,
+        reminders: a.reminders,
+        time_zone: a.time_zone.clone(),
+        quiet_from: a.quiet_from,
+        quiet_until: a.quiet_until,
         created_at: a.created_at,
     }
 }
@@ -88,14 +116,19 @@ impl Domain {
             .optional()?;
         match inserted {
             Some(a) => Ok(to_response(&a)),
-            None => Err(DomainError::conflict("email_taken", "an account with this email already exists")),
+            None => Err(DomainError::conflict(
+                "email_taken",
+                "an account with this email already exists",
+            )),
         }
     }
 
     pub fn issue_token(&self, req: TokenRequest) -> DomainResult<TokenResponse> {
         let key = req.email.trim().to_lowercase();
         if let Some(wait) = self.throttle.check(&key, Instant::now()) {
-            return Err(DomainError::TooManyRequests { retry_after_secs: wait });
+            return Err(DomainError::TooManyRequests {
+                retry_after_secs: wait,
+            });
         }
         let mut conn = self.conn()?;
         let account: Option<Account> = accounts::table
@@ -105,7 +138,10 @@ impl Domain {
             .optional()?;
         drop(conn);
         // Verify even for an unknown email, so timing does not reveal which emails exist.
-        let ok = password::verify(&req.password, account.as_ref().map(|a| a.password_hash.as_str()));
+        let ok = password::verify(
+            &req.password,
+            account.as_ref().map(|a| a.password_hash.as_str()),
+        );
         match account {
             Some(a) if ok => {
                 self.throttle.record_success(&key);
@@ -139,7 +175,11 @@ impl Domain {
             })
     }
 
-    pub fn update_account(&self, id: i64, req: UpdateAccountRequest) -> DomainResult<AccountResponse> {
+    pub fn update_account(
+        &self,
+        id: i64,
+        req: UpdateAccountRequest,
+    ) -> DomainResult<AccountResponse> {
         let current = self.account(id)?;
         let name = req.name.as_deref().map(parse_name).transpose()?;
         let hash = match &req.password {
@@ -157,11 +197,73 @@ impl Domain {
             None => None,
         };
         let mut conn = self.conn()?;
+        let time_zone = match req.time_zone.as_deref() {
+            None => current.time_zone.clone(),
+            Some(tz) => {
+                let known = diesel::sql_query(
+                    "SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS known",
+                )
+                .bind::<diesel::sql_types::Text, _>(tz)
+                .get_result::<Known>(&mut conn)?
+                .known;
+                if !known {
+                    return Err(DomainError::invalid(
+                        "invalid_time_zone",
+                        format!("{tz:?} is not an IANA time zone name"),
+                    ));
+                }
+                tz.to_string()
+            }
+        };
+        let (quiet_from, quiet_until) = match req.quiet_hours.as_deref() {
+            None => (current.quiet_from, current.quiet_until),
+            Some([]) => (None, None),
+            Some(&[f, u]) if (0..24).contains(&f) && (0..24).contains(&u) => (Some(f), Some(u)),
+            Some(_) => {
+                return Err(DomainError::invalid(
+                    "invalid_quiet_hours",
+                    "quiet_hours is [from, until] with hours 0 to 23, or [] for none",
+                ));
+            }
+        };
+        let (notifications, digest) = match &req.email_notifications {
+            None => (current.email_notifications, current.daily_digest),
+            Some(EmailSetting::OnOff(on)) => (*on, current.daily_digest && *on),
+            Some(EmailSetting::Mode(m)) => match m.as_str() {
+                "each_turn" => (true, false),
+                "daily_digest" => (true, true),
+                "off" => (false, false),
+                other => {
+                    return Err(DomainError::invalid(
+                        "invalid_email_notifications",
+                        format!(
+                            "email_notifications is true, false, each_turn, daily_digest or off, not {other:?}"
+                        ),
+                    ));
+                }
+            },
+        };
+        let digest_hour = match req.digest_hour {
+            None => current.digest_hour,
+            Some(h) if (0..24).contains(&h) => h,
+            Some(_) => {
+                return Err(DomainError::invalid(
+                    "invalid_digest_hour",
+                    "digest_hour is 0 to 23",
+                ));
+            }
+        };
         let updated = diesel::update(accounts::table.find(id))
             .set((
                 accounts::name.eq(name.unwrap_or(current.name)),
                 accounts::password_hash.eq(hash.unwrap_or(current.password_hash)),
-                accounts::email_notifications.eq(req.email_notifications.unwrap_or(current.email_notifications)),
+                accounts::email_notifications.eq(notifications),
+                accounts::daily_digest.eq(digest),
+                accounts::digest_hour.eq(digest_hour),
+                accounts::reminders.eq(req.reminders.unwrap_or(current.reminders)),
+                accounts::time_zone.eq(time_zone),
+                accounts::quiet_from.eq(quiet_from),
+                accounts::quiet_until.eq(quiet_until),
                 accounts::updated_at.eq(diesel::dsl::now),
             ))
             .returning(Account::as_returning())
@@ -179,7 +281,9 @@ mod tests {
         for good in ["a@b.co", "Ada.Lovelace+games@example.org"] {
             assert!(parse_email(good).is_ok(), "{good}");
         }
-        for bad in ["", "a", "a@b", "a b@c.de", "@b.co", "a@.co", "a@b.", "a@@b.co"] {
+        for bad in [
+            "", "a", "a@b", "a b@c.de", "@b.co", "a@.co", "a@b.", "a@@b.co",
+        ] {
             assert!(parse_email(bad).is_err(), "{bad}");
         }
     }

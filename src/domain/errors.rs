@@ -62,6 +62,20 @@ impl DomainError {
         }
     }
 
+    /// The stable code (as in the problem document).
+    pub fn code(&self) -> &'static str {
+        match self {
+            DomainError::Invalid { code, .. }
+            | DomainError::Unauthorized { code, .. }
+            | DomainError::Forbidden { code, .. }
+            | DomainError::NotFound { code, .. }
+            | DomainError::Conflict { code, .. } => code,
+            DomainError::TooManyRequests { .. } => "too_many_attempts",
+            DomainError::Unavailable(_) => "unavailable",
+            DomainError::Internal(_) => "internal",
+        }
+    }
+
     pub fn not_found(what: impl Into<String>) -> Self {
         DomainError::NotFound {
             code: "not_found",
@@ -75,10 +89,12 @@ impl From<diesel::result::Error> for DomainError {
         use diesel::result::{DatabaseErrorKind, Error};
         match e {
             Error::NotFound => DomainError::not_found("resource"),
-            Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => DomainError::conflict(
-                "concurrent_update",
-                "another request changed this resource at the same time; retry",
-            ),
+            Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => {
+                DomainError::conflict(
+                    "concurrent_update",
+                    "another request changed this resource at the same time; retry",
+                )
+            }
             Error::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
                 DomainError::Unavailable(info.message().to_string())
             }

@@ -7,12 +7,15 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde_json::{Value, json};
 
+use super::clocks::{self, TimeControl};
 use super::shapes::{
-    ActionRequest, GameListResponse, GameResponse, GameSummary, GameTypeResponse, LogEntry, NewGameRequest,
-    SeatResponse, ViewAtResponse,
+    ActionRequest, GameListResponse, GameResponse, GameSummary, GameTypeResponse, LogEntry,
+    NewGameRequest, SeatResponse, ViewAtResponse,
 };
 use super::{Domain, DomainError, DomainResult};
-use crate::engine::{DynGame, LoadedGame, RuleError, Seat, Status, Viewer, Visibility};
+use crate::engine::{
+    Applied, DynGame, LoadedGame, Outcome, Placing, RuleError, Seat, Status, Viewer, Visibility,
+};
 use crate::notify::compose;
 use crate::store::models::{ActionRow, GameRow, NewAction, NewGame, NewOutbox};
 use crate::store::schema::{accounts, game_actions, game_seats, games, outbox};
@@ -62,10 +65,29 @@ pub struct SeatInfo {
     pub name: String,
     pub email: String,
     pub email_notifications: bool,
+    /// Turn emails are replaced by the daily digest.
+    pub daily_digest: bool,
+    /// The seat's clock: milliseconds left as of `clock_since` (running) or now (stopped).
+    pub clock_ms: Option<i64>,
+    pub clock_since: Option<DateTime<Utc>>,
+    /// Milliseconds left on the clock now (vacations deducted).
+    pub clock_left_ms: Option<i64>,
+    /// The end of the player's current vacation.
+    pub vacation_until: Option<DateTime<Utc>>,
 }
 
-fn seat_infos(conn: &mut PgConnection, game_id: i64) -> QueryResult<Vec<SeatInfo>> {
-    let rows: Vec<(i32, i64, String, String, bool)> = game_seats::table
+pub(crate) fn seat_infos(conn: &mut PgConnection, game_id: i64) -> QueryResult<Vec<SeatInfo>> {
+    type SeatTuple = (
+        i32,
+        i64,
+        String,
+        String,
+        bool,
+        bool,
+        Option<i64>,
+        Option<DateTime<Utc>>,
+    );
+    let rows: Vec<SeatTuple> = game_seats::table
         .inner_join(accounts::table)
         .filter(game_seats::game_id.eq(game_id))
         .order(game_seats::seat.asc())
@@ -75,25 +97,46 @@ fn seat_infos(conn: &mut PgConnection, game_id: i64) -> QueryResult<Vec<SeatInfo
             accounts::name,
             accounts::email,
             accounts::email_notifications,
+            accounts::daily_digest,
+            game_seats::clock_ms,
+            game_seats::clock_since,
         ))
         .load(conn)?;
-    Ok(rows
-        .into_iter()
-        .map(|(seat, account_id, name, email, email_notifications)| SeatInfo {
+    let now = Utc::now();
+    let mut out = Vec::with_capacity(rows.len());
+    for (seat, account_id, name, email, email_notifications, daily_digest, clock_ms, clock_since) in
+        rows
+    {
+        let clock_left_ms = match (clock_ms, clock_since) {
+            (Some(ms), Some(since)) => {
+                Some((ms - clocks::used_ms(conn, account_id, since, now)?).max(0))
+            }
+            (ms, _) => ms,
+        };
+        out.push(SeatInfo {
+            clock_left_ms,
             seat,
             account_id,
             name,
             email,
             email_notifications,
-        })
-        .collect())
+            daily_digest,
+            clock_ms,
+            clock_since,
+            vacation_until: clocks::on_vacation_until(conn, account_id, now)?,
+        });
+    }
+    Ok(out)
 }
 
-fn seat_of(seats: &[SeatInfo], account: i64) -> Option<i32> {
-    seats.iter().find(|s| s.account_id == account).map(|s| s.seat)
+pub(crate) fn seat_of(seats: &[SeatInfo], account: i64) -> Option<i32> {
+    seats
+        .iter()
+        .find(|s| s.account_id == account)
+        .map(|s| s.seat)
 }
 
-fn lock_game(conn: &mut PgConnection, id: i64) -> DomainResult<GameRow> {
+pub(crate) fn lock_game(conn: &mut PgConnection, id: i64) -> DomainResult<GameRow> {
     games::table
         .find(id)
         .select(GameRow::as_select())
@@ -110,6 +153,19 @@ fn read_game(conn: &mut PgConnection, id: i64) -> DomainResult<GameRow> {
         .first(conn)
         .optional()?
         .ok_or_else(|| DomainError::not_found(format!("game {id}")))
+}
+
+/// A seat as the API shows it, with its clock and vacation.
+fn seat_response(row: &GameRow, s: &SeatInfo) -> SeatResponse {
+    let has_clock = row.time_control.is_some();
+    SeatResponse {
+        seat: s.seat,
+        account_id: s.account_id,
+        name: s.name.clone(),
+        clock_ms_left: if has_clock { s.clock_left_ms } else { None },
+        clock_running: has_clock && s.clock_since.is_some(),
+        on_vacation_until: s.vacation_until,
+    }
 }
 
 fn to_i32s(seats: &[Seat]) -> Vec<i32> {
@@ -137,7 +193,7 @@ impl Domain {
     }
 
     /// The implementation that runs a stored game.
-    fn engine_for(&self, row: &GameRow) -> DomainResult<Arc<dyn DynGame>> {
+    pub(crate) fn engine_for(&self, row: &GameRow) -> DomainResult<Arc<dyn DynGame>> {
         self.registry
             .get_version(&row.game_type, row.rules_version as u32)
             .cloned()
@@ -152,11 +208,15 @@ impl Domain {
             })
     }
 
-    fn load(&self, row: &GameRow) -> DomainResult<Option<Box<dyn LoadedGame>>> {
+    pub(crate) fn load(&self, row: &GameRow) -> DomainResult<Option<Box<dyn LoadedGame>>> {
         let engine = self.engine_for(row)?;
         match &row.snapshot {
             None => Ok(None),
-            Some(s) => Ok(Some(engine.load(s).map_err(|e| DomainError::Internal(e.into()))?)),
+            Some(s) => Ok(Some(
+                engine
+                    .load(s)
+                    .map_err(|e| DomainError::Internal(e.into()))?,
+            )),
         }
     }
 
@@ -164,7 +224,10 @@ impl Domain {
         let engine = self.registry.get(&req.game_type).cloned().ok_or_else(|| {
             DomainError::invalid(
                 "unknown_game_type",
-                format!("no game type {:?}; see GET /api/v1/game-types", req.game_type),
+                format!(
+                    "no game type {:?}; see GET /api/v1/game-types",
+                    req.game_type
+                ),
             )
         })?;
         let info = engine.info();
@@ -172,7 +235,10 @@ impl Domain {
         if players < info.min_players || players > info.max_players {
             return Err(DomainError::invalid(
                 "invalid_player_count",
-                format!("{} takes {} to {} players", info.name, info.min_players, info.max_players),
+                format!(
+                    "{} takes {} to {} players",
+                    info.name, info.min_players, info.max_players
+                ),
             ));
         }
         let setup_err = |e: crate::engine::SetupError| DomainError::Invalid {
@@ -181,6 +247,11 @@ impl Domain {
             extra: Some(json!({ "rule_code": e.code })),
         };
         let options = engine.normalize_options(&req.options).map_err(setup_err)?;
+        let time_control = req.time_control.map(TimeControl::normalized).transpose()?;
+        let timeout_policy = clocks::parse_policy(req.timeout_policy.as_deref())?;
+        let time_control = time_control
+            .map(|t| serde_json::to_value(t).map_err(anyhow::Error::from))
+            .transpose()?;
         // Try the set-up now, so options that cannot work with this many players are
         // refused at creation rather than when the last player joins.
         let seed: [u8; 32] = rand::random();
@@ -197,6 +268,8 @@ impl Domain {
                     status: "open",
                     seed: &seed,
                     created_by: account,
+                    time_control: time_control.as_ref(),
+                    timeout_policy,
                 })
                 .returning(GameRow::as_returning())
                 .get_result(conn)?;
@@ -220,11 +293,17 @@ impl Domain {
         conn.transaction::<_, DomainError, _>(|conn| {
             let row = lock_game(conn, id)?;
             if row.status != "open" {
-                return Err(DomainError::conflict("game_not_open", "this game has already started"));
+                return Err(DomainError::conflict(
+                    "game_not_open",
+                    "this game has already started",
+                ));
             }
             let seats = seat_infos(conn, id)?;
             if seat_of(&seats, account).is_some() {
-                return Err(DomainError::conflict("already_joined", "you already have a seat in this game"));
+                return Err(DomainError::conflict(
+                    "already_joined",
+                    "you already have a seat in this game",
+                ));
             }
             let seat = seats.len() as i32;
             diesel::insert_into(game_seats::table)
@@ -245,11 +324,9 @@ impl Domain {
     /// The last seat is taken: seeded set-up, first notifications.
     fn start(&self, conn: &mut PgConnection, row: &GameRow) -> DomainResult<()> {
         let engine = self.engine_for(row)?;
-        let seed: [u8; 32] = row
-            .seed
-            .as_slice()
-            .try_into()
-            .map_err(|_| DomainError::Internal(anyhow::anyhow!("game {} has a malformed seed", row.id)))?;
+        let seed: [u8; 32] = row.seed.as_slice().try_into().map_err(|_| {
+            DomainError::Internal(anyhow::anyhow!("game {} has a malformed seed", row.id))
+        })?;
         let state = engine
             .setup(&row.options, row.players as usize, seed)
             .map_err(|e| DomainError::Internal(anyhow::anyhow!("set-up failed at start: {e}")))?;
@@ -263,8 +340,25 @@ impl Domain {
                 games::updated_at.eq(diesel::dsl::now),
             ))
             .execute(conn)?;
+        clocks::sync_clocks(
+            conn,
+            row,
+            &row.forfeited,
+            status.to_act(),
+            false,
+            self.clock.now(),
+        )?;
         let seats = seat_infos(conn, row.id)?;
-        let mails = compose::for_transition(self, row, &engine.info(), 0, state.as_ref(), &[], &status, &seats);
+        let mails = compose::for_transition(
+            self,
+            row,
+            &engine.info(),
+            0,
+            state.as_ref(),
+            &[],
+            &status,
+            &seats,
+        );
         enqueue(conn, mails)?;
         Ok(())
     }
@@ -274,23 +368,34 @@ impl Domain {
         conn.transaction::<_, DomainError, _>(|conn| {
             let row = lock_game(conn, id)?;
             if row.status != "open" {
-                return Err(DomainError::conflict("game_not_open", "you can only leave a game before it starts"));
+                return Err(DomainError::conflict(
+                    "game_not_open",
+                    "you can only leave a game before it starts",
+                ));
             }
             let seats = seat_infos(conn, id)?;
             let Some(seat) = seat_of(&seats, account) else {
-                return Err(DomainError::forbidden("not_a_player", "you have no seat in this game"));
+                return Err(DomainError::forbidden(
+                    "not_a_player",
+                    "you have no seat in this game",
+                ));
             };
-            diesel::delete(game_seats::table.filter(game_seats::game_id.eq(id).and(game_seats::seat.eq(seat))))
-                .execute(conn)?;
+            diesel::delete(
+                game_seats::table.filter(game_seats::game_id.eq(id).and(game_seats::seat.eq(seat))),
+            )
+            .execute(conn)?;
             if seats.len() == 1 {
                 // Nobody is left: the game was never played, so it goes away.
                 diesel::delete(games::table.find(id)).execute(conn)?;
             } else {
                 // Keep seats numbered 0..n in joining order.
                 for s in seats.iter().filter(|s| s.seat > seat) {
-                    diesel::update(game_seats::table.filter(game_seats::game_id.eq(id).and(game_seats::seat.eq(s.seat))))
-                        .set(game_seats::seat.eq(s.seat - 1))
-                        .execute(conn)?;
+                    diesel::update(
+                        game_seats::table
+                            .filter(game_seats::game_id.eq(id).and(game_seats::seat.eq(s.seat))),
+                    )
+                    .set(game_seats::seat.eq(s.seat - 1))
+                    .execute(conn)?;
                 }
             }
             Ok(())
@@ -302,14 +407,25 @@ impl Domain {
         self.game_for(&mut conn, account, id)
     }
 
-    fn game_for(&self, conn: &mut PgConnection, account: i64, id: i64) -> DomainResult<GameResponse> {
+    fn game_for(
+        &self,
+        conn: &mut PgConnection,
+        account: i64,
+        id: i64,
+    ) -> DomainResult<GameResponse> {
         let row = read_game(conn, id)?;
         let seats = seat_infos(conn, id)?;
         let state = self.load(&row)?;
         Ok(self.respond(&row, &seats, account, state.as_deref()))
     }
 
-    fn respond(&self, row: &GameRow, seats: &[SeatInfo], account: i64, state: Option<&dyn LoadedGame>) -> GameResponse {
+    fn respond(
+        &self,
+        row: &GameRow,
+        seats: &[SeatInfo],
+        account: i64,
+        state: Option<&dyn LoadedGame>,
+    ) -> GameResponse {
         let your_seat = seat_of(seats, account);
         let viewer = your_seat.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
         let (view, legal) = match state {
@@ -337,14 +453,10 @@ impl Domain {
             version: row.version,
             players: row.players,
             options: row.options.clone(),
-            seats: seats
-                .iter()
-                .map(|s| SeatResponse {
-                    seat: s.seat,
-                    account_id: s.account_id,
-                    name: s.name.clone(),
-                })
-                .collect(),
+            seats: seats.iter().map(|s| seat_response(row, s)).collect(),
+            time_control: clocks::time_control(row),
+            timeout_policy: row.timeout_policy.clone(),
+            forfeited: row.forfeited.clone(),
             to_act: row.to_act.clone(),
             your_seat,
             view,
@@ -358,13 +470,21 @@ impl Domain {
 
     /// Applies one action: check the version, apply, append to the log, store the new
     /// snapshot, enqueue notifications. All in one transaction on the locked game row.
-    pub fn submit_action(&self, account: i64, id: i64, req: ActionRequest) -> DomainResult<GameResponse> {
+    pub fn submit_action(
+        &self,
+        account: i64,
+        id: i64,
+        req: ActionRequest,
+    ) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             let row = lock_game(conn, id)?;
             let seats = seat_infos(conn, id)?;
             let Some(seat) = seat_of(&seats, account) else {
-                return Err(DomainError::forbidden("not_a_player", "you have no seat in this game"));
+                return Err(DomainError::forbidden(
+                    "not_a_player",
+                    "you have no seat in this game",
+                ));
             };
             if row.status != "active" {
                 return Err(DomainError::Conflict {
@@ -383,56 +503,330 @@ impl Domain {
                     extra: Some(json!({ "current_version": row.version })),
                 });
             }
-            let engine = self.engine_for(&row)?;
-            let state = self
-                .load(&row)?
-                .ok_or_else(|| DomainError::Internal(anyhow::anyhow!("active game {id} has no snapshot")))?;
+            let state = self.load(&row)?.ok_or_else(|| {
+                DomainError::Internal(anyhow::anyhow!("active game {id} has no snapshot"))
+            })?;
             let before = state.status();
-            let applied = state.apply(seat as usize, &req.action).map_err(rule_error)?;
-            let version = row.version + 1;
-            let (public_action, seen_by) = match &applied.visibility {
+            let applied = state
+                .apply(seat as usize, &req.action)
+                .map_err(rule_error)?;
+            let (step, state) = Step::from_applied(seat, applied);
+            let state = self.persist(conn, &row, &seats, before.to_act(), vec![step], state)?;
+            let row = read_game(conn, id)?;
+            let seats = seat_infos(conn, id)?;
+            Ok(self.respond(&row, &seats, account, Some(state.as_ref())))
+        })
+    }
+
+    /// Writes `steps` (already applied, in order, ending in `state`) after `row`'s version:
+    /// log entries, the new snapshot and status, and the notifications owed. Must run in
+    /// the transaction that locked the game row. Returns the final state.
+    pub(crate) fn persist(
+        &self,
+        conn: &mut PgConnection,
+        row: &GameRow,
+        seats: &[SeatInfo],
+        before_to_act: &[Seat],
+        steps: Vec<Step>,
+        state: Box<dyn LoadedGame>,
+    ) -> DomainResult<Box<dyn LoadedGame>> {
+        self.persist_at(
+            conn,
+            row,
+            seats,
+            before_to_act,
+            steps,
+            state,
+            self.clock.now(),
+        )
+    }
+
+    /// [`Domain::persist`] at a given time (the sweep passes its own `now`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn persist_at(
+        &self,
+        conn: &mut PgConnection,
+        row: &GameRow,
+        seats: &[SeatInfo],
+        before_to_act: &[Seat],
+        steps: Vec<Step>,
+        state: Box<dyn LoadedGame>,
+        now: DateTime<Utc>,
+    ) -> DomainResult<Box<dyn LoadedGame>> {
+        let engine = self.engine_for(row)?;
+        let (mut steps, mut state) = (steps, state);
+        // Seats that forfeited are played by a bot making random legal moves, marked in the log.
+        while let Status::Active { to_act } = state.status() {
+            let Some(bot) = to_act
+                .iter()
+                .copied()
+                .find(|s| row.forfeited.contains(&(*s as i32)))
+            else {
+                break;
+            };
+            let legal = state.legal_actions(bot);
+            if legal.is_empty() || steps.len() > 100_000 {
+                break;
+            }
+            let choice = &legal[rand::random_range(0..legal.len())];
+            let applied = state
+                .apply(bot, choice)
+                .map_err(|e| anyhow::anyhow!("a legal action was refused: {e}"))?;
+            let (mut step, next) = Step::from_applied(bot as i32, applied);
+            step.description = format!("{BOT_MARK}{}", step.description);
+            steps.push(step);
+            state = next;
+        }
+        let mut version = row.version;
+        for step in &steps {
+            version += 1;
+            let (public_action, seen_by) = match &step.visibility {
                 Visibility::Public => (None, Vec::new()),
-                Visibility::Private { seen_by, public_form } => (Some(public_form.clone()), to_i32s(seen_by)),
+                Visibility::Private {
+                    seen_by,
+                    public_form,
+                } => (Some(public_form.clone()), to_i32s(seen_by)),
             };
             diesel::insert_into(game_actions::table)
                 .values(NewAction {
-                    game_id: id,
+                    game_id: row.id,
                     seq: version,
-                    seat,
-                    action: &applied.action,
+                    seat: step.seat,
+                    action: &step.action,
                     public_action: public_action.as_ref(),
                     seen_by: &seen_by,
-                    description: &applied.description,
+                    description: &step.description,
                 })
                 .execute(conn)?;
-            let after = applied.state.status();
-            let (status, result) = match &after {
-                Status::Active { .. } => ("active", None),
-                Status::Finished(outcome) => ("finished", Some(serde_json::to_value(outcome).map_err(anyhow::Error::from)?)),
+        }
+        let mut after = state.status();
+        if let Status::Finished(outcome) = &mut after {
+            rank_forfeited_last(outcome, &row.forfeited);
+        }
+        let (status, result) = match &after {
+            Status::Active { .. } => ("active", None),
+            Status::Finished(outcome) => (
+                "finished",
+                Some(serde_json::to_value(outcome).map_err(anyhow::Error::from)?),
+            ),
+        };
+        diesel::update(games::table.find(row.id))
+            .set((
+                games::snapshot.eq(Some(state.encode())),
+                games::version.eq(version),
+                games::status.eq(status),
+                games::to_act.eq(to_i32s(after.to_act())),
+                games::result.eq(&result),
+                games::updated_at.eq(diesel::dsl::now),
+            ))
+            .execute(conn)?;
+        clocks::sync_clocks(
+            conn,
+            row,
+            &row.forfeited,
+            after.to_act(),
+            after.is_finished(),
+            now,
+        )?;
+        let mails = compose::for_transition(
+            self,
+            row,
+            &engine.info(),
+            version,
+            state.as_ref(),
+            before_to_act,
+            &after,
+            seats,
+        );
+        enqueue(conn, mails)?;
+        Ok(state)
+    }
+
+    /// `seat` gives up (resignation or a timeout under `forfeit`): it ranks last. With one
+    /// other player left the game ends; with more, a bot plays the seat's moves from now on.
+    /// Must run in the transaction that locked the game row.
+    pub(crate) fn forfeit_locked(
+        &self,
+        conn: &mut PgConnection,
+        row: &GameRow,
+        seats: &[SeatInfo],
+        seat: i32,
+        why: &str,
+        now: DateTime<Utc>,
+    ) -> DomainResult<()> {
+        if row.status != "active" {
+            return Err(DomainError::conflict(
+                "game_not_active",
+                format!("the game is {}", row.status),
+            ));
+        }
+        if row.forfeited.contains(&seat) {
+            return Err(DomainError::conflict(
+                "already_forfeited",
+                "this seat has already given up",
+            ));
+        }
+        let mut forfeited = row.forfeited.clone();
+        forfeited.push(seat);
+        let staying: Vec<&SeatInfo> = seats
+            .iter()
+            .filter(|s| !forfeited.contains(&s.seat))
+            .collect();
+        let state = self.load(row)?.ok_or_else(|| {
+            DomainError::Internal(anyhow::anyhow!("active game {} has no snapshot", row.id))
+        })?;
+        let row = GameRow {
+            forfeited: forfeited.clone(),
+            ..row.clone()
+        };
+        diesel::update(games::table.find(row.id))
+            .set(games::forfeited.eq(&forfeited))
+            .execute(conn)?;
+        if staying.len() <= 1 {
+            let names: Vec<&str> = staying.iter().map(|s| s.name.as_str()).collect();
+            let mut ranking: Vec<Placing> = staying
+                .iter()
+                .map(|s| Placing {
+                    seat: s.seat as usize,
+                    rank: 1,
+                    score: None,
+                })
+                .collect();
+            ranking.extend(forfeited.iter().map(|&s| Placing {
+                seat: s as usize,
+                rank: 2,
+                score: None,
+            }));
+            let outcome = Outcome {
+                ranking,
+                teams: Vec::new(),
+                summary: format!("{why}; {} wins", names.join(", ")),
             };
-            diesel::update(games::table.find(id))
+            diesel::update(games::table.find(row.id))
                 .set((
-                    games::snapshot.eq(Some(applied.state.encode())),
-                    games::version.eq(version),
-                    games::status.eq(status),
-                    games::to_act.eq(to_i32s(after.to_act())),
-                    games::result.eq(&result),
+                    games::status.eq("finished"),
+                    games::to_act.eq(Vec::<i32>::new()),
+                    games::result.eq(Some(
+                        serde_json::to_value(&outcome).map_err(anyhow::Error::from)?,
+                    )),
                     games::updated_at.eq(diesel::dsl::now),
                 ))
                 .execute(conn)?;
+            clocks::sync_clocks(conn, &row, &forfeited, &[], true, now)?;
+            let engine = self.engine_for(&row)?;
             let mails = compose::for_transition(
                 self,
                 &row,
                 &engine.info(),
-                version,
-                applied.state.as_ref(),
-                before.to_act(),
-                &after,
-                &seats,
+                row.version,
+                state.as_ref(),
+                &[],
+                &Status::Finished(outcome),
+                seats,
             );
             enqueue(conn, mails)?;
-            let row = read_game(conn, id)?;
-            Ok(self.respond(&row, &seats, account, Some(applied.state.as_ref())))
+        } else {
+            // The bot takes over at once if the seat must act now.
+            let before = state.status();
+            self.persist_at(conn, &row, seats, before.to_act(), Vec::new(), state, now)?;
+        }
+        Ok(())
+    }
+
+    /// The caller gives up the game (see [`Domain::forfeit_locked`]).
+    pub fn resign(&self, account: i64, id: i64) -> DomainResult<GameResponse> {
+        let mut conn = self.conn()?;
+        conn.transaction::<_, DomainError, _>(|conn| {
+            let row = lock_game(conn, id)?;
+            let seats = seat_infos(conn, id)?;
+            let Some(seat) = seat_of(&seats, account) else {
+                return Err(DomainError::forbidden(
+                    "not_a_player",
+                    "you have no seat in this game",
+                ));
+            };
+            let name = seats
+                .iter()
+                .find(|s| s.seat == seat)
+                .map_or("", |s| s.name.as_str());
+            self.forfeit_locked(
+                conn,
+                &row,
+                &seats,
+                seat,
+                &format!("{name} resigned"),
+                self.clock.now(),
+            )
+        })?;
+        self.game_for(&mut conn, account, id)
+    }
+
+    /// Reminds the players the game waits for, by email: only when it is someone else's
+    /// move, and once per 24 hours per game.
+    pub fn nudge(&self, account: i64, id: i64) -> DomainResult<()> {
+        let now = self.clock.now();
+        let mut conn = self.conn()?;
+        conn.transaction::<_, DomainError, _>(|conn| {
+            let row = lock_game(conn, id)?;
+            let seats = seat_infos(conn, id)?;
+            let Some(seat) = seat_of(&seats, account) else {
+                return Err(DomainError::forbidden(
+                    "not_a_player",
+                    "you have no seat in this game",
+                ));
+            };
+            if row.status != "active" {
+                return Err(DomainError::conflict(
+                    "game_not_active",
+                    format!("the game is {}", row.status),
+                ));
+            }
+            let waiting: Vec<&SeatInfo> = seats
+                .iter()
+                .filter(|s| {
+                    row.to_act.contains(&s.seat)
+                        && s.seat != seat
+                        && !row.forfeited.contains(&s.seat)
+                })
+                .collect();
+            if row.to_act.contains(&seat) || waiting.is_empty() {
+                return Err(DomainError::conflict(
+                    "your_move",
+                    "the game is waiting for you, not for someone else",
+                ));
+            }
+            if let Some(last) = row.last_nudge_at {
+                let next = last + chrono::Duration::hours(24);
+                if now < next {
+                    return Err(DomainError::Conflict {
+                        code: "nudge_too_soon",
+                        message: format!(
+                            "this game was nudged less than 24 hours ago; next nudge after {next}"
+                        ),
+                        extra: Some(json!({ "next_nudge_at": next })),
+                    });
+                }
+            }
+            let engine = self.engine_for(&row)?;
+            let state = self.load(&row)?.ok_or_else(|| {
+                DomainError::Internal(anyhow::anyhow!("active game {id} has no snapshot"))
+            })?;
+            let from = seats
+                .iter()
+                .find(|s| s.seat == seat)
+                .map_or("", |s| s.name.as_str());
+            let mails = waiting
+                .iter()
+                .filter(|p| p.email_notifications)
+                .map(|p| {
+                    compose::nudge(self, &row, &engine.info(), state.as_ref(), p, &seats, from)
+                })
+                .collect();
+            enqueue(conn, mails)?;
+            diesel::update(games::table.find(id))
+                .set(games::last_nudge_at.eq(Some(now)))
+                .execute(conn)?;
+            Ok(())
         })
     }
 
@@ -450,8 +844,12 @@ impl Domain {
                 count = count.filter(games::status.eq("open"));
             }
             Some(s) => {
-                query = query.filter(games::status.eq(s.as_str())).filter(games::id.eq_any(mine));
-                count = count.filter(games::status.eq(s.as_str())).filter(games::id.eq_any(mine));
+                query = query
+                    .filter(games::status.eq(s.as_str()))
+                    .filter(games::id.eq_any(mine));
+                count = count
+                    .filter(games::status.eq(s.as_str()))
+                    .filter(games::id.eq_any(mine));
             }
             None => {
                 query = query.filter(games::status.eq("open").or(games::id.eq_any(mine)));
@@ -482,21 +880,16 @@ impl Domain {
         for row in rows {
             let seats = seat_infos(&mut conn, row.id)?;
             let your_seat = seat_of(&seats, account);
+            let seat_list = seats.iter().map(|s| seat_response(&row, s)).collect();
             items.push(GameSummary {
                 id: row.id,
                 game_type: row.game_type,
                 status: row.status.clone(),
                 version: row.version,
                 players: row.players,
-                awaiting_you: row.status == "active" && your_seat.is_some_and(|s| row.to_act.contains(&s)),
-                seats: seats
-                    .into_iter()
-                    .map(|s| SeatResponse {
-                        seat: s.seat,
-                        account_id: s.account_id,
-                        name: s.name,
-                    })
-                    .collect(),
+                awaiting_you: row.status == "active"
+                    && your_seat.is_some_and(|s| row.to_act.contains(&s)),
+                seats: seat_list,
                 to_act: row.to_act,
                 your_seat,
                 updated_at: row.updated_at,
@@ -510,13 +903,23 @@ impl Domain {
         })
     }
 
-    pub fn game_log(&self, account: i64, id: i64, after: i64, limit: i64) -> DomainResult<Vec<LogEntry>> {
+    pub fn game_log(
+        &self,
+        account: i64,
+        id: i64,
+        after: i64,
+        limit: i64,
+    ) -> DomainResult<Vec<LogEntry>> {
         let mut conn = self.conn()?;
         let _ = read_game(&mut conn, id)?;
         let seats = seat_infos(&mut conn, id)?;
         let me = seat_of(&seats, account);
         let rows: Vec<ActionRow> = game_actions::table
-            .filter(game_actions::game_id.eq(id).and(game_actions::seq.gt(after)))
+            .filter(
+                game_actions::game_id
+                    .eq(id)
+                    .and(game_actions::seq.gt(after)),
+            )
             .order(game_actions::seq.asc())
             .limit(limit)
             .select(ActionRow::as_select())
@@ -529,15 +932,24 @@ impl Domain {
         let mut conn = self.conn()?;
         let row = read_game(&mut conn, id)?;
         if row.status == "open" {
-            return Err(DomainError::conflict("game_not_active", "the game has not started"));
+            return Err(DomainError::conflict(
+                "game_not_active",
+                "the game has not started",
+            ));
         }
         if version < 0 || version > row.version {
-            return Err(DomainError::not_found(format!("version {version} of game {id}")));
+            return Err(DomainError::not_found(format!(
+                "version {version} of game {id}"
+            )));
         }
         let seats = seat_infos(&mut conn, id)?;
         let me = seat_of(&seats, account);
         let actions: Vec<ActionRow> = game_actions::table
-            .filter(game_actions::game_id.eq(id).and(game_actions::seq.le(version)))
+            .filter(
+                game_actions::game_id
+                    .eq(id)
+                    .and(game_actions::seq.le(version)),
+            )
             .order(game_actions::seq.asc())
             .select(ActionRow::as_select())
             .load(&mut conn)?;
@@ -552,11 +964,17 @@ impl Domain {
     }
 
     /// Rebuilds a game's state from its seed and `actions` (in order).
-    pub fn replay(&self, row: &GameRow, actions: &[ActionRow]) -> anyhow::Result<Box<dyn LoadedGame>> {
+    pub fn replay(
+        &self,
+        row: &GameRow,
+        actions: &[ActionRow],
+    ) -> anyhow::Result<Box<dyn LoadedGame>> {
         let engine = self
             .registry
             .get_version(&row.game_type, row.rules_version as u32)
-            .ok_or_else(|| anyhow::anyhow!("no engine for {} v{}", row.game_type, row.rules_version))?;
+            .ok_or_else(|| {
+                anyhow::anyhow!("no engine for {} v{}", row.game_type, row.rules_version)
+            })?;
         let seed: [u8; 32] = row
             .seed
             .as_slice()
@@ -572,6 +990,55 @@ impl Domain {
                 .state;
         }
         Ok(state)
+    }
+}
+
+/// How the log marks an action a bot chose for a seat that forfeited or timed out.
+pub const BOT_MARK: &str = "[bot] ";
+
+/// Seats that forfeited rank below every other seat (sharing the last rank).
+fn rank_forfeited_last(outcome: &mut Outcome, forfeited: &[i32]) {
+    if forfeited.is_empty() {
+        return;
+    }
+    let is_out = |p: &Placing| forfeited.contains(&(p.seat as i32));
+    let stayed: Vec<Placing> = outcome
+        .ranking
+        .iter()
+        .filter(|p| !is_out(p))
+        .cloned()
+        .collect();
+    let last = stayed.len() as u32 + 1;
+    let out = outcome
+        .ranking
+        .iter()
+        .filter(|p| is_out(p))
+        .map(|p| Placing {
+            rank: last,
+            ..p.clone()
+        });
+    outcome.ranking = stayed.into_iter().chain(out).collect();
+}
+
+/// One applied action on its way into the log.
+pub struct Step {
+    pub seat: i32,
+    pub action: Value,
+    pub visibility: Visibility,
+    pub description: String,
+}
+
+impl Step {
+    pub fn from_applied(seat: i32, applied: Applied) -> (Step, Box<dyn LoadedGame>) {
+        (
+            Step {
+                seat,
+                action: applied.action,
+                visibility: applied.visibility,
+                description: applied.description,
+            },
+            applied.state,
+        )
     }
 }
 
@@ -598,7 +1065,7 @@ fn redact(r: ActionRow, me: Option<i32>) -> LogEntry {
     }
 }
 
-fn rule_error(e: RuleError) -> DomainError {
+pub(crate) fn rule_error(e: RuleError) -> DomainError {
     match e.code.as_ref() {
         RuleError::NOT_YOUR_TURN => DomainError::Conflict {
             code: "not_your_turn",

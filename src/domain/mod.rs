@@ -2,6 +2,9 @@
 //! function here is synchronous (diesel) and is called from handlers via `web::block`.
 
 pub mod accounts;
+pub mod clocks;
+pub mod digest;
+pub mod email_play;
 pub mod errors;
 pub mod games;
 pub mod shapes;
@@ -9,9 +12,12 @@ pub mod verify;
 
 use std::sync::Arc;
 
+use secrecy::SecretString;
+
 use crate::auth::jwt::Tokens;
 use crate::auth::throttle::LoginThrottle;
 use crate::games::Registry;
+use crate::notify::reply::ReplyAddress;
 use crate::store::{PgConn, PgPool};
 
 pub use errors::{DomainError, DomainResult};
@@ -25,6 +31,14 @@ pub struct Domain {
     pub throttle: Arc<LoginThrottle>,
     /// Base address for links in emails.
     pub public_url: String,
+    /// Reply-To addresses with reply tokens, and their verification.
+    pub reply: ReplyAddress,
+    /// Bearer secret of the inbound email endpoint; `None` refuses all inbound mail.
+    pub inbound_secret: Option<SecretString>,
+    /// Where moves and views get the time from (the sweep takes `now` as a parameter).
+    pub clock: Arc<dyn clocks::Clock>,
+    /// Vacation days each account may take per calendar year.
+    pub vacation_days_per_year: i64,
 }
 
 impl Domain {

@@ -24,6 +24,19 @@ pub struct AccountResponse {
     pub email: String,
     pub name: String,
     pub email_notifications: bool,
+    /// `each_turn`, `daily_digest` or `off` (`email_notifications` is false only for `off`).
+    #[schema(example = "each_turn")]
+    pub email_mode: String,
+    /// Local hour (0–23) of the daily digest.
+    pub digest_hour: i16,
+    /// Reminder emails at 50 % and 90 % of a clock.
+    pub reminders: bool,
+    /// IANA time zone of the quiet hours, e.g. `Europe/Copenhagen`.
+    pub time_zone: String,
+    /// No reminders from this hour (0–23, local time) ...
+    pub quiet_from: Option<i16>,
+    /// ... until this hour.
+    pub quiet_until: Option<i16>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -34,8 +47,25 @@ pub struct UpdateAccountRequest {
     /// A new password (at least 10 characters); requires `current_password`.
     pub password: Option<String>,
     pub current_password: Option<String>,
-    /// Turn emails on or off.
-    pub email_notifications: Option<bool>,
+    /// `true`/`false` (turn emails on or off), or `"each_turn"`, `"daily_digest"`, `"off"`.
+    pub email_notifications: Option<EmailSetting>,
+    /// Local hour (0–23) of the daily digest.
+    pub digest_hour: Option<i16>,
+    /// Reminder emails at 50 % and 90 % of a clock on or off.
+    pub reminders: Option<bool>,
+    /// IANA time zone name, e.g. `Europe/Copenhagen`.
+    pub time_zone: Option<String>,
+    /// Quiet hours as `[from, until]` local hours (0–23); `[]` removes them.
+    pub quiet_hours: Option<Vec<i16>>,
+}
+
+/// `email_notifications`: a boolean (as before) or a mode.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum EmailSetting {
+    OnOff(bool),
+    /// `each_turn`, `daily_digest` or `off`.
+    Mode(String),
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -85,6 +115,14 @@ pub struct NewGameRequest {
     #[serde(default)]
     #[schema(value_type = Object)]
     pub options: Value,
+    /// Clocks measured in days; omitted or null: no clock.
+    #[serde(default)]
+    pub time_control: Option<crate::domain::clocks::TimeControl>,
+    /// What happens when a seat's clock runs out: `forfeit` (default; the seat loses, and
+    /// with more than two seats a bot plays on for it) or `random_move` (a bot moves once).
+    #[serde(default)]
+    #[schema(example = "forfeit")]
+    pub timeout_policy: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -92,6 +130,12 @@ pub struct SeatResponse {
     pub seat: i32,
     pub account_id: i64,
     pub name: String,
+    /// Milliseconds left on the seat's clock (null without a time control).
+    pub clock_ms_left: Option<i64>,
+    /// Whether the seat's clock is running (the game waits for it).
+    pub clock_running: bool,
+    /// Set while the player is on vacation: their clocks stand still until then.
+    pub on_vacation_until: Option<DateTime<Utc>>,
 }
 
 /// A game as one player (or a spectator) sees it.
@@ -108,6 +152,12 @@ pub struct GameResponse {
     #[schema(value_type = Object)]
     pub options: Value,
     pub seats: Vec<SeatResponse>,
+    /// The game's clocks, or null.
+    pub time_control: Option<crate::domain::clocks::TimeControl>,
+    /// `forfeit` or `random_move`.
+    pub timeout_policy: String,
+    /// Seats that resigned or timed out (a bot plays for them when the game goes on).
+    pub forfeited: Vec<i32>,
     /// Seats the game waits for (several during simultaneous steps).
     pub to_act: Vec<i32>,
     /// The caller's seat, or null for a spectator.
@@ -179,4 +229,28 @@ pub struct ViewAtResponse {
     pub your_seat: Option<i32>,
     #[schema(value_type = Object)]
     pub view: Value,
+}
+
+/// What became of one inbound email. Every message that could be read is answered to its
+/// sender by email (except duplicates and automatic mail); `outcome` says what happened.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InboundResponse {
+    /// `applied`, `previewed`, `refused`, `stale`, `status`, `help`, `resigned`,
+    /// `duplicate` (this Message-ID was processed before) or `ignored` (automatic mail).
+    #[schema(example = "applied")]
+    pub outcome: String,
+    /// Why a reply was refused: a stable code such as `wrong_sender`, `no_reply_token`,
+    /// `invalid_reply_token`, `stale_token`, `illegal_action`, `not_your_turn`,
+    /// `unknown_command`, `no_such_choice`, `empty_reply`, `game_not_active`.
+    pub code: Option<String>,
+    /// The same explanation the sender gets by email.
+    pub detail: String,
+    pub message_id: String,
+    pub game_id: Option<i64>,
+    /// The game version after the message was processed.
+    pub version: Option<i64>,
+    /// The actions applied, in words.
+    pub applied: Vec<String>,
+    /// Whether an answer was queued for the sender.
+    pub answered: bool,
 }

@@ -27,7 +27,10 @@ pub fn verify_all(conn: &mut PgConnection, registry: &Registry) -> anyhow::Resul
     };
     for id in ids {
         // One game at a time keeps memory flat however many games there are.
-        let row: GameRow = games::table.find(id).select(GameRow::as_select()).first(conn)?;
+        let row: GameRow = games::table
+            .find(id)
+            .select(GameRow::as_select())
+            .first(conn)?;
         let actions: Vec<ActionRow> = game_actions::table
             .filter(game_actions::game_id.eq(id))
             .order(game_actions::seq.asc())
@@ -36,7 +39,9 @@ pub fn verify_all(conn: &mut PgConnection, registry: &Registry) -> anyhow::Resul
         report.games += 1;
         report.actions += actions.len();
         if let Err(problem) = verify_one(registry, &row, &actions) {
-            report.problems.push(format!("game {id} ({}): {problem}", row.game_type));
+            report
+                .problems
+                .push(format!("game {id} ({}): {problem}", row.game_type));
         }
     }
     Ok(report)
@@ -47,12 +52,24 @@ fn verify_one(registry: &Registry, row: &GameRow, actions: &[ActionRow]) -> Resu
         .get_version(&row.game_type, row.rules_version as u32)
         .ok_or_else(|| format!("no engine for rules version {}", row.rules_version))?;
     if actions.len() as i64 != row.version {
-        return Err(format!("version {} but {} actions in the log", row.version, actions.len()));
+        return Err(format!(
+            "version {} but {} actions in the log",
+            row.version,
+            actions.len()
+        ));
     }
-    if let Some((i, a)) = actions.iter().enumerate().find(|(i, a)| a.seq != *i as i64 + 1) {
+    if let Some((i, a)) = actions
+        .iter()
+        .enumerate()
+        .find(|(i, a)| a.seq != *i as i64 + 1)
+    {
         return Err(format!("log gap: entry {i} has seq {}", a.seq));
     }
-    let seed: [u8; 32] = row.seed.as_slice().try_into().map_err(|_| "malformed seed".to_string())?;
+    let seed: [u8; 32] = row
+        .seed
+        .as_slice()
+        .try_into()
+        .map_err(|_| "malformed seed".to_string())?;
     let mut state = engine
         .setup(&row.options, row.players as usize, seed)
         .map_err(|e| format!("set-up refused: {e}"))?;

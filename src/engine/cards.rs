@@ -112,7 +112,11 @@ impl FromStr for Card {
             "J" => 11,
             "Q" => 12,
             "K" => 13,
-            n => n.parse::<u8>().ok().filter(|r| (2..=10).contains(r)).ok_or_else(err)?,
+            n => n
+                .parse::<u8>()
+                .ok()
+                .filter(|r| (2..=10).contains(r))
+                .ok_or_else(err)?,
         };
         Ok(Card::new(rank, suit))
     }

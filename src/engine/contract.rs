@@ -115,7 +115,9 @@ impl SetupError {
 pub enum Status {
     /// The game waits for these seats (several at once in simultaneous steps). Other seats
     /// may still have optional actions (offers, answers to deals): see `legal_actions`.
-    Active { to_act: Vec<Seat> },
+    Active {
+        to_act: Vec<Seat>,
+    },
     Finished(Outcome),
 }
 
@@ -289,7 +291,12 @@ pub trait Game: Send + Sync + 'static {
     /// RNG) replaced by another consistent choice. It need not be reachable by play. The
     /// harness checks that `view` and `legal_actions` for `viewer` do not change. A game
     /// without hidden information keeps the default.
-    fn resample_hidden(&self, state: &Self::State, _viewer: Viewer, _rng: &mut GameRng) -> Self::State {
+    fn resample_hidden(
+        &self,
+        state: &Self::State,
+        _viewer: Viewer,
+        _rng: &mut GameRng,
+    ) -> Self::State {
         state.clone()
     }
 

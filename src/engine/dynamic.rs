@@ -25,14 +25,25 @@ pub trait DynGame: Send + Sync {
     fn action_schema(&self) -> Value;
     /// Options parsed, defaults filled in and written back: what the game is stored with.
     fn normalize_options(&self, options: &Value) -> Result<Value, SetupError>;
-    fn setup(&self, options: &Value, seats: usize, seed: [u8; 32]) -> Result<Box<dyn LoadedGame>, SetupError>;
+    fn setup(
+        &self,
+        options: &Value,
+        seats: usize,
+        seed: [u8; 32],
+    ) -> Result<Box<dyn LoadedGame>, SetupError>;
     fn load(&self, state_json: &str) -> Result<Box<dyn LoadedGame>, DecodeError>;
     fn legal_actions_complete(&self) -> bool;
     fn check_data(&self) -> Result<(), String>;
     /// Plays `games` random legal games (seeds `seed`, `seed + 1`, ...) on the typed engine,
     /// without JSON in the loop: for `turnpost simulate` and benchmarks.
-    fn simulate(&self, options: &Value, seats: usize, games: usize, seed: u64, max_actions: usize)
-    -> Result<SimulationReport, String>;
+    fn simulate(
+        &self,
+        options: &Value,
+        seats: usize,
+        games: usize,
+        seed: u64,
+        max_actions: usize,
+    ) -> Result<SimulationReport, String>;
 }
 
 /// What `DynGame::simulate` counted.
@@ -107,10 +118,19 @@ impl<G: Game> DynGame for Erased<G> {
         serde_json::to_value(parsed).map_err(|e| SetupError::invalid_options(e.to_string()))
     }
 
-    fn setup(&self, options: &Value, seats: usize, seed: [u8; 32]) -> Result<Box<dyn LoadedGame>, SetupError> {
+    fn setup(
+        &self,
+        options: &Value,
+        seats: usize,
+        seed: [u8; 32],
+    ) -> Result<Box<dyn LoadedGame>, SetupError> {
         let info = self.0.info();
         if seats < info.min_players || seats > info.max_players {
-            return Err(SetupError::player_count(seats, info.min_players, info.max_players));
+            return Err(SetupError::player_count(
+                seats,
+                info.min_players,
+                info.max_players,
+            ));
         }
         let options = parse_options::<G>(options)?;
         let state = self.0.setup(&options, seats, GameRng::from_seed(seed))?;
@@ -139,12 +159,24 @@ impl<G: Game> DynGame for Erased<G> {
         self.0.check_data()
     }
 
-    fn simulate(&self, options: &Value, seats: usize, games: usize, seed: u64, max_actions: usize)
-    -> Result<SimulationReport, String> {
+    fn simulate(
+        &self,
+        options: &Value,
+        seats: usize,
+        games: usize,
+        seed: u64,
+        max_actions: usize,
+    ) -> Result<SimulationReport, String> {
         let options = parse_options::<G>(options).map_err(|e| e.to_string())?;
         let mut report = SimulationReport::default();
         for i in 0..games as u64 {
-            let p = super::harness::random_playout(self.0.as_ref(), &options, seats, seed.wrapping_add(i), max_actions)?;
+            let p = super::harness::random_playout(
+                self.0.as_ref(),
+                &options,
+                seats,
+                seed.wrapping_add(i),
+                max_actions,
+            )?;
             report.actions += p.log.len();
             report.finished += usize::from(p.finished);
         }

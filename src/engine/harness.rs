@@ -98,15 +98,21 @@ pub fn random_playout<G: Game>(
     let mut log = Vec::new();
     while !game.status(&state).is_finished() && log.len() < max_actions {
         let Some((seat, action)) = choose_random(game, &state, seats, 5, &mut agent) else {
-            return Err(format!("seed {seed}: active game with no legal action for any seat"));
+            return Err(format!(
+                "seed {seed}: active game with no legal action for any seat"
+            ));
         };
-        state = game
-            .apply(&state, seat, &action)
-            .map_err(|e| format!("seed {seed}: legal action {action:?} of seat {seat} refused: {e}"))?;
+        state = game.apply(&state, seat, &action).map_err(|e| {
+            format!("seed {seed}: legal action {action:?} of seat {seat} refused: {e}")
+        })?;
         log.push((seat, action));
     }
     let finished = game.status(&state).is_finished();
-    Ok(Playout { state, log, finished })
+    Ok(Playout {
+        state,
+        log,
+        finished,
+    })
 }
 
 fn json<T: serde::Serialize>(v: &T) -> String {
@@ -141,12 +147,18 @@ pub fn check_playout<G: Game>(
         let bytes = json(&state);
         match serde_json::from_str::<G::State>(&bytes) {
             Ok(back) if back == state && json(&back) == bytes => {}
-            Ok(_) => return fail(format!("serde round trip changed the state at action {}", log.len())),
+            Ok(_) => {
+                return fail(format!(
+                    "serde round trip changed the state at action {}",
+                    log.len()
+                ));
+            }
             Err(e) => return fail(format!("state does not deserialise: {e}")),
         }
 
         let status = game.status(&state);
-        let legal: Vec<Vec<G::Action>> = (0..seats).map(|s| game.legal_actions(&state, s)).collect();
+        let legal: Vec<Vec<G::Action>> =
+            (0..seats).map(|s| game.legal_actions(&state, s)).collect();
         if let Status::Active { to_act } = &status {
             if to_act.is_empty() {
                 return fail("active game with nobody to act".into());
@@ -169,13 +181,19 @@ pub fn check_playout<G: Game>(
                 for a in actions {
                     let d = game.describe_action(&state, s, a);
                     if let Some(other) = seen.insert(d.clone(), a) {
-                        return fail(format!("seat {s}: two legal actions described as {d:?}: {other:?} and {a:?}"));
+                        return fail(format!(
+                            "seat {s}: two legal actions described as {d:?}: {other:?} and {a:?}"
+                        ));
                     }
                 }
                 // Private alternatives of one secret choice look the same to outsiders.
                 let mut forms: BTreeMap<Vec<Seat>, String> = BTreeMap::new();
                 for a in actions {
-                    if let Visibility::Private { seen_by, public_form } = game.action_visibility(&state, s, a) {
+                    if let Visibility::Private {
+                        seen_by,
+                        public_form,
+                    } = game.action_visibility(&state, s, a)
+                    {
                         if !seen_by.contains(&s) {
                             return fail(format!("private action {a:?} hidden from its own actor"));
                         }
@@ -198,7 +216,9 @@ pub fn check_playout<G: Game>(
                 stats.views_checked += 1;
                 // Did resampling really change something another seat sees? (Changing only
                 // the RNG would make the leak check vacuous.)
-                if viewers.iter().any(|&w| w != viewer && json(&game.view(&other, w)) != json(&game.view(&state, w))) {
+                if viewers.iter().any(|&w| {
+                    w != viewer && json(&game.view(&other, w)) != json(&game.view(&state, w))
+                }) {
                     stats.resamples_that_changed_state += 1;
                 }
                 let other_view = json(&game.view(&other, viewer));
@@ -213,7 +233,9 @@ pub fn check_playout<G: Game>(
                 if let Viewer::Seat(s) = viewer
                     && json(&game.legal_actions(&other, s)) != json(&legal[s])
                 {
-                    return fail(format!("legal actions of seat {s} depend on hidden information"));
+                    return fail(format!(
+                        "legal actions of seat {s} depend on hidden information"
+                    ));
                 }
                 if game.status(&other).to_act() != status.to_act() {
                     return fail("to_act depends on hidden information".into());
@@ -225,7 +247,9 @@ pub fn check_playout<G: Game>(
                     if !legal[*s].contains(a) {
                         stats.illegal_tried += 1;
                         if game.apply(&state, *s, a).is_ok() {
-                            return fail(format!("seat {s} may apply {a:?}, which legal_actions does not list"));
+                            return fail(format!(
+                                "seat {s} may apply {a:?}, which legal_actions does not list"
+                            ));
                         }
                     }
                 }
@@ -236,7 +260,10 @@ pub fn check_playout<G: Game>(
             let mut ranked: Vec<Seat> = outcome.ranking.iter().map(|p| p.seat).collect();
             ranked.sort_unstable();
             if ranked != (0..seats).collect::<Vec<_>>() {
-                return fail(format!("the ranking must list every seat once: {:?}", outcome.ranking));
+                return fail(format!(
+                    "the ranking must list every seat once: {:?}",
+                    outcome.ranking
+                ));
             }
             if let Some((s, a)) = previous_legal.first()
                 && game.apply(&state, *s, a).is_ok()
@@ -249,7 +276,9 @@ pub fn check_playout<G: Game>(
             return fail(format!("did not finish within {} actions", cfg.max_actions));
         }
 
-        let Some((seat, action)) = choose_random(game, &state, seats, cfg.optional_action_percent, &mut agent) else {
+        let Some((seat, action)) =
+            choose_random(game, &state, seats, cfg.optional_action_percent, &mut agent)
+        else {
             return fail("no seat has a legal action".into());
         };
         if deep {
@@ -258,11 +287,17 @@ pub fn check_playout<G: Game>(
             // refused.
             let complete = game.legal_actions_complete();
             for (other, other_legal) in legal.iter().enumerate() {
-                let may_not = if complete { !other_legal.contains(&action) } else { other_legal.is_empty() };
+                let may_not = if complete {
+                    !other_legal.contains(&action)
+                } else {
+                    other_legal.is_empty()
+                };
                 if other != seat && may_not {
                     stats.illegal_tried += 1;
                     if game.apply(&state, other, &action).is_ok() {
-                        return fail(format!("seat {other} may apply seat {seat}'s action {action:?}"));
+                        return fail(format!(
+                            "seat {other} may apply seat {seat}'s action {action:?}"
+                        ));
                     }
                     break;
                 }
@@ -273,7 +308,11 @@ pub fn check_playout<G: Game>(
         }
         state = match game.apply(&state, seat, &action) {
             Ok(next) => next,
-            Err(e) => return fail(format!("legal action {action:?} of seat {seat} refused: {e}")),
+            Err(e) => {
+                return fail(format!(
+                    "legal action {action:?} of seat {seat} refused: {e}"
+                ));
+            }
         };
         previous_legal = legal
             .into_iter()
@@ -399,7 +438,12 @@ mod tests {
 
         fn status(&self, s: &St) -> Status {
             if s.said.len() >= 6 {
-                let scores: Vec<(Seat, i64)> = s.secrets.iter().enumerate().map(|(i, &v)| (i, v as i64)).collect();
+                let scores: Vec<(Seat, i64)> = s
+                    .secrets
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| (i, v as i64))
+                    .collect();
                 Status::Finished(Outcome::by_score(&scores, "done"))
             } else {
                 Status::Active {
@@ -467,7 +511,8 @@ mod tests {
         (0..20).try_fold(PlayoutStats::default(), |acc, seed| {
             let s = check_playout(&Secrets(f), &Opts {}, 3, seed, &cfg)?;
             Ok(PlayoutStats {
-                resamples_that_changed_state: acc.resamples_that_changed_state + s.resamples_that_changed_state,
+                resamples_that_changed_state: acc.resamples_that_changed_state
+                    + s.resamples_that_changed_state,
                 ..s
             })
         })
@@ -482,7 +527,10 @@ mod tests {
     #[test]
     fn a_view_showing_other_seats_secrets_fails() {
         let e = run(Fault::LeakyView).unwrap_err();
-        assert!(e.contains("changed when only hidden information changed"), "{e}");
+        assert!(
+            e.contains("changed when only hidden information changed"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -9,7 +9,8 @@ pub mod hex;
 pub mod rng;
 
 pub use contract::{
-    Game, GameInfo, Outcome, Placing, RuleError, Seat, SetupError, Status, TeamResult, Viewer, Visibility,
+    Game, GameInfo, Outcome, Placing, RuleError, Seat, SetupError, Status, TeamResult, Viewer,
+    Visibility,
 };
 pub use dynamic::{Applied, DynGame, Erased, LoadedGame, SimulationReport};
 pub use rng::GameRng;

@@ -183,7 +183,11 @@ mod tests {
 
     #[test]
     fn corrupt_wire_forms_are_refused() {
-        assert!(serde_json::from_str::<GameRng>(r#"{"seed":"zz","stream":0,"word_pos":"0"}"#).is_err());
-        assert!(serde_json::from_str::<GameRng>(r#"{"seed":"00","stream":0,"word_pos":"0"}"#).is_err());
+        assert!(
+            serde_json::from_str::<GameRng>(r#"{"seed":"zz","stream":0,"word_pos":"0"}"#).is_err()
+        );
+        assert!(
+            serde_json::from_str::<GameRng>(r#"{"seed":"00","stream":0,"word_pos":"0"}"#).is_err()
+        );
     }
 }

@@ -7,8 +7,8 @@ pub mod crossword_rummy;
 pub mod fuldrigger;
 pub mod kasino;
 pub mod partners;
-pub mod space_empires_4x;
 pub mod sp4x;
+pub mod space_empires_4x;
 pub mod starfarers;
 
 use crate::engine::{DynGame, Erased};
@@ -37,7 +37,8 @@ impl Registry {
     /// Checks every game's shipped data (boards, card lists). A broken file stops start-up.
     pub fn check_data(&self) -> Result<(), String> {
         for g in &self.games {
-            g.check_data().map_err(|e| format!("game {}: {e}", g.info().id))?;
+            g.check_data()
+                .map_err(|e| format!("game {}: {e}", g.info().id))?;
         }
         Ok(())
     }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use crate::domain::Domain;
 use crate::domain::games::SeatInfo;
 use crate::engine::{GameInfo, LoadedGame, Seat, Status, Viewer};
+use crate::notify::reply::ReplyToken;
 use crate::store::models::{GameRow, NewOutbox};
 
 /// The subject line of every email about one game: stable, so mail clients thread them.
@@ -26,27 +27,44 @@ pub fn for_transition(
     after: &Status,
     seats: &[SeatInfo],
 ) -> Vec<NewOutbox> {
-    let link = format!("{}/api/v1/games/{}", domain.public_url.trim_end_matches('/'), row.id);
+    let link = format!(
+        "{}/api/v1/games/{}",
+        domain.public_url.trim_end_matches('/'),
+        row.id
+    );
     match after {
         Status::Active { to_act } => to_act
             .iter()
             .filter(|s| !before_to_act.contains(s))
             .filter_map(|&s| seats.iter().find(|i| i.seat as usize == s))
-            .filter(|i| i.email_notifications)
-            .map(|player| turn_email(row, info, version, state, player, seats, &link))
+            .filter(|i| i.email_notifications && !i.daily_digest)
+            .map(|player| turn_email(domain, row, info, version, state, player, seats, &link))
             .collect(),
         Status::Finished(outcome) => seats
             .iter()
             .filter(|i| i.email_notifications)
             .map(|player| {
-                let mut body = format!("Hello {},\n\nThe game is over: {}\n\n", player.name, outcome.summary);
+                let mut body = format!(
+                    "Hello {},\n\nThe game is over: {}\n\n",
+                    player.name, outcome.summary
+                );
                 for p in &outcome.ranking {
                     let name = seats
                         .iter()
                         .find(|i| i.seat as usize == p.seat)
                         .map_or("?", |i| i.name.as_str());
-                    let score = p.score.map(|s| format!(" ({s} points)")).unwrap_or_default();
-                    let _ = writeln!(body, "  {}. {} — {}{}", p.rank, name, state.seat_name(p.seat), score);
+                    let score = p
+                        .score
+                        .map(|s| format!(" ({s} points)"))
+                        .unwrap_or_default();
+                    let _ = writeln!(
+                        body,
+                        "  {}. {} — {}{}",
+                        p.rank,
+                        name,
+                        state.seat_name(p.seat),
+                        score
+                    );
                 }
                 let _ = write!(
                     body,
@@ -62,13 +80,17 @@ pub fn for_transition(
                     subject: subject(info, row.id, "game over"),
                     body_text: body,
                     body_html: html,
+                    reply_to: None,
+                    in_reply_to: None,
                 }
             })
             .collect(),
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn turn_email(
+    domain: &Domain,
     row: &GameRow,
     info: &GameInfo,
     version: i64,
@@ -78,15 +100,18 @@ fn turn_email(
     link: &str,
 ) -> NewOutbox {
     let seat = player.seat as usize;
-    let legal = state.legal_actions(seat);
-    let texts: Vec<String> = legal
-        .iter()
-        .map(|a| state.describe_action(seat, a).unwrap_or_default())
-        .collect();
     let opponents: Vec<String> = seats
         .iter()
         .filter(|s| s.seat != player.seat)
-        .map(|s| format!("{} ({})", s.name, state.seat_name(s.seat as usize)))
+        .map(|s| match s.vacation_until {
+            Some(until) => format!(
+                "{} ({}, on vacation until {})",
+                s.name,
+                state.seat_name(s.seat as usize),
+                until.format("%Y-%m-%d %H:%M UTC")
+            ),
+            None => format!("{} ({})", s.name, state.seat_name(s.seat as usize)),
+        })
         .collect();
     let mut body = format!(
         "Hello {},\n\nIt is your turn in {} #{} (move {}), playing as {} against {}.\n\n",
@@ -97,11 +122,7 @@ fn turn_email(
         state.seat_name(seat),
         opponents.join(", ")
     );
-    body.push_str(&state.render_text(Viewer::Seat(seat)));
-    body.push_str("\n\nYour choices:\n");
-    for (i, t) in texts.iter().enumerate() {
-        let _ = writeln!(body, "  {:>3}. {}", i + 1, t);
-    }
+    let texts = position_and_choices(&mut body, state, seat);
     let _ = write!(
         body,
         "\nSubmit your move at {link}/actions with \"expected_version\": {version}.\n\
@@ -116,11 +137,155 @@ fn turn_email(
         subject: subject(info, row.id, "your turn"),
         body_text: body,
         body_html: html,
+        reply_to: Some(domain.reply.address(ReplyToken {
+            game_id: row.id,
+            seat: player.seat,
+            version,
+        })),
+        in_reply_to: None,
+    }
+}
+
+/// A reminder at 50 % (`stage` 1) or 90 % (`stage` 2) of the seat's time: the turn email
+/// again, with the time left on top.
+#[allow(clippy::too_many_arguments)]
+pub fn reminder(
+    domain: &Domain,
+    row: &GameRow,
+    info: &GameInfo,
+    state: &dyn LoadedGame,
+    player: &SeatInfo,
+    seats: &[SeatInfo],
+    left_ms: i64,
+    stage: i32,
+) -> NewOutbox {
+    let link = format!(
+        "{}/api/v1/games/{}",
+        domain.public_url.trim_end_matches('/'),
+        row.id
+    );
+    let mut m = turn_email(domain, row, info, row.version, state, player, seats, &link);
+    let hours = left_ms.max(0) / 3_600_000;
+    let left = if hours >= 48 {
+        format!("{} days", hours / 24)
+    } else {
+        format!("{hours} hours")
+    };
+    m.dedupe_key = format!(
+        "remind:{}:{}:{}:{}",
+        row.id, row.version, player.seat, stage
+    );
+    m.subject = subject(info, row.id, "reminder: your turn");
+    m.body_text = format!(
+        "Reminder: {} of your time is used; {left} are left on your clock.\n\n{}",
+        if stage >= 2 { "90 %" } else { "half" },
+        m.body_text
+    );
+    m.body_html = html_part(&m.body_text, &[], &link);
+    m
+}
+
+/// A nudge from another player: the turn email again, with who is waiting.
+pub fn nudge(
+    domain: &Domain,
+    row: &GameRow,
+    info: &GameInfo,
+    state: &dyn LoadedGame,
+    player: &SeatInfo,
+    seats: &[SeatInfo],
+    from: &str,
+) -> NewOutbox {
+    let link = format!(
+        "{}/api/v1/games/{}",
+        domain.public_url.trim_end_matches('/'),
+        row.id
+    );
+    let mut m = turn_email(domain, row, info, row.version, state, player, seats, &link);
+    m.dedupe_key = format!(
+        "nudge:{}:{}:{}:{}",
+        row.id,
+        row.version,
+        player.seat,
+        chrono::Utc::now().timestamp()
+    );
+    m.subject = subject(info, row.id, "nudge: your turn");
+    m.body_text = format!("{from} is waiting for your move.\n\n{}", m.body_text);
+    m.body_html = html_part(&m.body_text, &[], &link);
+    m
+}
+
+/// How to play by replying, as printed under the choices.
+pub const REPLY_HELP: &str = "Reply to this email with the number of your choice, or the choice written out.\n\
+Several lines are played in order, all or nothing. Add a line `preview` to see the result\n\
+without playing it; `status` resends the position, `resign` gives up the game, `help` explains.\n";
+
+/// Appends the seat's view and its numbered choices (with how to reply); returns the
+/// choices' texts.
+pub fn position_and_choices(body: &mut String, state: &dyn LoadedGame, seat: Seat) -> Vec<String> {
+    let legal = state.legal_actions(seat);
+    let texts: Vec<String> = legal
+        .iter()
+        .map(|a| state.describe_action(seat, a).unwrap_or_default())
+        .collect();
+    body.push_str(&state.render_text(Viewer::Seat(seat)));
+    if texts.is_empty() {
+        body.push_str("\n\nYou have nothing to do right now.\n");
+        return texts;
+    }
+    body.push_str("\n\nYour choices:\n");
+    for (i, t) in texts.iter().enumerate() {
+        let _ = writeln!(body, "  {:>3}. {}", i + 1, t);
+    }
+    body.push('\n');
+    body.push_str(REPLY_HELP);
+    texts
+}
+
+/// An answer to an inbound email. `reply_to` carries a fresh reply token when the player
+/// can act; `in_reply_to` threads it under the message it answers.
+pub struct Answer<'a> {
+    pub game: Option<(&'a GameRow, &'a GameInfo)>,
+    pub account_id: Option<i64>,
+    pub to: String,
+    pub what: &'a str,
+    pub body: String,
+    pub reply_to: Option<String>,
+    pub in_reply_to: &'a str,
+}
+
+pub fn answer(domain: &Domain, a: Answer<'_>) -> NewOutbox {
+    let (subject_line, link, game_id) = match a.game {
+        Some((row, info)) => (
+            subject(info, row.id, a.what),
+            format!(
+                "{}/api/v1/games/{}",
+                domain.public_url.trim_end_matches('/'),
+                row.id
+            ),
+            Some(row.id),
+        ),
+        None => (
+            format!("[Turnpost] {}", a.what),
+            domain.public_url.clone(),
+            None,
+        ),
+    };
+    let html = html_part(&a.body, &[], &link);
+    NewOutbox {
+        dedupe_key: format!("answer:{}", a.in_reply_to),
+        account_id: a.account_id,
+        game_id,
+        to_address: a.to,
+        subject: subject_line,
+        body_text: a.body,
+        body_html: html,
+        reply_to: a.reply_to,
+        in_reply_to: Some(a.in_reply_to.to_string()),
     }
 }
 
 /// A short HTML alternative: the same text in a monospace block, and a link.
-fn html_part(text: &str, _choices: &[String], link: &str) -> String {
+pub fn html_part(text: &str, _choices: &[String], link: &str) -> String {
     format!(
         "<!doctype html><html><body><pre style=\"font-family:monospace\">{}</pre>\
          <p><a href=\"{}\">Open the game</a></p></body></html>",

@@ -1,5 +1,8 @@
-//! Email: what to send when a game moves (`compose`), and the outbox worker that sends it
-//! (`worker`) over SMTP or into `.eml` files.
+//! Email: what to send when a game moves (`compose`), the outbox worker that sends it
+//! (`worker`) over SMTP or into `.eml` files, reply tokens (`reply`) and inbound replies
+//! (`inbound`).
 
 pub mod compose;
+pub mod inbound;
+pub mod reply;
 pub mod worker;

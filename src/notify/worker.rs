@@ -12,6 +12,30 @@ use lettre::message::{Mailbox, MultiPart, header};
 use lettre::{FileTransport, Message, SmtpTransport, Transport};
 
 use crate::store::PgPool;
+
+/// `Auto-Submitted` (RFC 3834), so that answers to replies are not answered by robots.
+#[derive(Clone)]
+struct AutoSubmitted(String);
+
+impl AutoSubmitted {
+    fn auto_replied() -> Self {
+        AutoSubmitted("auto-replied".into())
+    }
+}
+
+impl header::Header for AutoSubmitted {
+    fn name() -> header::HeaderName {
+        header::HeaderName::new_from_ascii_str("Auto-Submitted")
+    }
+
+    fn parse(s: &str) -> std::result::Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(AutoSubmitted(s.to_string()))
+    }
+
+    fn display(&self) -> header::HeaderValue {
+        header::HeaderValue::new(Self::name(), self.0.clone())
+    }
+}
 use crate::store::models::OutboxRow;
 use crate::store::schema::outbox;
 
@@ -33,7 +57,8 @@ impl Mailer {
                     .build(),
             ))),
             None => {
-                std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+                std::fs::create_dir_all(&dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
                 Ok(Mailer::Files(FileTransport::new(dir)))
             }
         }
@@ -127,13 +152,28 @@ impl Worker {
         // A stable Message-ID per outbox row: a retry after a crash is recognisably the
         // same message to the receiving side.
         let domain = self.from.email.domain().to_string();
-        Message::builder()
+        let mut builder = Message::builder()
             .from(self.from.clone())
             .to(to)
             .subject(&row.subject)
             .message_id(Some(format!("<turnpost.{}@{}>", row.id, domain)))
-            .header(header::Date::now())
-            .multipart(MultiPart::alternative_plain_html(row.body_text.clone(), row.body_html.clone()))
+            .header(header::Date::now());
+        if let Some(reply_to) = &row.reply_to {
+            builder = builder.reply_to(reply_to.parse().context("reply-to address")?);
+        }
+        if let Some(id) = &row.in_reply_to {
+            let id = format!("<{}>", id.trim_matches(|c| c == '<' || c == '>'));
+            builder = builder.in_reply_to(id.clone()).references(id);
+        }
+        // Answers to replies are automatic: a robot on the other side must not answer back.
+        if row.in_reply_to.is_some() {
+            builder = builder.header(AutoSubmitted::auto_replied());
+        }
+        builder
+            .multipart(MultiPart::alternative_plain_html(
+                row.body_text.clone(),
+                row.body_html.clone(),
+            ))
             .context("building the message")
     }
 }

@@ -17,6 +17,13 @@ pub struct Account {
     pub email_notifications: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    pub reminders: bool,
+    pub time_zone: String,
+    pub quiet_from: Option<i16>,
+    pub quiet_until: Option<i16>,
+    pub daily_digest: bool,
+    pub digest_hour: i16,
+    pub last_digest_on: Option<chrono::NaiveDate>,
 }
 
 #[derive(Insertable)]
@@ -45,6 +52,10 @@ pub struct GameRow {
     pub created_by: i64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    pub forfeited: Vec<i32>,
+    pub time_control: Option<Value>,
+    pub timeout_policy: String,
+    pub last_nudge_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Insertable)]
@@ -57,6 +68,8 @@ pub struct NewGame<'a> {
     pub status: &'a str,
     pub seed: &'a [u8],
     pub created_by: i64,
+    pub time_control: Option<&'a Value>,
+    pub timeout_policy: &'a str,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]
@@ -110,6 +123,8 @@ pub struct OutboxRow {
     pub sent_at: Option<DateTime<Utc>>,
     pub failed_at: Option<DateTime<Utc>>,
     pub last_error: Option<String>,
+    pub reply_to: Option<String>,
+    pub in_reply_to: Option<String>,
 }
 
 #[derive(Clone, Debug, Insertable)]
@@ -122,4 +137,8 @@ pub struct NewOutbox {
     pub subject: String,
     pub body_text: String,
     pub body_html: String,
+    /// Reply-To header: a reply address carrying a reply token, for turn emails.
+    pub reply_to: Option<String>,
+    /// In-Reply-To header: the inbound message this email answers.
+    pub in_reply_to: Option<String>,
 }

@@ -10,6 +10,33 @@ diesel::table! {
         email_notifications -> Bool,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        reminders -> Bool,
+        time_zone -> Text,
+        quiet_from -> Nullable<Int2>,
+        quiet_until -> Nullable<Int2>,
+        daily_digest -> Bool,
+        digest_hour -> Int2,
+        last_digest_on -> Nullable<Date>,
+    }
+}
+
+diesel::table! {
+    game_timeouts (game_id, seat, version) {
+        game_id -> Int8,
+        seat -> Int4,
+        version -> Int8,
+        policy -> Text,
+        processed_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    vacations (id) {
+        id -> Int8,
+        account_id -> Int8,
+        starts_at -> Timestamptz,
+        ends_at -> Timestamptz,
+        created_at -> Timestamptz,
     }
 }
 
@@ -29,6 +56,10 @@ diesel::table! {
         created_by -> Int8,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        forfeited -> Array<Int4>,
+        time_control -> Nullable<Jsonb>,
+        timeout_policy -> Text,
+        last_nudge_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -38,6 +69,9 @@ diesel::table! {
         seat -> Int4,
         account_id -> Int8,
         joined_at -> Timestamptz,
+        clock_ms -> Nullable<Int8>,
+        clock_since -> Nullable<Timestamptz>,
+        reminders_sent -> Int4,
     }
 }
 
@@ -70,11 +104,33 @@ diesel::table! {
         sent_at -> Nullable<Timestamptz>,
         failed_at -> Nullable<Timestamptz>,
         last_error -> Nullable<Text>,
+        reply_to -> Nullable<Text>,
+        in_reply_to -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    inbound_messages (message_id) {
+        message_id -> Text,
+        from_address -> Text,
+        game_id -> Nullable<Int8>,
+        outcome -> Text,
+        received_at -> Timestamptz,
     }
 }
 
 diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(game_seats -> accounts (account_id));
 diesel::joinable!(game_actions -> games (game_id));
+diesel::joinable!(vacations -> accounts (account_id));
 
-diesel::allow_tables_to_appear_in_same_query!(accounts, games, game_seats, game_actions, outbox);
+diesel::allow_tables_to_appear_in_same_query!(
+    accounts,
+    games,
+    game_seats,
+    game_actions,
+    outbox,
+    inbound_messages,
+    game_timeouts,
+    vacations
+);

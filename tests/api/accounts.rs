@@ -5,7 +5,8 @@ use crate::helpers::spawn_app;
 #[test]
 fn sign_up_login_me_and_the_errors_around_them() {
     let app = spawn_app();
-    let body = json!({"email": "Ada@Example.org", "name": "Ada", "password": "correct horse battery"});
+    let body =
+        json!({"email": "Ada@Example.org", "name": "Ada", "password": "correct horse battery"});
     let r = app.post("/api/v1/accounts", None, &body);
     assert_eq!(r.status(), 201);
     let created: Value = r.json().unwrap();
@@ -23,9 +24,18 @@ fn sign_up_login_me_and_the_errors_around_them() {
     assert_eq!(r.json::<Value>().unwrap()["code"], "email_taken");
 
     for (bad, code) in [
-        (json!({"email": "not-an-email", "name": "X", "password": "correct horse battery"}), "invalid_email"),
-        (json!({"email": "x@example.org", "name": "X", "password": "short"}), "password_too_short"),
-        (json!({"email": "x@example.org", "name": " ", "password": "correct horse battery"}), "invalid_name"),
+        (
+            json!({"email": "not-an-email", "name": "X", "password": "correct horse battery"}),
+            "invalid_email",
+        ),
+        (
+            json!({"email": "x@example.org", "name": "X", "password": "short"}),
+            "password_too_short",
+        ),
+        (
+            json!({"email": "x@example.org", "name": " ", "password": "correct horse battery"}),
+            "invalid_name",
+        ),
     ] {
         let r = app.post("/api/v1/accounts", None, &bad);
         assert_eq!(r.status(), 422, "{bad}");
@@ -49,17 +59,32 @@ fn sign_up_login_me_and_the_errors_around_them() {
     assert_eq!(r.json::<Value>().unwrap()["code"], "invalid_json");
 
     // Login, wrong password and unknown email give the same 401.
-    let r = app.post("/api/v1/auth/token", None, &json!({"email": "ada@example.org", "password": "correct horse battery"}));
+    let r = app.post(
+        "/api/v1/auth/token",
+        None,
+        &json!({"email": "ada@example.org", "password": "correct horse battery"}),
+    );
     assert_eq!(r.status(), 200);
     let tok: Value = r.json().unwrap();
     assert_eq!(tok["token_type"], "Bearer");
     assert!(tok["expires_in"].as_i64().unwrap() > 0);
     let token = tok["access_token"].as_str().unwrap().to_string();
-    let wrong = app.post("/api/v1/auth/token", None, &json!({"email": "ada@example.org", "password": "wrong horse battery"}));
-    let unknown = app.post("/api/v1/auth/token", None, &json!({"email": "nobody@example.org", "password": "wrong horse battery"}));
+    let wrong = app.post(
+        "/api/v1/auth/token",
+        None,
+        &json!({"email": "ada@example.org", "password": "wrong horse battery"}),
+    );
+    let unknown = app.post(
+        "/api/v1/auth/token",
+        None,
+        &json!({"email": "nobody@example.org", "password": "wrong horse battery"}),
+    );
     assert_eq!(wrong.status(), 401);
     assert_eq!(unknown.status(), 401);
-    assert_eq!(wrong.json::<Value>().unwrap()["detail"], unknown.json::<Value>().unwrap()["detail"]);
+    assert_eq!(
+        wrong.json::<Value>().unwrap()["detail"],
+        unknown.json::<Value>().unwrap()["detail"]
+    );
 
     let r = app.get("/api/v1/me", Some(&token));
     assert_eq!(r.status(), 200);
@@ -97,7 +122,11 @@ fn sign_up_login_me_and_the_errors_around_them() {
         .send()
         .unwrap();
     assert_eq!(r.status(), 200);
-    let r = app.post("/api/v1/auth/token", None, &json!({"email": "ada@example.org", "password": "a brand new password"}));
+    let r = app.post(
+        "/api/v1/auth/token",
+        None,
+        &json!({"email": "ada@example.org", "password": "a brand new password"}),
+    );
     assert_eq!(r.status(), 200);
 }
 
@@ -107,10 +136,18 @@ fn repeated_login_failures_are_throttled_with_retry_after() {
     let p = app.player("Bo");
     let mut statuses = Vec::new();
     for _ in 0..7 {
-        let r = app.post("/api/v1/auth/token", None, &json!({"email": p.email, "password": "not the password"}));
+        let r = app.post(
+            "/api/v1/auth/token",
+            None,
+            &json!({"email": p.email, "password": "not the password"}),
+        );
         statuses.push(r.status().as_u16());
         if r.status() == 429 {
-            let retry: u64 = r.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+            let retry: u64 = r.headers()["retry-after"]
+                .to_str()
+                .unwrap()
+                .parse()
+                .unwrap();
             assert!(retry >= 1);
             assert_eq!(r.json::<Value>().unwrap()["code"], "too_many_attempts");
         }
@@ -118,7 +155,11 @@ fn repeated_login_failures_are_throttled_with_retry_after() {
     assert_eq!(&statuses[..5], &[401; 5]);
     assert_eq!(&statuses[5..], &[429, 429]);
     // Even the right password is refused while locked out.
-    let r = app.post("/api/v1/auth/token", None, &json!({"email": p.email, "password": "correct horse battery"}));
+    let r = app.post(
+        "/api/v1/auth/token",
+        None,
+        &json!({"email": p.email, "password": "correct horse battery"}),
+    );
     assert_eq!(r.status(), 429);
 }
 

@@ -11,7 +11,12 @@ fn act(app: &TestApp, id: i64, p: &Player, action: &Value) -> Value {
         Some(&p.token),
         &json!({"expected_version": g["version"], "action": action}),
     );
-    assert_eq!(r.status(), 200, "{action}: {}", r.text().unwrap_or_default());
+    assert_eq!(
+        r.status(),
+        200,
+        "{action}: {}",
+        r.text().unwrap_or_default()
+    );
     r.json().unwrap()
 }
 
@@ -29,7 +34,10 @@ fn a_three_player_fuldrigger_game_with_a_deal() {
         let seat = g["to_act"][0].as_u64().unwrap() as usize;
         let mine = app.game(id, &ps[seat]);
         let legal = mine["legal_actions"].as_array().unwrap().clone();
-        let homes: Vec<&Value> = legal.iter().filter(|a| a["type"] == "choose_home").collect();
+        let homes: Vec<&Value> = legal
+            .iter()
+            .filter(|a| a["type"] == "choose_home")
+            .collect();
         if homes.is_empty() {
             break;
         }
@@ -44,7 +52,10 @@ fn a_three_player_fuldrigger_game_with_a_deal() {
     act(&app, id, &ps[from], &offer);
     let cash_before = app.game(id, &ps[to]).clone();
     let recipient = app.game(id, &ps[to]);
-    assert!(!recipient["to_act"].as_array().unwrap().contains(&json!(to)), "the recipient is not on turn");
+    assert!(
+        !recipient["to_act"].as_array().unwrap().contains(&json!(to)),
+        "the recipient is not on turn"
+    );
     let accept = recipient["legal_actions"]
         .as_array()
         .unwrap()
@@ -53,13 +64,22 @@ fn a_three_player_fuldrigger_game_with_a_deal() {
         .cloned()
         .expect("the recipient may accept at once");
     // The third player sees that an offer exists but not its terms.
-    let log: Vec<Value> = app.get(&format!("/api/v1/games/{id}/log"), Some(&ps[(from + 2) % 3].token)).json().unwrap();
+    let log: Vec<Value> = app
+        .get(
+            &format!("/api/v1/games/{id}/log"),
+            Some(&ps[(from + 2) % 3].token),
+        )
+        .json()
+        .unwrap();
     let last = log.last().unwrap();
     assert_eq!(last["action"]["terms"], "hidden");
     assert_eq!(last["text"], Value::Null);
     act(&app, id, &ps[to], &accept);
     let after = app.game(id, &ps[to]);
-    assert_ne!(after["view"], cash_before["view"], "accepting the deal changed the game");
+    assert_ne!(
+        after["view"], cash_before["view"],
+        "accepting the deal changed the game"
+    );
 
     play_random(&app, id, &players, 11, 20_000);
     assert_eq!(app.game(id, &ps[0])["status"], "finished");

@@ -10,7 +10,10 @@ fn game_types_describe_every_hosted_game() {
     let r = app.get("/api/v1/game-types", None);
     assert_eq!(r.status(), 200);
     let types: Vec<Value> = r.json().unwrap();
-    let kasino = types.iter().find(|t| t["id"] == "kasino").expect("kasino is hosted");
+    let kasino = types
+        .iter()
+        .find(|t| t["id"] == "kasino")
+        .expect("kasino is hosted");
     assert_eq!(kasino["min_players"], 2);
     assert_eq!(kasino["max_players"], 4);
     assert_eq!(kasino["rules_version"], 1);
@@ -26,17 +29,38 @@ fn create_join_leave_list_and_their_errors() {
     let cy = app.player("Cy");
 
     for (body, code) in [
-        (json!({"game_type": "chess", "players": 2}), "unknown_game_type"),
-        (json!({"game_type": "kasino", "players": 7}), "invalid_player_count"),
-        (json!({"game_type": "kasino", "players": 2, "options": {"no_such_option": 1}}), "invalid_options"),
+        (
+            json!({"game_type": "chess", "players": 2}),
+            "unknown_game_type",
+        ),
+        (
+            json!({"game_type": "kasino", "players": 7}),
+            "invalid_player_count",
+        ),
+        (
+            json!({"game_type": "kasino", "players": 2, "options": {"no_such_option": 1}}),
+            "invalid_options",
+        ),
     ] {
         let r = app.post("/api/v1/games", Some(&ada.token), &body);
         assert_eq!(r.status(), 422, "{body}");
         assert_eq!(r.json::<Value>().unwrap()["code"], code);
     }
-    assert_eq!(app.post("/api/v1/games", None, &json!({"game_type": "kasino", "players": 2})).status(), 401);
+    assert_eq!(
+        app.post(
+            "/api/v1/games",
+            None,
+            &json!({"game_type": "kasino", "players": 2})
+        )
+        .status(),
+        401
+    );
 
-    let r = app.post("/api/v1/games", Some(&ada.token), &json!({"game_type": "kasino", "players": 3}));
+    let r = app.post(
+        "/api/v1/games",
+        Some(&ada.token),
+        &json!({"game_type": "kasino", "players": 3}),
+    );
     assert_eq!(r.status(), 201);
     let g: Value = r.json().unwrap();
     let id = g["id"].as_i64().unwrap();
@@ -45,20 +69,51 @@ fn create_join_leave_list_and_their_errors() {
     assert_eq!(g["view"], Value::Null);
 
     // Bo sees it among open games, joins, leaves, joins again.
-    let list: Value = app.get("/api/v1/games?status=open", Some(&bo.token)).json().unwrap();
-    assert!(list["items"].as_array().unwrap().iter().any(|i| i["id"] == id));
-    let join = |p: &crate::helpers::Player| app.post(&format!("/api/v1/games/{id}/join"), Some(&p.token), &json!({}));
+    let list: Value = app
+        .get("/api/v1/games?status=open", Some(&bo.token))
+        .json()
+        .unwrap();
+    assert!(
+        list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["id"] == id)
+    );
+    let join = |p: &crate::helpers::Player| {
+        app.post(
+            &format!("/api/v1/games/{id}/join"),
+            Some(&p.token),
+            &json!({}),
+        )
+    };
     assert_eq!(join(&bo).status(), 200);
     let r = join(&bo);
     assert_eq!(r.status(), 409);
     assert_eq!(r.json::<Value>().unwrap()["code"], "already_joined");
-    assert_eq!(app.post(&format!("/api/v1/games/{id}/leave"), Some(&bo.token), &json!({})).status(), 204);
-    let r = app.post(&format!("/api/v1/games/{id}/leave"), Some(&cy.token), &json!({}));
+    assert_eq!(
+        app.post(
+            &format!("/api/v1/games/{id}/leave"),
+            Some(&bo.token),
+            &json!({})
+        )
+        .status(),
+        204
+    );
+    let r = app.post(
+        &format!("/api/v1/games/{id}/leave"),
+        Some(&cy.token),
+        &json!({}),
+    );
     assert_eq!(r.status(), 403);
     assert_eq!(join(&bo).status(), 200);
 
     // Acting before the game starts.
-    let r = app.post(&format!("/api/v1/games/{id}/actions"), Some(&ada.token), &json!({"expected_version": 0, "action": {}}));
+    let r = app.post(
+        &format!("/api/v1/games/{id}/actions"),
+        Some(&ada.token),
+        &json!({"expected_version": 0, "action": {}}),
+    );
     assert_eq!(r.status(), 409);
     assert_eq!(r.json::<Value>().unwrap()["code"], "game_not_active");
 
@@ -70,33 +125,52 @@ fn create_join_leave_list_and_their_errors() {
     assert_eq!(g["your_seat"], 2);
     assert_eq!(g["version"], 0);
     assert!(g["view"].is_object());
-    let r = app.post(&format!("/api/v1/games/{id}/leave"), Some(&cy.token), &json!({}));
+    let r = app.post(
+        &format!("/api/v1/games/{id}/leave"),
+        Some(&cy.token),
+        &json!({}),
+    );
     assert_eq!(r.status(), 409);
     let dee = app.player("Dee");
     assert_eq!(join(&dee).status(), 409);
 
     // Lists: mine, awaiting me, pagination and bad queries.
-    let mine: Value = app.get("/api/v1/games?status=active", Some(&bo.token)).json().unwrap();
+    let mine: Value = app
+        .get("/api/v1/games?status=active", Some(&bo.token))
+        .json()
+        .unwrap();
     assert_eq!(mine["total"], 1);
     let to_act = g["to_act"][0].as_i64().unwrap();
     let awaiting_player = [&ada, &bo, &cy][to_act as usize];
-    let awaiting: Value = app.get("/api/v1/games?awaiting=me", Some(&awaiting_player.token)).json().unwrap();
+    let awaiting: Value = app
+        .get("/api/v1/games?awaiting=me", Some(&awaiting_player.token))
+        .json()
+        .unwrap();
     assert_eq!(awaiting["total"], 1);
     assert_eq!(awaiting["items"][0]["awaiting_you"], true);
     let other = [&ada, &bo, &cy][((to_act + 1) % 3) as usize];
-    let not_awaiting: Value = app.get("/api/v1/games?awaiting=me", Some(&other.token)).json().unwrap();
+    let not_awaiting: Value = app
+        .get("/api/v1/games?awaiting=me", Some(&other.token))
+        .json()
+        .unwrap();
     assert_eq!(not_awaiting["total"], 0);
     for q in ["status=weird", "awaiting=you", "page=0", "per_page=1000"] {
         let r = app.get(&format!("/api/v1/games?{q}"), Some(&ada.token));
         assert_eq!(r.status(), 422, "{q}");
     }
-    assert_eq!(app.get("/api/v1/games?page=x", Some(&ada.token)).status(), 400);
+    assert_eq!(
+        app.get("/api/v1/games?page=x", Some(&ada.token)).status(),
+        400
+    );
 
     // A spectator sees the game without anyone's hand and with no legal actions.
     let spectator: Value = app.game(id, &dee);
     assert_eq!(spectator["your_seat"], Value::Null);
     assert_eq!(spectator["legal_actions"], json!([]));
-    assert_eq!(app.get("/api/v1/games/999999", Some(&ada.token)).status(), 404);
+    assert_eq!(
+        app.get("/api/v1/games/999999", Some(&ada.token)).status(),
+        404
+    );
     assert_eq!(app.get("/api/v1/games/abc", Some(&ada.token)).status(), 404);
 }
 
@@ -142,7 +216,14 @@ fn two_concurrent_submissions_for_one_version_exactly_one_wins() {
         let p: Value = loser.json().unwrap();
         assert_eq!(p["code"], "stale_version");
         assert_eq!(p["current_version"], version + 1);
-        let log: Vec<Value> = app.get(&format!("/api/v1/games/{id}/log"), Some(&ada.token)).json().unwrap();
-        assert_eq!(log.len() as i64, version + 1, "exactly one action per version");
+        let log: Vec<Value> = app
+            .get(&format!("/api/v1/games/{id}/log"), Some(&ada.token))
+            .json()
+            .unwrap();
+        assert_eq!(
+            log.len() as i64,
+            version + 1,
+            "exactly one action per version"
+        );
     }
 }

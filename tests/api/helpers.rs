@@ -11,6 +11,9 @@ use serde_json::{Value, json};
 use turnpost::embedded_pg::ThrowawayCluster;
 use turnpost::settings::Settings;
 
+/// The inbound email secret of every test app.
+pub const INBOUND_SECRET: &str = "inbound-test-secret";
+
 static CLUSTER: OnceLock<ThrowawayCluster> = OnceLock::new();
 
 fn cluster() -> &'static ThrowawayCluster {
@@ -25,6 +28,7 @@ pub struct TestApp {
     pub database_url: String,
     pub mail_dir: PathBuf,
     pub client: Client,
+    pub settings: Settings,
 }
 
 pub struct Player {
@@ -37,7 +41,10 @@ pub struct Player {
 pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     let mut settings = Settings::load().expect("default settings load");
     let database_url = cluster().new_database().expect("create test database");
-    let var = std::env::temp_dir().join(format!("turnpost-test-{}", hex::encode(rand::random::<[u8; 8]>())));
+    let var = std::env::temp_dir().join(format!(
+        "turnpost-test-{}",
+        hex::encode(rand::random::<[u8; 8]>())
+    ));
     settings.bind = "127.0.0.1:0".into();
     settings.var_dir = var.clone();
     settings.smtp_url = None;
@@ -45,20 +52,31 @@ pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     // Many apps share one test cluster: keep each pool small.
     settings.db_pool_size = 4;
     settings.public_url = "http://turnpost.test".into();
+    settings.inbound_secret = Some(SecretString::from(INBOUND_SECRET));
+    settings.reply_address = Some("play@turnpost.test".into());
+    // Tests drive the clock sweep themselves, with chosen times.
+    settings.sweep_interval_secs = 3600;
     adjust(&mut settings);
     let mail_dir = settings.mail_dir();
-    let secret = SecretString::from("test-secret-".repeat(4));
-    let port = match turnpost::app::spawn_in_background(settings, database_url.clone(), secret) {
-        Ok(p) => p,
-        Err(e) => panic!("app did not start: {e:#}"),
-    };
+    let secret = SecretString::from(JWT_SECRET.repeat(4));
+    let port =
+        match turnpost::app::spawn_in_background(settings.clone(), database_url.clone(), secret) {
+            Ok(p) => p,
+            Err(e) => panic!("app did not start: {e:#}"),
+        };
     TestApp {
         address: format!("http://127.0.0.1:{port}"),
         database_url,
         mail_dir,
-        client: Client::builder().timeout(Duration::from_secs(60)).build().expect("client"),
+        client: Client::builder()
+            .timeout(Duration::from_secs(60))
+            .build()
+            .expect("client"),
+        settings,
     }
 }
+
+const JWT_SECRET: &str = "test-secret-";
 
 pub fn spawn_app() -> TestApp {
     spawn_app_with(|_| {})
@@ -87,7 +105,11 @@ impl TestApp {
 
     /// Signs up and logs in.
     pub fn player(&self, name: &str) -> Player {
-        let email = format!("{}-{}@example.org", name.to_lowercase(), hex::encode(rand::random::<[u8; 4]>()));
+        let email = format!(
+            "{}-{}@example.org",
+            name.to_lowercase(),
+            hex::encode(rand::random::<[u8; 4]>())
+        );
         let r = self.post(
             "/api/v1/accounts",
             None,
@@ -115,10 +137,19 @@ impl TestApp {
             Some(&players[0].token),
             &json!({"game_type": game_type, "players": players.len(), "options": options}),
         );
-        assert_eq!(r.status(), 201, "create game: {}", r.text().unwrap_or_default());
+        assert_eq!(
+            r.status(),
+            201,
+            "create game: {}",
+            r.text().unwrap_or_default()
+        );
         let id = r.json::<Value>().expect("json")["id"].as_i64().expect("id");
         for p in &players[1..] {
-            let r = self.post(&format!("/api/v1/games/{id}/join"), Some(&p.token), &json!({}));
+            let r = self.post(
+                &format!("/api/v1/games/{id}/join"),
+                Some(&p.token),
+                &json!({}),
+            );
             assert_eq!(r.status(), 200, "join");
         }
         id
@@ -128,6 +159,30 @@ impl TestApp {
         let r = self.get(&format!("/api/v1/games/{id}"), Some(&p.token));
         assert_eq!(r.status(), 200);
         r.json().expect("json")
+    }
+
+    /// A domain over the app's database, built afresh: what a (re)started server runs. For
+    /// calling the domain directly, e.g. `sweep(now)` with a chosen time.
+    pub fn domain(&self) -> turnpost::domain::Domain {
+        let pool = turnpost::store::pool(&self.database_url, 2).expect("pool");
+        turnpost::app::domain(
+            &self.settings,
+            pool,
+            turnpost::games::Registry::standard(),
+            &SecretString::from(JWT_SECRET.repeat(4)),
+        )
+        .expect("domain")
+    }
+
+    /// Delivers a raw email to the inbound endpoint, as an MTA would.
+    pub fn inbound(&self, raw: &[u8]) -> Response {
+        self.client
+            .post(self.url("/api/v1/inbound/email"))
+            .bearer_auth(INBOUND_SECRET)
+            .header("content-type", "message/rfc822")
+            .body(raw.to_vec())
+            .send()
+            .expect("request")
     }
 
     /// The .eml files written so far, parsed as MIME.
@@ -152,7 +207,10 @@ impl TestApp {
                 return mails;
             }
             if start.elapsed() > Duration::from_secs(30) {
-                panic!("timed out waiting for mails: {what} ({} mails so far)", mails.len());
+                panic!(
+                    "timed out waiting for mails: {what} ({} mails so far)",
+                    mails.len()
+                );
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -167,6 +225,10 @@ pub struct Mail {
     pub message_id: String,
     pub text: String,
     pub html: String,
+    /// The Reply-To address (carrying a reply token), or empty.
+    pub reply_to: String,
+    /// The In-Reply-To header (the message this answers), or empty.
+    pub in_reply_to: String,
 }
 
 impl Mail {
@@ -179,13 +241,30 @@ impl Mail {
             message_id: m.message_id().unwrap_or_default().to_string(),
             text: m.body_text(0)?.to_string(),
             html: m.body_html(0).map(|h| h.to_string()).unwrap_or_default(),
+            reply_to: m
+                .reply_to()
+                .and_then(|a| a.first())
+                .and_then(|a| a.address())
+                .unwrap_or_default()
+                .to_string(),
+            in_reply_to: m
+                .header_raw("In-Reply-To")
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
         })
     }
 }
 
 /// Plays `game` to the end, each seat choosing uniformly among its legal actions with a
 /// seeded generator; returns the number of actions. Uses nothing but the public API.
-pub fn play_random(app: &TestApp, id: i64, players: &[&Player], seed: u64, max_actions: usize) -> usize {
+pub fn play_random(
+    app: &TestApp,
+    id: i64,
+    players: &[&Player],
+    seed: u64,
+    max_actions: usize,
+) -> usize {
     let mut rng = turnpost::engine::GameRng::seed_from_u64(seed);
     let mut actions = 0;
     loop {
@@ -193,24 +272,45 @@ pub fn play_random(app: &TestApp, id: i64, players: &[&Player], seed: u64, max_a
         if g["status"] == "finished" {
             return actions;
         }
-        assert!(actions < max_actions, "game {id} did not finish in {max_actions} actions");
-        let to_act: Vec<usize> = g["to_act"].as_array().expect("to_act").iter().filter_map(|v| v.as_u64()).map(|v| v as usize).collect();
+        assert!(
+            actions < max_actions,
+            "game {id} did not finish in {max_actions} actions"
+        );
+        let to_act: Vec<usize> = g["to_act"]
+            .as_array()
+            .expect("to_act")
+            .iter()
+            .filter_map(|v| v.as_u64())
+            .map(|v| v as usize)
+            .collect();
         assert!(!to_act.is_empty(), "active game with nobody to act");
         let seat = to_act[rng.below(to_act.len())];
         let p = players.iter().find(|p| {
-            g["seats"].as_array().expect("seats").iter().any(|s| s["seat"] == seat && s["account_id"] == p.id)
+            g["seats"]
+                .as_array()
+                .expect("seats")
+                .iter()
+                .any(|s| s["seat"] == seat && s["account_id"] == p.id)
         });
         let p = p.expect("seat's player");
         let mine = app.game(id, p);
         let legal = mine["legal_actions"].as_array().expect("legal").clone();
-        assert!(!legal.is_empty(), "seat {seat} must act but has no legal action");
+        assert!(
+            !legal.is_empty(),
+            "seat {seat} must act but has no legal action"
+        );
         let action = legal[rng.below(legal.len())].clone();
         let r = app.post(
             &format!("/api/v1/games/{id}/actions"),
             Some(&p.token),
             &json!({"expected_version": mine["version"], "action": action}),
         );
-        assert_eq!(r.status(), 200, "legal action refused: {}", r.text().unwrap_or_default());
+        assert_eq!(
+            r.status(),
+            200,
+            "legal action refused: {}",
+            r.text().unwrap_or_default()
+        );
         actions += 1;
     }
 }
@@ -223,6 +323,10 @@ pub fn run_verify(app: &TestApp) -> (bool, String) {
         .env("RUST_LOG", "warn")
         .output()
         .expect("run turnpost verify");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     (out.status.success(), format!("{}\n{text}", out.status))
 }

@@ -32,7 +32,10 @@ fn assert_no_leak(what: &str, seen: &Value, secret_hand: &BTreeSet<String>) {
     let mut found = BTreeSet::new();
     strings(seen, &mut found);
     let leaked: Vec<&String> = secret_hand.intersection(&found).collect();
-    assert!(leaked.is_empty(), "{what} shows the opponent's cards {leaked:?}");
+    assert!(
+        leaked.is_empty(),
+        "{what} shows the opponent's cards {leaked:?}"
+    );
 }
 
 fn log(app: &TestApp, id: i64, p: &Player) -> Value {
@@ -41,7 +44,13 @@ fn log(app: &TestApp, id: i64, p: &Player) -> Value {
     r.json().unwrap()
 }
 
-fn submit(app: &TestApp, id: i64, p: Option<&Player>, version: i64, action: &Value) -> reqwest::blocking::Response {
+fn submit(
+    app: &TestApp,
+    id: i64,
+    p: Option<&Player>,
+    version: i64,
+    action: &Value,
+) -> reqwest::blocking::Response {
     app.post(
         &format!("/api/v1/games/{id}/actions"),
         p.map(|p| p.token.as_str()),
@@ -72,11 +81,23 @@ fn a_full_kasino_game_over_http() {
     loop {
         let ga = app.game(id, &ada);
         let gb = app.game(id, &bo);
-        let to_act: Vec<i64> = ga["to_act"].as_array().unwrap().iter().filter_map(Value::as_i64).collect();
-        turn_changes += to_act.iter().filter(|s| !previous_to_act.contains(s)).count();
+        let to_act: Vec<i64> = ga["to_act"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_i64)
+            .collect();
+        turn_changes += to_act
+            .iter()
+            .filter(|s| !previous_to_act.contains(s))
+            .count();
         previous_to_act = to_act.clone();
         if ga["status"] == "finished" {
-            assert!(ga["result"]["ranking"].as_array().is_some_and(|r| r.len() == 2));
+            assert!(
+                ga["result"]["ranking"]
+                    .as_array()
+                    .is_some_and(|r| r.len() == 2)
+            );
             break;
         }
         assert!(moves < 2_000, "the game did not finish");
@@ -89,17 +110,32 @@ fn a_full_kasino_game_over_http() {
         if moves.is_multiple_of(10) && ga["view"]["round"] == 1 {
             assert_no_leak("Ada's log", &log(&app, id, &ada), &hb);
             assert_no_leak("Bo's log", &log(&app, id, &bo), &ha);
-            assert_no_leak("a spectator's view", &app.game(id, &dee), &ha.union(&hb).cloned().collect());
+            assert_no_leak(
+                "a spectator's view",
+                &app.game(id, &dee),
+                &ha.union(&hb).cloned().collect(),
+            );
         }
 
         let seat = to_act[0] as usize;
-        let (p, q, mine, other_hand) = if seat == 0 { (&ada, &bo, &ga, &hb) } else { (&bo, &ada, &gb, &ha) };
+        let (p, q, mine, other_hand) = if seat == 0 {
+            (&ada, &bo, &ga, &hb)
+        } else {
+            (&bo, &ada, &gb, &ha)
+        };
         let version = mine["version"].as_i64().unwrap();
         let legal = mine["legal_actions"].as_array().unwrap().clone();
         assert!(!legal.is_empty());
-        assert_eq!(mine["legal_action_texts"].as_array().unwrap().len(), legal.len());
+        assert_eq!(
+            mine["legal_action_texts"].as_array().unwrap().len(),
+            legal.len()
+        );
         let q_game = if seat == 0 { &gb } else { &ga };
-        assert_eq!(q_game["legal_actions"], json!([]), "the waiting player has nothing to submit");
+        assert_eq!(
+            q_game["legal_actions"],
+            json!([]),
+            "the waiting player has nothing to submit"
+        );
 
         // The errors, every few moves, each leaving the game unchanged.
         if moves.is_multiple_of(7) {
@@ -113,7 +149,13 @@ fn a_full_kasino_game_over_http() {
                 checked[1] += 1;
             }
             if let Some(card) = other_hand.iter().next() {
-                let (s, body) = code(submit(&app, id, Some(p), version, &json!({"type": "trail", "card": card})));
+                let (s, body) = code(submit(
+                    &app,
+                    id,
+                    Some(p),
+                    version,
+                    &json!({"type": "trail", "card": card}),
+                ));
                 assert_eq!((s, body["code"].as_str()), (422, Some("illegal_action")));
                 assert!(body["rule_code"].is_string());
                 checked[2] += 1;
@@ -122,10 +164,20 @@ fn a_full_kasino_game_over_http() {
             assert_eq!((s, body["code"].as_str()), (403, Some("not_a_player")));
             let (s, _) = code(submit(&app, id, None, version, &legal[0]));
             assert_eq!(s, 401);
-            let (s, body) = code(submit(&app, id, Some(p), version, &json!({"type": "juggle"})));
+            let (s, body) = code(submit(
+                &app,
+                id,
+                Some(p),
+                version,
+                &json!({"type": "juggle"}),
+            ));
             assert_eq!((s, body["code"].as_str()), (422, Some("malformed_action")));
             checked[3] += 1;
-            assert_eq!(app.game(id, p)["version"], version, "refused submissions change nothing");
+            assert_eq!(
+                app.game(id, p)["version"],
+                version,
+                "refused submissions change nothing"
+            );
         }
 
         let action = legal[rng.below(legal.len())].clone();
@@ -138,16 +190,32 @@ fn a_full_kasino_game_over_http() {
         moves += 1;
         checked[4] += 1;
     }
-    assert!(checked.iter().all(|&c| c > 0), "every error path was exercised: {checked:?}");
+    assert!(
+        checked.iter().all(|&c| c > 0),
+        "every error path was exercised: {checked:?}"
+    );
 
     // History: the view at version 0, and versions that do not exist.
     let r = app.get(&format!("/api/v1/games/{id}/views/0"), Some(&ada.token));
     assert_eq!(r.status(), 200);
     let v0: Value = r.json().unwrap();
     assert_eq!(v0["view"]["your_hand"].as_array().unwrap().len(), 4);
-    assert_eq!(app.get(&format!("/api/v1/games/{id}/views/{}", moves + 1), Some(&ada.token)).status(), 404);
+    assert_eq!(
+        app.get(
+            &format!("/api/v1/games/{id}/views/{}", moves + 1),
+            Some(&ada.token)
+        )
+        .status(),
+        404
+    );
     let finished = app.game(id, &ada);
-    let (s, body) = code(submit(&app, id, Some(&ada), finished["version"].as_i64().unwrap(), &json!({"type": "clear_table"})));
+    let (s, body) = code(submit(
+        &app,
+        id,
+        Some(&ada),
+        finished["version"].as_i64().unwrap(),
+        &json!({"type": "clear_table"}),
+    ));
     assert_eq!((s, body["code"].as_str()), (409, Some("game_not_active")));
 
     // One turn email per turn change, and a game-over email to each player.
@@ -157,7 +225,10 @@ fn a_full_kasino_game_over_http() {
         m.iter().filter(|x| x.subject == subject_turn).count() >= turn_changes
             && m.iter().filter(|x| x.subject == subject_over).count() >= 2
     });
-    assert_eq!(mails.iter().filter(|x| x.subject == subject_turn).count(), turn_changes);
+    assert_eq!(
+        mails.iter().filter(|x| x.subject == subject_turn).count(),
+        turn_changes
+    );
     let over: Vec<_> = mails.iter().filter(|x| x.subject == subject_over).collect();
     assert_eq!(over.len(), 2);
     assert!(over.iter().any(|m| m.to == ada.email) && over.iter().any(|m| m.to == bo.email));
@@ -165,7 +236,11 @@ fn a_full_kasino_game_over_http() {
     assert_eq!(ids.len(), mails.len(), "every email is sent once");
     for m in mails.iter().filter(|x| x.subject == subject_turn) {
         assert!(m.to == ada.email || m.to == bo.email);
-        assert!(m.text.contains("Your choices:") && m.text.contains("  1. "), "{}", m.text);
+        assert!(
+            m.text.contains("Your choices:") && m.text.contains("  1. "),
+            "{}",
+            m.text
+        );
         assert!(m.text.contains(&format!("/api/v1/games/{id}")));
         assert!(m.html.contains("<pre"));
     }

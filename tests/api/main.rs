@@ -1,12 +1,15 @@
 //! Black-box tests over real HTTP against a real PostgreSQL.
 
 mod accounts;
+mod clocks;
+mod email_play;
 mod fuldrigger;
 mod games;
 mod helpers;
 mod kasino;
 mod openapi;
 mod partners;
-mod space_empires;
+mod smtp_sink;
 mod sp4x;
+mod space_empires;
 mod starfarers;

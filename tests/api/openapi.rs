@@ -8,7 +8,8 @@ use crate::helpers::spawn_app;
 #[test]
 fn committed_openapi_yaml_is_current_and_served() {
     let generated = turnpost::api::openapi_yaml();
-    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.yaml")).unwrap_or_default();
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.yaml"))
+        .unwrap_or_default();
     assert!(
         generated == committed,
         "openapi.yaml is stale: run `cargo run -- openapi > openapi.yaml`"
@@ -41,13 +42,20 @@ fn openapi_yaml_is_valid_openapi_3_and_describes_every_endpoint() {
         ("/api/v1/games/{id}/actions", "post"),
         ("/api/v1/games/{id}/log", "get"),
         ("/api/v1/games/{id}/views/{version}", "get"),
+        ("/api/v1/games/{id}/resign", "post"),
+        ("/api/v1/games/{id}/nudge", "post"),
+        ("/api/v1/me/vacation", "post"),
+        ("/api/v1/inbound/email", "post"),
         ("/healthz", "get"),
         ("/readyz", "get"),
         ("/openapi.yaml", "get"),
     ] {
         let op = &paths[path][method];
         assert!(op.is_object(), "{method} {path} is not described");
-        assert!(op["responses"].as_object().is_some_and(|r| !r.is_empty()), "{method} {path} has no responses");
+        assert!(
+            op["responses"].as_object().is_some_and(|r| !r.is_empty()),
+            "{method} {path} has no responses"
+        );
     }
     // Every error response is a problem document.
     for (path, item) in paths {

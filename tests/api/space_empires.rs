@@ -14,11 +14,21 @@ fn a_two_player_space_empires_game_reaches_round_three() {
     let actions = play_random(&app, id, &players, 17, 20_000);
     let g = app.game(id, &ps[0]);
     assert_eq!(g["status"], "finished");
-    assert!(g["view"]["round"].as_u64().unwrap() >= 3, "round {}", g["view"]["round"]);
+    assert!(
+        g["view"]["round"].as_u64().unwrap() >= 3,
+        "round {}",
+        g["view"]["round"]
+    );
     assert!(actions > 20);
     // Round 1's secret economic orders were logged privately: the other side saw placeholders.
-    let log: Vec<serde_json::Value> = app.get(&format!("/api/v1/games/{id}/log"), Some(&ps[0].token)).json().unwrap();
-    assert!(log.iter().any(|e| e["seat"] == 1 && e["text"].is_null()), "some of seat 1's actions are hidden from seat 0");
+    let log: Vec<serde_json::Value> = app
+        .get(&format!("/api/v1/games/{id}/log"), Some(&ps[0].token))
+        .json()
+        .unwrap();
+    assert!(
+        log.iter().any(|e| e["seat"] == 1 && e["text"].is_null()),
+        "some of seat 1's actions are hidden from seat 0"
+    );
     let (ok, out) = run_verify(&app);
     assert!(ok, "{out}");
 }

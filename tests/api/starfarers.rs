@@ -36,10 +36,18 @@ fn a_three_player_starfarers_game_with_a_trade() {
             assert_eq!(act(&app, id, &ps[seat], offer).status(), 200);
             // A third player sees neither the terms nor the text.
             let third = (0..3).find(|&s| s != seat && s != to).unwrap();
-            let log: Vec<Value> = app.get(&format!("/api/v1/games/{id}/log"), Some(&ps[third].token)).json().unwrap();
+            let log: Vec<Value> = app
+                .get(&format!("/api/v1/games/{id}/log"), Some(&ps[third].token))
+                .json()
+                .unwrap();
             assert_eq!(log.last().unwrap()["text"], Value::Null);
             let theirs = app.game(id, &ps[to]);
-            if let Some(accept) = theirs["legal_actions"].as_array().unwrap().iter().find(|a| a["type"] == "accept_offer") {
+            if let Some(accept) = theirs["legal_actions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|a| a["type"] == "accept_offer")
+            {
                 let r = act(&app, id, &ps[to], accept);
                 assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
                 traded = true;

@@ -897,7 +897,10 @@ fn whole_games(first_seed: u64) {
     };
     let stats = check_many(&Partners, &Options::default(), 4, 250, first_seed, &cfg);
     assert!(stats.actions > 250 * 100, "{stats:?}");
-    assert!(stats.private_log_entries > 0 && stats.views_checked > 0, "{stats:?}");
+    assert!(
+        stats.private_log_entries > 0 && stats.views_checked > 0,
+        "{stats:?}"
+    );
 }
 
 #[test]

@@ -1,0 +1,598 @@
+//! Play by email: one inbound reply, processed in one transaction. The reply is matched to
+//! a seat by its reply token and its sender, its lines become commands (numbers of listed
+//! choices, action texts, `preview`, `status`, `help`, `resign`), every action is applied
+//! in memory first, and only a batch that fully succeeds is written. Every processed
+//! message is answered by email. Nothing here knows any particular game.
+
+use std::fmt::Write as _;
+
+use diesel::prelude::*;
+use serde_json::Value;
+
+use super::games::{SeatInfo, Step, enqueue, lock_game, rule_error, seat_infos};
+use super::shapes::InboundResponse;
+use super::{Domain, DomainError, DomainResult};
+use crate::engine::{GameInfo, LoadedGame, Seat, Viewer};
+use crate::notify::compose::{self, Answer, REPLY_HELP};
+use crate::notify::inbound::{self, InboundMail};
+use crate::notify::reply::{ReplyToken, TokenError};
+use crate::store::models::{GameRow, NewOutbox};
+use crate::store::schema::inbound_messages;
+
+/// What a reply asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum Request {
+    Help,
+    Status,
+    Resign,
+    /// Actions (as written) to apply in order; `preview` only shows the result.
+    Play {
+        lines: Vec<String>,
+        preview: bool,
+    },
+}
+
+fn parse_request(lines: &[String]) -> Result<Request, (&'static str, String)> {
+    let mut preview = false;
+    let mut actions = Vec::new();
+    let mut keywords = Vec::new();
+    for l in lines {
+        match l.to_lowercase().trim_end_matches(['.', '!']) {
+            "preview" => preview = true,
+            "help" | "?" => keywords.push(Request::Help),
+            "status" => keywords.push(Request::Status),
+            "resign" => keywords.push(Request::Resign),
+            _ => actions.push(l.clone()),
+        }
+    }
+    match (keywords.len(), actions.is_empty()) {
+        (0, true) => Err((
+            "empty_reply",
+            "the reply contains no command: write the number of a choice above the quoted email"
+                .into(),
+        )),
+        (0, false) => Ok(Request::Play {
+            lines: actions,
+            preview,
+        }),
+        (1, true) if !preview => Ok(keywords.remove(0)),
+        _ => Err((
+            "mixed_commands",
+            "`help`, `status` and `resign` must be the only line of a reply".into(),
+        )),
+    }
+}
+
+fn normalize(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// One command line to an action: the number of a listed choice, the choice's text
+/// (optionally as copied, "3. text"), or an action as JSON.
+fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> DomainResult<Value> {
+    let legal = state.legal_actions(seat);
+    if legal.is_empty() {
+        return Err(DomainError::conflict(
+            "not_your_turn",
+            "you have nothing to play at this point",
+        ));
+    }
+    let trimmed = line.trim().trim_end_matches('.');
+    if let Ok(n) = trimmed.parse::<usize>() {
+        return match n.checked_sub(1).and_then(|i| legal.get(i)) {
+            Some(a) => Ok(a.clone()),
+            None => Err(DomainError::invalid(
+                "no_such_choice",
+                format!("there is no choice {n}: choose 1 to {}", legal.len()),
+            )),
+        };
+    }
+    if line.trim_start().starts_with('{') {
+        return serde_json::from_str(line).map_err(|e| {
+            DomainError::invalid("malformed_action", format!("not a valid JSON action: {e}"))
+        });
+    }
+    // "3. trail 7H" as copied from the list: the text decides.
+    let text = match line.split_once(". ") {
+        Some((n, rest)) if n.trim().parse::<usize>().is_ok() => rest,
+        _ => line,
+    };
+    let wanted = normalize(text);
+    legal
+        .iter()
+        .find(|a| {
+            state
+                .describe_action(seat, a)
+                .is_some_and(|t| normalize(&t) == wanted)
+        })
+        .cloned()
+        .ok_or_else(|| {
+            DomainError::invalid(
+                "unknown_command",
+                format!("{line:?} is neither the number nor the text of one of your choices"),
+            )
+        })
+}
+
+/// What the processing decided, before it becomes an answer email and a response.
+struct Decision {
+    outcome: &'static str,
+    code: Option<&'static str>,
+    detail: String,
+    applied: Vec<String>,
+    mail: Option<NewOutbox>,
+    game_id: Option<i64>,
+    version: Option<i64>,
+}
+
+impl Domain {
+    /// Processes one raw inbound email (once per Message-ID) and queues its answer.
+    pub fn handle_inbound(
+        &self,
+        raw: &[u8],
+        envelope_to: Option<&str>,
+    ) -> DomainResult<InboundResponse> {
+        let mail = inbound::parse(raw, envelope_to)
+            .map_err(|e| DomainError::invalid("invalid_message", e.to_string()))?;
+        let mut conn = self.conn()?;
+        conn.transaction::<_, DomainError, _>(|conn| {
+            let fresh = diesel::insert_into(inbound_messages::table)
+                .values((
+                    inbound_messages::message_id.eq(&mail.message_id),
+                    inbound_messages::from_address.eq(&mail.from),
+                    inbound_messages::outcome.eq("processing"),
+                ))
+                .on_conflict_do_nothing()
+                .execute(conn)?;
+            let d = if fresh == 0 {
+                Decision {
+                    outcome: "duplicate",
+                    code: None,
+                    detail: "this message was processed before; nothing was done".into(),
+                    applied: Vec::new(),
+                    mail: None,
+                    game_id: None,
+                    version: None,
+                }
+            } else if mail.automatic {
+                Decision {
+                    outcome: "ignored",
+                    code: None,
+                    detail:
+                        "automatic mail (Auto-Submitted, Precedence or a bounce) is not answered"
+                            .into(),
+                    applied: Vec::new(),
+                    mail: None,
+                    game_id: None,
+                    version: None,
+                }
+            } else {
+                self.decide(conn, &mail)?
+            };
+            if fresh != 0 {
+                diesel::update(inbound_messages::table.find(&mail.message_id))
+                    .set((
+                        inbound_messages::outcome.eq(d.outcome),
+                        inbound_messages::game_id.eq(d.game_id),
+                    ))
+                    .execute(conn)?;
+            }
+            let answered = d.mail.is_some();
+            if let Some(m) = d.mail {
+                enqueue(conn, vec![m])?;
+            }
+            Ok(InboundResponse {
+                outcome: d.outcome.to_string(),
+                code: d.code.map(str::to_string),
+                detail: d.detail,
+                message_id: mail.message_id.clone(),
+                game_id: d.game_id,
+                version: d.version,
+                applied: d.applied,
+                answered,
+            })
+        })
+    }
+
+    fn decide(&self, conn: &mut PgConnection, mail: &InboundMail) -> DomainResult<Decision> {
+        let refuse_unknown = |code: &'static str, detail: String| Decision {
+            outcome: "refused",
+            code: Some(code),
+            mail: Some(compose::answer(
+                self,
+                Answer {
+                    game: None,
+                    account_id: None,
+                    to: mail.from.clone(),
+                    what: "reply refused",
+                    body: format!(
+                        "Your email could not be used, and nothing was changed: {detail}\n"
+                    ),
+                    reply_to: None,
+                    in_reply_to: &mail.message_id,
+                },
+            )),
+            detail,
+            applied: Vec::new(),
+            game_id: None,
+            version: None,
+        };
+        let token = match self.reply.find(mail.recipients.iter().map(String::as_str)) {
+            Ok(t) => t,
+            Err(TokenError::Missing) => {
+                return Ok(refuse_unknown(
+                    "no_reply_token",
+                    "it was not sent to a game's reply address. Reply to the turn email itself, so the \
+                     reply goes to its Reply-To address."
+                        .into(),
+                ));
+            }
+            Err(TokenError::Invalid) => {
+                return Ok(refuse_unknown(
+                    "invalid_reply_token",
+                    "its reply address has been altered or does not belong to this server.".into(),
+                ));
+            }
+        };
+        let row = match lock_game(conn, token.game_id) {
+            Ok(r) => r,
+            Err(DomainError::NotFound { .. }) => {
+                return Ok(refuse_unknown(
+                    "invalid_reply_token",
+                    "the game of its reply address no longer exists.".into(),
+                ));
+            }
+            Err(e) => return Err(e),
+        };
+        let seats = seat_infos(conn, row.id)?;
+        let engine = self.engine_for(&row)?;
+        let info = engine.info();
+        let Some(player) = seats.iter().find(|s| s.seat == token.seat).cloned() else {
+            return Ok(refuse_unknown(
+                "invalid_reply_token",
+                "its seat no longer exists.".into(),
+            ));
+        };
+        // The sender must be the seat's own account address (display names are ignored).
+        if !player.email.trim().eq_ignore_ascii_case(mail.from.trim()) {
+            let detail = format!(
+                "this reply address belongs to a seat in {} #{}, and only that player's own address may \
+                 play through it; {} is not it. Nothing was changed.",
+                info.name, row.id, mail.from
+            );
+            return Ok(Decision {
+                outcome: "refused",
+                code: Some("wrong_sender"),
+                mail: Some(compose::answer(
+                    self,
+                    Answer {
+                        game: Some((&row, &info)),
+                        account_id: None,
+                        to: mail.from.clone(),
+                        what: "reply refused",
+                        body: format!("Your email was refused: {detail}\n"),
+                        reply_to: None,
+                        in_reply_to: &mail.message_id,
+                    },
+                )),
+                detail,
+                applied: Vec::new(),
+                game_id: Some(row.id),
+                version: Some(row.version),
+            });
+        }
+        let ctx = Ctx {
+            domain: self,
+            row: &row,
+            info: &info,
+            player: &player,
+            mail,
+        };
+        let Some(state) = self.load(&row)? else {
+            return Ok(ctx.refused("game_not_active", "the game has not started".into(), None));
+        };
+        if row.status == "finished" {
+            let summary = row
+                .result
+                .as_ref()
+                .and_then(|r| r["summary"].as_str())
+                .unwrap_or("the game is over")
+                .to_string();
+            return Ok(ctx.refused(
+                "game_not_active",
+                format!("the game is over: {summary}"),
+                None,
+            ));
+        }
+        let request = match parse_request(&mail.lines) {
+            Ok(r) => r,
+            Err((code, detail)) => return Ok(ctx.refused(code, detail, Some(state.as_ref()))),
+        };
+        match request {
+            Request::Help => {
+                let mut body = format!(
+                    "How to play {} #{} by email\n\n{REPLY_HELP}\nQuoted text and signatures are ignored. \
+                     A reply to an old email (the game has moved on since) plays nothing and brings the \
+                     current position.\n\n",
+                    info.name, row.id
+                );
+                compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
+                Ok(ctx.answer(
+                    "help",
+                    None,
+                    "help".into(),
+                    body,
+                    state.as_ref(),
+                    Vec::new(),
+                ))
+            }
+            Request::Status => {
+                let mut body = String::new();
+                compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
+                Ok(ctx.answer(
+                    "status",
+                    None,
+                    "the current position".into(),
+                    body,
+                    state.as_ref(),
+                    Vec::new(),
+                ))
+            }
+            _ if token.version != row.version => {
+                let detail = format!(
+                    "this reply answers move {}, but the game has moved on to move {}; nothing was played",
+                    token.version + 1,
+                    row.version + 1
+                );
+                let mut body = format!("{detail}. Here is the position now.\n\n");
+                compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
+                Ok(ctx.answer(
+                    "stale",
+                    Some("stale_token"),
+                    detail,
+                    body,
+                    state.as_ref(),
+                    Vec::new(),
+                ))
+            }
+            Request::Resign => {
+                self.forfeit_locked(
+                    conn,
+                    &row,
+                    &seats,
+                    player.seat,
+                    &format!("{} resigned", player.name),
+                    self.clock.now(),
+                )?;
+                let detail = format!("you resigned {} #{}", info.name, row.id);
+                let row = lock_game(conn, row.id)?;
+                let ctx = Ctx { row: &row, ..ctx };
+                let body = format!("{detail}.\n");
+                Ok(ctx.answer("resigned", None, detail, body, state.as_ref(), Vec::new()))
+            }
+            Request::Play { lines, preview } => {
+                let seat = player.seat as usize;
+                let before = state.status();
+                let mut current = state;
+                let mut steps = Vec::new();
+                for (i, line) in lines.iter().enumerate() {
+                    let applied = resolve(current.as_ref(), seat, line)
+                        .and_then(|a| current.apply(seat, &a).map_err(rule_error));
+                    match applied {
+                        Ok(applied) => {
+                            let (step, next) = Step::from_applied(player.seat, applied);
+                            steps.push(step);
+                            current = next;
+                        }
+                        Err(e) => {
+                            let detail = format!(
+                                "line {} ({line:?}) was refused: {e} [{}]; nothing was played{}",
+                                i + 1,
+                                e.code(),
+                                if i > 0 {
+                                    ", not even the lines before it"
+                                } else {
+                                    ""
+                                }
+                            );
+                            let state = self
+                                .load(&row)?
+                                .ok_or_else(|| anyhow::anyhow!("snapshot vanished"))?;
+                            return Ok(ctx.refused(e.code(), detail, Some(state.as_ref())));
+                        }
+                    }
+                }
+                let texts: Vec<String> = steps.iter().map(|s| s.description.clone()).collect();
+                let mut listing = String::new();
+                for t in &texts {
+                    let _ = writeln!(listing, "  - {t}");
+                }
+                if preview {
+                    let mut body = format!(
+                        "Preview: nothing was played. After\n{listing}\nthe position would be:\n\n"
+                    );
+                    body.push_str(&current.render_text(Viewer::Seat(seat)));
+                    body.push_str("\n\nTo play it, reply to this email with the same lines without `preview`.\n");
+                    let original = self
+                        .load(&row)?
+                        .ok_or_else(|| anyhow::anyhow!("snapshot vanished"))?;
+                    return Ok(ctx.answer(
+                        "previewed",
+                        None,
+                        "preview; nothing was played".into(),
+                        body,
+                        original.as_ref(),
+                        texts,
+                    ));
+                }
+                let state = self.persist(conn, &row, &seats, before.to_act(), steps, current)?;
+                let row = lock_game(conn, row.id)?;
+                let ctx = Ctx { row: &row, ..ctx };
+                let mut body = format!("Played:\n{listing}\n");
+                if row.status == "finished" {
+                    let summary = row
+                        .result
+                        .as_ref()
+                        .and_then(|r| r["summary"].as_str())
+                        .unwrap_or_default();
+                    let _ = writeln!(body, "The game is over: {summary}");
+                } else if state.legal_actions(seat).is_empty() {
+                    let waiting: Vec<String> = seats
+                        .iter()
+                        .filter(|s| row.to_act.contains(&s.seat))
+                        .map(|s| s.name.clone())
+                        .collect();
+                    let _ = writeln!(body, "Now waiting for {}.\n", waiting.join(", "));
+                    body.push_str(&state.render_text(Viewer::Seat(seat)));
+                    body.push('\n');
+                } else {
+                    body.push_str("It is still your turn.\n\n");
+                    compose::position_and_choices(&mut body, state.as_ref(), seat);
+                }
+                Ok(ctx.answer(
+                    "applied",
+                    None,
+                    format!("played {} action(s)", texts.len()),
+                    body,
+                    state.as_ref(),
+                    texts,
+                ))
+            }
+        }
+    }
+}
+
+/// The context of an answer to a recognised player.
+struct Ctx<'a> {
+    domain: &'a Domain,
+    row: &'a GameRow,
+    info: &'a GameInfo,
+    player: &'a SeatInfo,
+    mail: &'a InboundMail,
+}
+
+impl Ctx<'_> {
+    /// An answer to the player; its Reply-To carries a fresh token when they can act.
+    fn answer(
+        &self,
+        outcome: &'static str,
+        code: Option<&'static str>,
+        detail: String,
+        body: String,
+        state: &dyn LoadedGame,
+        applied: Vec<String>,
+    ) -> Decision {
+        let can_act = self.row.status == "active"
+            && !state.legal_actions(self.player.seat as usize).is_empty();
+        let reply_to = can_act.then(|| {
+            self.domain.reply.address(ReplyToken {
+                game_id: self.row.id,
+                seat: self.player.seat,
+                version: self.row.version,
+            })
+        });
+        let what = match outcome {
+            "applied" | "resigned" => "move played",
+            "previewed" => "preview",
+            "status" | "help" => "status",
+            _ => "reply refused",
+        };
+        let body = format!(
+            "Hello {},\n\n{body}\nThe game: {}/api/v1/games/{}\n",
+            self.player.name,
+            self.domain.public_url.trim_end_matches('/'),
+            self.row.id
+        );
+        Decision {
+            outcome,
+            code,
+            mail: Some(compose::answer(
+                self.domain,
+                Answer {
+                    game: Some((self.row, self.info)),
+                    account_id: Some(self.player.account_id),
+                    to: self.player.email.clone(),
+                    what,
+                    body,
+                    reply_to,
+                    in_reply_to: &self.mail.message_id,
+                },
+            )),
+            detail,
+            applied,
+            game_id: Some(self.row.id),
+            version: Some(self.row.version),
+        }
+    }
+
+    fn refused(
+        &self,
+        code: &'static str,
+        detail: String,
+        state: Option<&dyn LoadedGame>,
+    ) -> Decision {
+        let mut body = format!("Your reply was refused: {detail}.\n\n");
+        match state {
+            Some(st) => {
+                if self.row.status == "active" {
+                    compose::position_and_choices(&mut body, st, self.player.seat as usize);
+                }
+                self.answer("refused", Some(code), detail, body, st, Vec::new())
+            }
+            None => {
+                let mut d = Decision {
+                    outcome: "refused",
+                    code: Some(code),
+                    detail: detail.clone(),
+                    applied: Vec::new(),
+                    mail: None,
+                    game_id: Some(self.row.id),
+                    version: Some(self.row.version),
+                };
+                d.mail = Some(compose::answer(
+                    self.domain,
+                    Answer {
+                        game: Some((self.row, self.info)),
+                        account_id: Some(self.player.account_id),
+                        to: self.player.email.clone(),
+                        what: "reply refused",
+                        body,
+                        reply_to: None,
+                        in_reply_to: &self.mail.message_id,
+                    },
+                ));
+                d
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Request, parse_request};
+
+    fn lines(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn requests() {
+        assert_eq!(parse_request(&lines(&["Help"])), Ok(Request::Help));
+        assert_eq!(parse_request(&lines(&["status"])), Ok(Request::Status));
+        assert_eq!(
+            parse_request(&lines(&["preview", "3", "trail 7H"])),
+            Ok(Request::Play {
+                lines: lines(&["3", "trail 7H"]),
+                preview: true
+            })
+        );
+        assert_eq!(parse_request(&[]).map_err(|e| e.0), Err("empty_reply"));
+        assert_eq!(
+            parse_request(&lines(&["resign", "2"])).map_err(|e| e.0),
+            Err("mixed_commands")
+        );
+    }
+}

@@ -1,0 +1,487 @@
+//! A whole Kasino game played by email replies through the inbound endpoint: real MIME
+//! built by lettre (quoted history, signatures, an HTML-only mail), a wrong sender, a stale
+//! token, a preview, an all-or-nothing batch that fails half-way, a duplicate delivery.
+
+use std::collections::BTreeSet;
+
+use lettre::Message;
+use lettre::message::header::ContentType;
+use lettre::message::{Mailbox, SinglePart};
+use serde_json::{Value, json};
+
+use crate::helpers::{Mail, Player, TestApp, run_verify, spawn_app};
+
+/// A reply as a mail client writes it: the player's lines, an attribution line, the quoted
+/// email, a signature.
+pub fn reply(
+    from: &str,
+    to: &str,
+    subject: &str,
+    lines: &str,
+    quoted: &str,
+    message_id: &str,
+) -> Vec<u8> {
+    let quoted: Vec<String> = quoted.lines().map(|l| format!("> {l}")).collect();
+    let text = format!(
+        "{lines}\n\nOn Sat, 21 Nov 2026 at 09:14, Turnpost <turnpost@localhost> wrote:\n{}\n\n-- \nAda Lovelace\nAnalytical Engines Ltd.\n",
+        quoted.join("\n")
+    );
+    let from: Mailbox = from.parse().unwrap();
+    Message::builder()
+        .from(from)
+        .to(to.parse().unwrap())
+        .subject(format!("Re: {subject}"))
+        .message_id(Some(format!("<{message_id}>")))
+        .header(ContentType::TEXT_PLAIN)
+        .body(text)
+        .unwrap()
+        .formatted()
+}
+
+/// An HTML-only reply, as some webmail clients send it.
+fn html_reply(from: &str, to: &str, subject: &str, line: &str, message_id: &str) -> Vec<u8> {
+    let html = format!(
+        "<html><body><div dir=\"ltr\">{}</div><br><div class=\"gmail_quote\"><div>On Sat, 21 Nov 2026 at 09:14, \
+         Turnpost &lt;turnpost@localhost&gt; wrote:</div><blockquote>Hello<br>1. something</blockquote></div></body></html>",
+        html_escape::encode_text(line)
+    );
+    Message::builder()
+        .from(from.parse().unwrap())
+        .to(to.parse().unwrap())
+        .subject(format!("Re: {subject}"))
+        .message_id(Some(format!("<{message_id}>")))
+        .singlepart(SinglePart::html(html))
+        .unwrap()
+        .formatted()
+}
+
+/// The numbered choices listed in a turn email.
+pub fn choices(mail: &Mail) -> Vec<String> {
+    mail.text
+        .lines()
+        .skip_while(|l| !l.starts_with("Your choices:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.trim().split_once(". ").map(|(_, t)| t.to_string()))
+        .collect()
+}
+
+fn token_marker(id: i64, seat: i64, version: i64) -> String {
+    format!("play+{id}-{seat}-{version}-")
+}
+
+/// Waits for an email to `p` whose Reply-To carries the token of (game, seat, version).
+pub fn turn_mail(app: &TestApp, p: &Player, id: i64, seat: i64, version: i64) -> Mail {
+    let marker = token_marker(id, seat, version);
+    let mails = app.wait_for_mails(&format!("a mail with token {marker}"), |m| {
+        m.iter()
+            .any(|x| x.to == p.email && x.reply_to.starts_with(&marker))
+    });
+    mails
+        .into_iter()
+        .find(|x| x.to == p.email && x.reply_to.starts_with(&marker))
+        .unwrap()
+}
+
+fn deliver(app: &TestApp, raw: &[u8]) -> Value {
+    let r = app.inbound(raw);
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    r.json().unwrap()
+}
+
+fn answer_to(app: &TestApp, message_id: &str) -> Mail {
+    let want = format!("<{message_id}>");
+    let mails = app.wait_for_mails(&format!("the answer to {message_id}"), |m| {
+        m.iter().any(|x| x.in_reply_to == want)
+    });
+    mails.into_iter().find(|x| x.in_reply_to == want).unwrap()
+}
+
+fn log_len(app: &TestApp, id: i64, p: &Player) -> usize {
+    let r = app.get(
+        &format!("/api/v1/games/{id}/log?limit=1000"),
+        Some(&p.token),
+    );
+    r.json::<Value>().unwrap().as_array().unwrap().len()
+}
+
+#[test]
+fn a_whole_kasino_game_played_by_email_replies() {
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    let dee = app.player("Dee");
+    let players = [&ada, &bo];
+    let id = app.start_game("kasino", json!({}), &players);
+    let mut rng = turnpost::engine::GameRng::seed_from_u64(66);
+    let mut moves = 0usize;
+    let mut previous_token: [Option<(String, i64)>; 2] = [None, None];
+    let mut seen = BTreeSet::new();
+    let mut stale_checked = false;
+    let mut n_msg = 0usize;
+    let mut next_id = || {
+        n_msg += 1;
+        format!(
+            "reply-{n_msg}-{}@mail.example.org",
+            hex::encode(rand::random::<[u8; 4]>())
+        )
+    };
+    loop {
+        let g = app.game(id, &ada);
+        if g["status"] == "finished" {
+            break;
+        }
+        assert!(moves < 500, "the game did not finish");
+        let version = g["version"].as_i64().unwrap();
+        let seat = g["to_act"][0].as_i64().unwrap();
+        let p = players[seat as usize];
+        let mail = turn_mail(&app, p, id, seat, version);
+        assert!(
+            mail.subject
+                .starts_with(&format!("[Turnpost] Kasino #{id}: ")),
+            "{}",
+            mail.subject
+        );
+        let list = choices(&mail);
+        let mine = app.game(id, p);
+        assert_eq!(
+            list,
+            mine["legal_action_texts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap().to_string())
+                .collect::<Vec<_>>(),
+            "the email lists the legal actions in the API's order"
+        );
+        let n = rng.below(list.len()) + 1;
+        // The player's own address, with a display name and in other letter case.
+        let from = format!(
+            "\"{} Player\" <{}>",
+            if seat == 0 { "Ada" } else { "Bo" },
+            p.email.to_uppercase()
+        );
+        let to = mail.reply_to.clone();
+        let log_before = log_len(&app, id, p);
+
+        match moves {
+            // Someone else replies with the player's reply address: refused, answered.
+            0 => {
+                let mid = next_id();
+                let r = deliver(
+                    &app,
+                    &reply(&dee.email, &to, &mail.subject, "1", &mail.text, &mid),
+                );
+                assert_eq!(
+                    (r["outcome"].as_str(), r["code"].as_str()),
+                    (Some("refused"), Some("wrong_sender")),
+                    "{r}"
+                );
+                let ans = answer_to(&app, &mid);
+                assert_eq!(ans.to, dee.email);
+                assert!(
+                    ans.text.contains("only that player's own address"),
+                    "{}",
+                    ans.text
+                );
+                assert!(
+                    !ans.text.contains("Your choices"),
+                    "a stranger sees nothing of the game"
+                );
+                // A tampered token is refused too.
+                let forged = to.replacen(
+                    &format!("+{id}-{seat}-"),
+                    &format!("+{id}-{}-", 1 - seat),
+                    1,
+                );
+                let mid = next_id();
+                let r = deliver(&app, &reply(&from, &forged, &mail.subject, "1", "", &mid));
+                assert_eq!(r["code"], "invalid_reply_token", "{r}");
+                // No reply address at all.
+                let mid = next_id();
+                let r = deliver(
+                    &app,
+                    &reply(&from, "play@turnpost.test", &mail.subject, "1", "", &mid),
+                );
+                assert_eq!(r["code"], "no_reply_token", "{r}");
+            }
+            // A preview answers with the resulting position and commits nothing.
+            1 => {
+                let mid = next_id();
+                let r = deliver(
+                    &app,
+                    &reply(
+                        &from,
+                        &to,
+                        &mail.subject,
+                        &format!("preview\n{n}"),
+                        &mail.text,
+                        &mid,
+                    ),
+                );
+                assert_eq!(r["outcome"], "previewed", "{r}");
+                assert_eq!(r["version"], version);
+                let ans = answer_to(&app, &mid);
+                assert!(
+                    ans.text.contains("Preview: nothing was played"),
+                    "{}",
+                    ans.text
+                );
+                assert!(
+                    ans.text.contains(&list[n - 1]),
+                    "the preview names the action"
+                );
+                assert!(
+                    ans.reply_to.starts_with(&token_marker(id, seat, version)),
+                    "the preview can be answered"
+                );
+            }
+            // A batch whose second line fails: all or nothing.
+            2 => {
+                let mid = next_id();
+                let r = deliver(
+                    &app,
+                    &reply(
+                        &from,
+                        &to,
+                        &mail.subject,
+                        &format!("{n}\n1"),
+                        &mail.text,
+                        &mid,
+                    ),
+                );
+                assert_eq!(r["outcome"], "refused", "{r}");
+                assert_eq!(r["code"], "not_your_turn", "{r}");
+                let ans = answer_to(&app, &mid);
+                assert!(
+                    ans.text.contains("line 2 (\"1\") was refused"),
+                    "{}",
+                    ans.text
+                );
+                assert!(
+                    ans.text.contains("not even the lines before it"),
+                    "{}",
+                    ans.text
+                );
+                // An unknown command and a choice that does not exist.
+                let mid = next_id();
+                let r = deliver(
+                    &app,
+                    &reply(&from, &to, &mail.subject, "juggle the deck", "", &mid),
+                );
+                assert_eq!(r["code"], "unknown_command", "{r}");
+                let mid = next_id();
+                let r = deliver(
+                    &app,
+                    &reply(
+                        &from,
+                        &to,
+                        &mail.subject,
+                        &format!("{}", list.len() + 1),
+                        "",
+                        &mid,
+                    ),
+                );
+                assert_eq!(r["code"], "no_such_choice", "{r}");
+            }
+            // A reply to an old email: the current position instead.
+            3.. if !stale_checked && previous_token[seat as usize].is_some() => {
+                stale_checked = true;
+                let (old_to, old_version) = previous_token[seat as usize].clone().unwrap();
+                let mid = next_id();
+                let r = deliver(
+                    &app,
+                    &reply(&from, &old_to, &mail.subject, "1", &mail.text, &mid),
+                );
+                assert_eq!(
+                    (r["outcome"].as_str(), r["code"].as_str()),
+                    (Some("stale"), Some("stale_token")),
+                    "{r}"
+                );
+                let ans = answer_to(&app, &mid);
+                assert!(
+                    ans.text
+                        .contains(&format!("answers move {}", old_version + 1)),
+                    "{}",
+                    ans.text
+                );
+                assert!(ans.text.contains("Your choices:"));
+                assert!(
+                    ans.reply_to.starts_with(&token_marker(id, seat, version)),
+                    "{}",
+                    ans.reply_to
+                );
+                // help and status answer without playing.
+                let mid = next_id();
+                assert_eq!(
+                    deliver(&app, &reply(&from, &to, &mail.subject, "help", "", &mid))["outcome"],
+                    "help"
+                );
+                assert!(answer_to(&app, &mid).text.contains("How to play"));
+                let mid = next_id();
+                assert_eq!(
+                    deliver(&app, &reply(&from, &to, &mail.subject, "status", "", &mid))["outcome"],
+                    "status"
+                );
+            }
+            _ => {}
+        }
+        assert_eq!(
+            app.game(id, p)["version"],
+            version,
+            "nothing above changed the game"
+        );
+        assert_eq!(log_len(&app, id, p), log_before, "nor its log");
+
+        // The move itself: by number, by its text, or in an HTML-only mail.
+        let mid = next_id();
+        let raw = match moves % 3 {
+            0 => reply(&from, &to, &mail.subject, &n.to_string(), &mail.text, &mid),
+            1 => reply(
+                &from,
+                &to,
+                &mail.subject,
+                &list[n - 1].to_uppercase(),
+                &mail.text,
+                &mid,
+            ),
+            _ => html_reply(&from, &to, &mail.subject, &list[n - 1], &mid),
+        };
+        let r = deliver(&app, &raw);
+        assert_eq!(r["outcome"], "applied", "{r}");
+        assert_eq!(r["applied"].as_array().unwrap().len(), 1);
+        assert!(r["version"].as_i64().unwrap() > version);
+        if moves == 4 {
+            // The MTA delivers the same message again: processed once.
+            let again = deliver(&app, &raw);
+            assert_eq!(again["outcome"], "duplicate", "{again}");
+        }
+        let ans = answer_to(&app, &mid);
+        assert!(ans.text.contains("Played:"), "{}", ans.text);
+        assert!(seen.insert(mid));
+        previous_token[seat as usize] = Some((to, version));
+        moves += 1;
+    }
+    assert!(stale_checked, "a stale token was tried");
+    let g = app.game(id, &ada);
+    assert_eq!(g["result"]["ranking"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        g["version"].as_i64().unwrap(),
+        moves as i64,
+        "one version per applied reply"
+    );
+    // Answers are threaded and automatic, so no robot answers them back.
+    let (ok, out) = run_verify(&app);
+    assert!(ok, "verify failed: {out}");
+}
+
+#[test]
+fn the_inbound_endpoint_refuses_bad_deliveries() {
+    let app = spawn_app();
+    let raw = b"From: a@example.org\r\nTo: play@turnpost.test\r\nSubject: x\r\n\r\n1\r\n";
+    let url = app.url("/api/v1/inbound/email");
+    let problem = |r: reqwest::blocking::Response| {
+        let status = r.status().as_u16();
+        assert_eq!(r.headers()["content-type"], "application/problem+json");
+        (
+            status,
+            r.json::<Value>().unwrap()["code"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        )
+    };
+    let r = app
+        .client
+        .post(&url)
+        .header("content-type", "message/rfc822")
+        .body(raw.to_vec())
+        .send()
+        .unwrap();
+    assert_eq!(problem(r), (401, "unauthorized".into()));
+    let r = app
+        .client
+        .post(&url)
+        .bearer_auth("wrong")
+        .header("content-type", "message/rfc822")
+        .body(raw.to_vec())
+        .send()
+        .unwrap();
+    assert_eq!(problem(r), (401, "unauthorized".into()));
+    let r = app
+        .client
+        .post(&url)
+        .bearer_auth(crate::helpers::INBOUND_SECRET)
+        .header("content-type", "text/plain")
+        .body(raw.to_vec())
+        .send()
+        .unwrap();
+    assert_eq!(problem(r), (415, "unsupported_media_type".into()));
+    assert_eq!(
+        problem(app.inbound(b"no headers at all")),
+        (422, "invalid_message".into())
+    );
+    assert_eq!(
+        problem(app.inbound(b"Subject: x\r\n\r\nhello\r\n")),
+        (422, "invalid_message".into())
+    );
+    // Automatic mail is never answered.
+    let auto = b"From: robot@example.org\r\nTo: play+1-0-0-00@turnpost.test\r\nAuto-Submitted: auto-replied\r\nMessage-ID: <auto@x>\r\n\r\nI am away\r\n";
+    let r = app.inbound(auto);
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().unwrap();
+    assert_eq!(
+        (v["outcome"].as_str(), v["answered"].as_bool()),
+        (Some("ignored"), Some(false))
+    );
+
+    // Without a configured secret the endpoint is off.
+    let off = crate::helpers::spawn_app_with(|s| s.inbound_secret = None);
+    let r = off.inbound(raw);
+    assert_eq!(problem(r), (503, "inbound_disabled".into()));
+}
+
+#[test]
+fn resigning_by_email_ends_a_two_player_game() {
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
+    let g = app.game(id, &ada);
+    let seat = g["to_act"][0].as_i64().unwrap();
+    let (p, other) = if seat == 0 { (&ada, &bo) } else { (&bo, &ada) };
+    let mail = turn_mail(&app, p, id, seat, 0);
+    let r = deliver(
+        &app,
+        &reply(
+            &p.email,
+            &mail.reply_to,
+            &mail.subject,
+            "resign",
+            &mail.text,
+            "resign-1@x.org",
+        ),
+    );
+    assert_eq!(r["outcome"], "resigned", "{r}");
+    let g = app.game(id, other);
+    assert_eq!(g["status"], "finished");
+    assert_eq!(g["result"]["ranking"][0]["seat"], 1 - seat);
+    assert_eq!(g["result"]["ranking"][1]["seat"], seat);
+    let over = format!("[Turnpost] Kasino #{id}: game over");
+    app.wait_for_mails("game-over emails", |m| {
+        m.iter().filter(|x| x.subject == over).count() == 2
+    });
+    // Further replies are answered with the result and change nothing.
+    let r = deliver(
+        &app,
+        &reply(
+            &p.email,
+            &mail.reply_to,
+            &mail.subject,
+            "1",
+            "",
+            "late-1@x.org",
+        ),
+    );
+    assert_eq!(r["code"], "game_not_active", "{r}");
+}

@@ -1,0 +1,146 @@
+//! Turn emails over real SMTP into a local sink (Python's aiosmtpd, writing a Maildir), and
+//! the reply loop closed through the inbound endpoint.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use secrecy::SecretString;
+use serde_json::{Value, json};
+
+use crate::email_play::{choices, reply};
+use crate::helpers::{Mail, spawn_app_with};
+
+/// The aiosmtpd process; killed when dropped.
+struct Sink {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Drop for Sink {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Sink {
+    fn start() -> Sink {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir = std::env::temp_dir().join(format!(
+            "turnpost-smtp-{}",
+            hex::encode(rand::random::<[u8; 6]>())
+        ));
+        // aiosmtpd's Mailbox handler creates the Maildir (new/, cur/, tmp/) itself.
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "aiosmtpd",
+                "-n",
+                "-l",
+                &format!("127.0.0.1:{port}"),
+                "-c",
+                "aiosmtpd.handlers.Mailbox",
+            ])
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("python3 with aiosmtpd (pip install aiosmtpd; .ci/run installs it)");
+        let sink = Sink { child, port, dir };
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "aiosmtpd did not start"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        sink
+    }
+
+    /// Every message the sink received over SMTP.
+    fn mails(&self) -> Vec<Mail> {
+        let new = self.dir.join("new");
+        let Ok(rd) = std::fs::read_dir(&new) else {
+            return Vec::new();
+        };
+        rd.filter_map(|e| e.ok())
+            .filter_map(|e| std::fs::read(e.path()).ok())
+            .filter_map(|raw| Mail::parse(&raw))
+            .collect()
+    }
+
+    fn wait_for(&self, what: &str, pred: impl Fn(&Mail) -> bool) -> Mail {
+        let start = Instant::now();
+        loop {
+            if let Some(m) = self.mails().into_iter().find(|m| pred(m)) {
+                return m;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "no mail over SMTP: {what}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+fn files_in(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map(|r| r.count()).unwrap_or(0)
+}
+
+#[test]
+fn turn_emails_arrive_over_smtp_and_replies_close_the_loop() {
+    let sink = Sink::start();
+    let url = format!("smtp://127.0.0.1:{}", sink.port);
+    let app = spawn_app_with(|s| s.smtp_url = Some(SecretString::from(url)));
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    let players = [&ada, &bo];
+    let id = app.start_game("kasino", json!({}), &players);
+    for round in 0..4 {
+        let g = app.game(id, &ada);
+        let version = g["version"].as_i64().unwrap();
+        let seat = g["to_act"][0].as_i64().unwrap();
+        let p = players[seat as usize];
+        let marker = format!("play+{id}-{seat}-{version}-");
+        let mail = sink.wait_for(&marker, |m| {
+            m.to == p.email && m.reply_to.starts_with(&marker)
+        });
+        assert!(
+            mail.subject == format!("[Turnpost] Kasino #{id}: your turn") || round > 0,
+            "{}",
+            mail.subject
+        );
+        let list = choices(&mail);
+        assert!(!list.is_empty());
+        let mid = format!("smtp-loop-{round}@mail.example.org");
+        let raw = reply(
+            &p.email,
+            &mail.reply_to,
+            &mail.subject,
+            "1",
+            &mail.text,
+            &mid,
+        );
+        let r = app.inbound(&raw);
+        assert_eq!(r.status(), 200);
+        let v: Value = r.json().unwrap();
+        assert_eq!(v["outcome"], "applied", "{v}");
+        assert_eq!(v["applied"][0], list[0]);
+        // The answer comes back over SMTP too, threaded under the reply.
+        let answer = sink.wait_for("the answer", |m| m.in_reply_to == format!("<{mid}>"));
+        assert_eq!(answer.to, p.email);
+        assert!(answer.text.contains("Played:"));
+    }
+    assert_eq!(app.game(id, &ada)["version"], 4);
+    // Nothing went to files: the SMTP transport carried everything.
+    assert_eq!(files_in(&app.mail_dir), 0);
+}
