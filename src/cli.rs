@@ -151,12 +151,19 @@ fn serve() -> Result<ExitCode> {
     result.map(|_| ExitCode::SUCCESS)
 }
 
+/// One plain connection for one-shot commands. Not a pool: a pool's background threads
+/// may still be closing connections while the process exits, and libpq's TLS clean-up at
+/// exit then crashes (seen as SIGSEGV after `verify` had printed its report).
+fn connect(url: &str) -> Result<diesel::PgConnection> {
+    use diesel::Connection;
+    diesel::PgConnection::establish(url).context("connecting to the database")
+}
+
 fn migrate() -> Result<ExitCode> {
     let settings = Settings::load()?;
     let (url, cluster) = database(&settings)?;
     let result = (|| -> Result<()> {
-        let pool = crate::store::pool(&url, 1)?;
-        let mut conn = pool.get()?;
+        let mut conn = connect(&url)?;
         let applied = crate::store::migrate(&mut conn)?;
         println!("{} migration(s) applied", applied.len());
         Ok(())
@@ -171,8 +178,7 @@ fn verify() -> Result<ExitCode> {
     let settings = Settings::load()?;
     let (url, cluster) = database(&settings)?;
     let result = (|| -> Result<crate::domain::verify::VerifyReport> {
-        let pool = crate::store::pool(&url, 2)?;
-        let mut conn = pool.get()?;
+        let mut conn = connect(&url)?;
         crate::store::migrate(&mut conn)?;
         crate::domain::verify::verify_all(&mut conn, &Registry::standard())
     })();

@@ -136,6 +136,24 @@ pub(crate) fn seat_of(seats: &[SeatInfo], account: i64) -> Option<i32> {
         .map(|s| s.seat)
 }
 
+/// Locks the game row and finds the caller's seat: the start of every change a player
+/// makes to a running game.
+fn lock_as_player(
+    conn: &mut PgConnection,
+    id: i64,
+    account: i64,
+) -> DomainResult<(GameRow, Vec<SeatInfo>, i32)> {
+    let row = lock_game(conn, id)?;
+    let seats = seat_infos(conn, id)?;
+    match seat_of(&seats, account) {
+        Some(seat) => Ok((row, seats, seat)),
+        None => Err(DomainError::forbidden(
+            "not_a_player",
+            "you have no seat in this game",
+        )),
+    }
+}
+
 pub(crate) fn lock_game(conn: &mut PgConnection, id: i64) -> DomainResult<GameRow> {
     games::table
         .find(id)
@@ -478,14 +496,7 @@ impl Domain {
     ) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
-            let row = lock_game(conn, id)?;
-            let seats = seat_infos(conn, id)?;
-            let Some(seat) = seat_of(&seats, account) else {
-                return Err(DomainError::forbidden(
-                    "not_a_player",
-                    "you have no seat in this game",
-                ));
-            };
+            let (row, seats, seat) = lock_as_player(conn, id, account)?;
             if row.status != "active" {
                 return Err(DomainError::Conflict {
                     code: "game_not_active",
@@ -737,14 +748,7 @@ impl Domain {
     pub fn resign(&self, account: i64, id: i64) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
-            let row = lock_game(conn, id)?;
-            let seats = seat_infos(conn, id)?;
-            let Some(seat) = seat_of(&seats, account) else {
-                return Err(DomainError::forbidden(
-                    "not_a_player",
-                    "you have no seat in this game",
-                ));
-            };
+            let (row, seats, seat) = lock_as_player(conn, id, account)?;
             let name = seats
                 .iter()
                 .find(|s| s.seat == seat)
@@ -767,14 +771,7 @@ impl Domain {
         let now = self.clock.now();
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
-            let row = lock_game(conn, id)?;
-            let seats = seat_infos(conn, id)?;
-            let Some(seat) = seat_of(&seats, account) else {
-                return Err(DomainError::forbidden(
-                    "not_a_player",
-                    "you have no seat in this game",
-                ));
-            };
+            let (row, seats, seat) = lock_as_player(conn, id, account)?;
             if row.status != "active" {
                 return Err(DomainError::conflict(
                     "game_not_active",
