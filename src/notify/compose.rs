@@ -214,6 +214,11 @@ pub fn nudge(
     m
 }
 
+/// A turn email lists at most this many numbered choices. Some positions have well over a
+/// thousand (every Kasino capture combination, every Starfarers flight target); the
+/// numbers keep their meaning, the rest can be written out.
+pub const MAX_LISTED_CHOICES: usize = 150;
+
 /// How to play by replying, as printed under the choices.
 pub const REPLY_HELP: &str = "Reply to this email with the number of your choice, or the choice written out.\n\
 Several lines are played in order, all or nothing. Add a line `preview` to see the result\n\
@@ -233,8 +238,16 @@ pub fn position_and_choices(body: &mut String, state: &dyn LoadedGame, seat: Sea
         return texts;
     }
     body.push_str("\n\nYour choices:\n");
-    for (i, t) in texts.iter().enumerate() {
+    for (i, t) in texts.iter().enumerate().take(MAX_LISTED_CHOICES) {
         let _ = writeln!(body, "  {:>3}. {}", i + 1, t);
+    }
+    if texts.len() > MAX_LISTED_CHOICES {
+        let _ = writeln!(
+            body,
+            "  ... and {} more choices, not listed to keep this email readable: reply with one\n  \
+             written out, or see them all in the game's legal_actions.",
+            texts.len() - MAX_LISTED_CHOICES
+        );
     }
     body.push('\n');
     body.push_str(REPLY_HELP);
@@ -292,4 +305,57 @@ pub fn html_part(text: &str, _choices: &[String], link: &str) -> String {
         html_escape::encode_text(text),
         html_escape::encode_double_quoted_attribute(link)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Applied, RuleError, Status};
+    use serde_json::{Value, json};
+
+    /// A position with many choices, for the listing cap.
+    struct Many(usize);
+
+    impl LoadedGame for Many {
+        fn status(&self) -> Status {
+            Status::Active { to_act: vec![0] }
+        }
+        fn legal_actions(&self, _: Seat) -> Vec<Value> {
+            (0..self.0).map(|i| json!({ "n": i })).collect()
+        }
+        fn apply(&self, _: Seat, _: &Value) -> Result<Applied, RuleError> {
+            Err(RuleError::new("no", "no"))
+        }
+        fn view(&self, _: Viewer) -> Value {
+            Value::Null
+        }
+        fn render_text(&self, _: Viewer) -> String {
+            "board".into()
+        }
+        fn describe_action(&self, _: Seat, a: &Value) -> Option<String> {
+            Some(format!("choice {}", a["n"]))
+        }
+        fn seat_name(&self, seat: Seat) -> String {
+            format!("Seat {seat}")
+        }
+        fn encode(&self) -> String {
+            String::new()
+        }
+    }
+
+    #[test]
+    fn long_choice_lists_are_capped_and_numbers_keep_their_meaning() {
+        let mut body = String::new();
+        let texts = position_and_choices(&mut body, &Many(400), 0);
+        assert_eq!(texts.len(), 400);
+        assert!(body.contains(&format!(
+            "  {MAX_LISTED_CHOICES}. choice {}",
+            MAX_LISTED_CHOICES - 1
+        )));
+        assert!(!body.contains(&format!("{}. choice", MAX_LISTED_CHOICES + 1)));
+        assert!(body.contains(&format!("and {} more choices", 400 - MAX_LISTED_CHOICES)));
+        let mut short = String::new();
+        position_and_choices(&mut short, &Many(3), 0);
+        assert!(short.contains("    3. choice 2") && !short.contains("more choices"));
+    }
 }

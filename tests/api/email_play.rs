@@ -62,7 +62,9 @@ pub fn choices(mail: &Mail) -> Vec<String> {
         .skip_while(|l| !l.starts_with("Your choices:"))
         .skip(1)
         .take_while(|l| !l.trim().is_empty())
-        .filter_map(|l| l.trim().split_once(". ").map(|(_, t)| t.to_string()))
+        .filter_map(|l| l.trim().split_once(". "))
+        .filter(|(n, _)| n.parse::<usize>().is_ok())
+        .map(|(_, t)| t.to_string())
         .collect()
 }
 
@@ -151,8 +153,9 @@ fn a_whole_kasino_game_played_by_email_replies() {
                 .unwrap()
                 .iter()
                 .map(|t| t.as_str().unwrap().to_string())
+                .take(turnpost::notify::compose::MAX_LISTED_CHOICES)
                 .collect::<Vec<_>>(),
-            "the email lists the legal actions in the API's order"
+            "the email lists the legal actions in the API's order (at most the cap)"
         );
         let n = rng.below(list.len()) + 1;
         // The player's own address, with a display name and in other letter case.
