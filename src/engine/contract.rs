@@ -304,4 +304,32 @@ pub trait Game: Send + Sync + 'static {
     fn check_data(&self) -> Result<(), String> {
         Ok(())
     }
+
+    /// Rules versions whose stored games this implementation still replays exactly (the
+    /// state records which rules it was set up under and branches on it). A stored game
+    /// whose version is outside the range is refused rather than replayed differently.
+    fn replays_rules_versions(&self) -> std::ops::RangeInclusive<u32> {
+        let v = self.info().rules_version;
+        v..=v
+    }
+
+    /// Game-specific invariants of one state: cards, tiles and pieces conserved, money never
+    /// negative, scores consistent. The contract harness calls it after setup and after
+    /// every action of every random playout; an `Err` names the broken invariant.
+    fn check_invariants(&self, _state: &Self::State) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Game-specific invariants of one transition (`seat` played `action` on `before`,
+    /// giving `after`): e.g. the points a finished round adds equal their recomputation
+    /// from the captured cards. Called by the harness after every action.
+    fn check_step(
+        &self,
+        _before: &Self::State,
+        _seat: Seat,
+        _action: &Self::Action,
+        _after: &Self::State,
+    ) -> Result<(), String> {
+        Ok(())
+    }
 }

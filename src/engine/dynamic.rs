@@ -19,6 +19,8 @@ pub struct DecodeError {
 
 pub trait DynGame: Send + Sync {
     fn info(&self) -> GameInfo;
+    /// Rules versions of stored games this build replays exactly.
+    fn replays_rules_versions(&self) -> std::ops::RangeInclusive<u32>;
     /// JSON Schema of the options object (defaults included).
     fn options_schema(&self) -> Value;
     /// JSON Schema of one action.
@@ -103,6 +105,10 @@ fn parse_options<G: Game>(options: &Value) -> Result<G::Options, SetupError> {
 impl<G: Game> DynGame for Erased<G> {
     fn info(&self) -> GameInfo {
         self.0.info()
+    }
+
+    fn replays_rules_versions(&self) -> std::ops::RangeInclusive<u32> {
+        self.0.replays_rules_versions()
     }
 
     fn options_schema(&self) -> Value {

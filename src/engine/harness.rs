@@ -1,7 +1,9 @@
 //! Random playouts and the contract checks every game must pass. Used by each game's tests
 //! (`check_many`) and by `turnpost simulate` (`random_playout`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
 
 use super::contract::{Game, Seat, Status, Viewer, Visibility};
 use super::rng::GameRng;
@@ -41,6 +43,159 @@ pub struct PlayoutStats {
     /// Resamples that changed what some other seat sees: proof the leak check can fail.
     pub resamples_that_changed_state: usize,
     pub private_log_entries: usize,
+    /// Calls of the game's own invariant hooks (`check_invariants` and `check_step`).
+    pub invariant_checks: usize,
+    /// Every field of the state seen in the playout, as a path with array indices and
+    /// numeric map keys folded (`hands[][].rank`, `fleets{}.ships`).
+    pub state_paths: BTreeSet<String>,
+    /// The fields that `resample_hidden` changed for some viewer at least once.
+    pub varied_paths: BTreeSet<String>,
+}
+
+impl PlayoutStats {
+    /// Adds another playout's counts and paths to these.
+    pub fn merge(&mut self, other: PlayoutStats) {
+        self.actions += other.actions;
+        self.illegal_tried += other.illegal_tried;
+        self.views_checked += other.views_checked;
+        self.resamples_that_changed_state += other.resamples_that_changed_state;
+        self.private_log_entries += other.private_log_entries;
+        self.invariant_checks += other.invariant_checks;
+        self.state_paths.extend(other.state_paths);
+        self.varied_paths.extend(other.varied_paths);
+    }
+
+    /// State fields that resampling never changed and that are not under one of the
+    /// `public` prefixes. A hidden field that `resample_hidden` forgets shows up here, so
+    /// the leak check could not have caught a view that shows it.
+    ///
+    /// Fields of one object count together: when resampling changed a card's rank, its
+    /// suit counts as varied too, and an RNG whose seed changed needs no new stream number.
+    pub fn never_varied(&self, public: &[&str]) -> Vec<String> {
+        let varied_objects: BTreeSet<&str> = self
+            .varied_paths
+            .iter()
+            .filter_map(|p| parent_object(p))
+            .collect();
+        self.state_paths
+            .iter()
+            .filter(|p| !self.varied_paths.contains(*p))
+            .filter(|p| parent_object(p).is_none_or(|o| !varied_objects.contains(o)))
+            .filter(|p| !public.iter().any(|pre| path_has_prefix(p, pre)))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Panics unless every state field is either declared public (a prefix in `public`) or
+/// was varied by `resample_hidden` in the playouts behind `stats`. Each game's contract
+/// test calls it, so a new hidden field must be resampled (or declared public) to pass.
+pub fn assert_resample_covers(stats: &PlayoutStats, public: &[&str]) {
+    let missing = stats.never_varied(public);
+    assert!(
+        missing.is_empty(),
+        "resample_hidden never varied these state fields, and they are not declared public: {missing:?}"
+    );
+    // A declared public prefix that matches nothing is a typo or a stale name.
+    for pre in public {
+        assert!(
+            stats.state_paths.iter().any(|p| path_has_prefix(p, pre)),
+            "declared public field {pre:?} matches no state field: {:?}",
+            stats.state_paths
+        );
+    }
+}
+
+/// The object a field belongs to (`hands[][].rank` → `hands[][]`); none at the top level.
+fn parent_object(path: &str) -> Option<&str> {
+    path.rfind('.').map(|i| &path[..i])
+}
+
+fn path_has_prefix(path: &str, prefix: &str) -> bool {
+    path == prefix
+        || (path.starts_with(prefix)
+            && matches!(path.as_bytes().get(prefix.len()), Some(b'.' | b'[' | b'{')))
+}
+
+/// Leaves of a JSON document by exact path (`hands[1][0].rank`).
+fn leaves(v: &Value, path: &mut String, out: &mut BTreeMap<String, String>) {
+    let len = path.len();
+    match v {
+        Value::Object(map) if !map.is_empty() => {
+            for (k, child) in map {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+                leaves(child, path, out);
+                path.truncate(len);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            for (i, child) in items.iter().enumerate() {
+                path.push_str(&format!("[{i}]"));
+                leaves(child, path, out);
+                path.truncate(len);
+            }
+        }
+        leaf => {
+            out.insert(path.clone(), leaf.to_string());
+        }
+    }
+}
+
+/// `hands[1][0].rank` → `hands[][].rank`; numeric object keys (`fleets.12`) → `fleets{}`.
+fn fold_path(exact: &str) -> String {
+    let mut out = String::with_capacity(exact.len());
+    let mut chars = exact.chars().peekable();
+    let mut segment_start = true;
+    while let Some(c) = chars.next() {
+        match c {
+            '[' => {
+                out.push_str("[]");
+                for d in chars.by_ref() {
+                    if d == ']' {
+                        break;
+                    }
+                }
+                segment_start = false;
+            }
+            '.' => {
+                out.push('.');
+                segment_start = true;
+            }
+            d if segment_start && d.is_ascii_digit() => {
+                // A numeric map key: fold the whole segment.
+                while chars.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    chars.next();
+                }
+                if out.ends_with('.') {
+                    out.pop();
+                }
+                out.push_str("{}");
+                segment_start = false;
+            }
+            other => {
+                out.push(other);
+                segment_start = false;
+            }
+        }
+    }
+    out
+}
+
+fn flatten(v: &Value) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    leaves(v, &mut String::new(), &mut out);
+    out
+}
+
+/// How a steered random player weighs a legal action (0 never picks it unless every
+/// action weighs 0). Uniform play weighs every action 1.
+pub type Steer<'a, G> = &'a dyn Fn(&<G as Game>::State, Seat, &<G as Game>::Action) -> u32;
+
+fn uniform<G: Game>(_: &G::State, _: Seat, _: &G::Action) -> u32 {
+    1
 }
 
 /// A finished (or capped) random game.
@@ -50,14 +205,16 @@ pub struct Playout<G: Game> {
     pub finished: bool,
 }
 
-/// The random player's choice: a seat that must act (or, rarely, one with an optional
-/// action), then one of its legal actions, uniformly.
-pub fn choose_random<G: Game>(
+/// A steered random player's choice: a seat that must act (or, rarely, one with an
+/// optional action), then one of its legal actions with probability proportional to
+/// `steer`'s weight (uniformly without one).
+pub fn choose_steered<G: Game>(
     game: &G,
     state: &G::State,
     seats: usize,
     optional_percent: usize,
     rng: &mut GameRng,
+    steer: Option<Steer<'_, G>>,
 ) -> Option<(Seat, G::Action)> {
     let to_act = game.status(state).to_act().to_vec();
     let mut candidates: Vec<(Seat, Vec<G::Action>)> = to_act
@@ -79,8 +236,46 @@ pub fn choose_random<G: Game>(
         return None;
     }
     let (seat, mut actions) = candidates.swap_remove(rng.below(candidates.len()));
-    let i = rng.below(actions.len());
+    let i = match steer {
+        None => rng.below(actions.len()),
+        Some(weigh) => {
+            let weights: Vec<u64> = actions
+                .iter()
+                .map(|a| u64::from(weigh(state, seat, a)))
+                .collect();
+            let total: u64 = weights.iter().sum();
+            if total == 0 {
+                rng.below(actions.len())
+            } else {
+                // Roll below the total weight; u64 keeps the sum exact.
+                let mut roll = rng.next_u64() % total;
+                weights
+                    .iter()
+                    .position(|&w| {
+                        if roll < w {
+                            true
+                        } else {
+                            roll -= w;
+                            false
+                        }
+                    })
+                    .unwrap_or(0)
+            }
+        }
+    };
     Some((seat, actions.swap_remove(i)))
+}
+
+/// The random player's choice: a seat that must act (or, rarely, one with an optional
+/// action), then one of its legal actions, uniformly.
+pub fn choose_random<G: Game>(
+    game: &G,
+    state: &G::State,
+    seats: usize,
+    optional_percent: usize,
+    rng: &mut GameRng,
+) -> Option<(Seat, G::Action)> {
+    choose_steered(game, state, seats, optional_percent, rng, None)
 }
 
 /// Plays one random game without checks (fast; for `simulate` and benchmarks).
@@ -91,13 +286,26 @@ pub fn random_playout<G: Game>(
     seed: u64,
     max_actions: usize,
 ) -> Result<Playout<G>, String> {
+    random_playout_steered(game, options, seats, seed, max_actions, None)
+}
+
+/// [`random_playout`] with a steered player (prefer melds, attacks, trades...), so
+/// playouts reach states that uniform play rarely does.
+pub fn random_playout_steered<G: Game>(
+    game: &G,
+    options: &G::Options,
+    seats: usize,
+    seed: u64,
+    max_actions: usize,
+    steer: Option<Steer<'_, G>>,
+) -> Result<Playout<G>, String> {
     let mut state = game
         .setup(options, seats, GameRng::seed_from_u64(seed))
         .map_err(|e| format!("setup failed: {e}"))?;
     let mut agent = GameRng::seed_from_u64(seed ^ 0x5eed_a9e7_0000_0001);
     let mut log = Vec::new();
     while !game.status(&state).is_finished() && log.len() < max_actions {
-        let Some((seat, action)) = choose_random(game, &state, seats, 5, &mut agent) else {
+        let Some((seat, action)) = choose_steered(game, &state, seats, 5, &mut agent, steer) else {
             return Err(format!(
                 "seed {seed}: active game with no legal action for any seat"
             ));
@@ -127,6 +335,18 @@ pub fn check_playout<G: Game>(
     seats: usize,
     seed: u64,
     cfg: &PlayoutConfig,
+) -> Result<PlayoutStats, String> {
+    check_playout_steered(game, options, seats, seed, cfg, &uniform::<G>)
+}
+
+/// [`check_playout`] with a steered random player.
+pub fn check_playout_steered<G: Game>(
+    game: &G,
+    options: &G::Options,
+    seats: usize,
+    seed: u64,
+    cfg: &PlayoutConfig,
+    steer: Steer<'_, G>,
 ) -> Result<PlayoutStats, String> {
     let fail = |msg: String| Err(format!("seed {seed}: {msg}"));
     let mut state = match game.setup(options, seats, GameRng::seed_from_u64(seed)) {
@@ -173,7 +393,21 @@ pub fn check_playout<G: Game>(
             }
         }
 
+        stats.invariant_checks += 1;
+        if let Err(e) = game.check_invariants(&state) {
+            return fail(format!("invariant broken at action {}: {e}", log.len()));
+        }
+
         let deep = stats.actions % cfg.deep_every.max(1) == 0;
+        let state_leaves = if deep {
+            let leaves = flatten(&serde_json::to_value(&state).unwrap_or(Value::Null));
+            stats
+                .state_paths
+                .extend(leaves.keys().map(|p| fold_path(p)));
+            leaves
+        } else {
+            BTreeMap::new()
+        };
         if deep {
             // Descriptions are unique per seat: email replies can quote them.
             for (s, actions) in legal.iter().enumerate() {
@@ -214,6 +448,17 @@ pub fn check_playout<G: Game>(
                 let _ = game.render_text(&state, viewer);
                 let other = game.resample_hidden(&state, viewer, &mut agent);
                 stats.views_checked += 1;
+                let other_leaves = flatten(&serde_json::to_value(&other).unwrap_or(Value::Null));
+                for (path, leaf) in &other_leaves {
+                    if state_leaves.get(path) != Some(leaf) {
+                        stats.varied_paths.insert(fold_path(path));
+                    }
+                }
+                for path in state_leaves.keys() {
+                    if !other_leaves.contains_key(path) {
+                        stats.varied_paths.insert(fold_path(path));
+                    }
+                }
                 // Did resampling really change something another seat sees? (Changing only
                 // the RNG would make the leak check vacuous.)
                 if viewers.iter().any(|&w| {
@@ -276,9 +521,14 @@ pub fn check_playout<G: Game>(
             return fail(format!("did not finish within {} actions", cfg.max_actions));
         }
 
-        let Some((seat, action)) =
-            choose_random(game, &state, seats, cfg.optional_action_percent, &mut agent)
-        else {
+        let Some((seat, action)) = choose_steered(
+            game,
+            &state,
+            seats,
+            cfg.optional_action_percent,
+            &mut agent,
+            Some(steer),
+        ) else {
             return fail("no seat has a legal action".into());
         };
         if deep {
@@ -306,7 +556,7 @@ pub fn check_playout<G: Game>(
         if let Visibility::Private { .. } = game.action_visibility(&state, seat, &action) {
             stats.private_log_entries += 1;
         }
-        state = match game.apply(&state, seat, &action) {
+        let next = match game.apply(&state, seat, &action) {
             Ok(next) => next,
             Err(e) => {
                 return fail(format!(
@@ -314,6 +564,14 @@ pub fn check_playout<G: Game>(
                 ));
             }
         };
+        stats.invariant_checks += 1;
+        if let Err(e) = game.check_step(&state, seat, &action, &next) {
+            return fail(format!(
+                "step invariant broken by seat {seat}'s {action:?} at action {}: {e}",
+                log.len()
+            ));
+        }
+        state = next;
         previous_legal = legal
             .into_iter()
             .enumerate()
@@ -352,17 +610,25 @@ pub fn check_many<G: Game>(
     first_seed: u64,
     cfg: &PlayoutConfig,
 ) -> PlayoutStats {
+    check_many_steered(game, options, seats, count, first_seed, cfg, &uniform::<G>)
+}
+
+/// [`check_many`] with a steered random player.
+pub fn check_many_steered<G: Game>(
+    game: &G,
+    options: &G::Options,
+    seats: usize,
+    count: usize,
+    first_seed: u64,
+    cfg: &PlayoutConfig,
+    steer: Steer<'_, G>,
+) -> PlayoutStats {
     let mut total = PlayoutStats::default();
     for i in 0..count as u64 {
-        let s = match check_playout(game, options, seats, first_seed + i, cfg) {
-            Ok(s) => s,
+        match check_playout_steered(game, options, seats, first_seed + i, cfg, steer) {
+            Ok(s) => total.merge(s),
             Err(e) => panic!("{} contract violated: {e}", game.info().id),
-        };
-        total.actions += s.actions;
-        total.illegal_tried += s.illegal_tried;
-        total.views_checked += s.views_checked;
-        total.resamples_that_changed_state += s.resamples_that_changed_state;
-        total.private_log_entries += s.private_log_entries;
+        }
     }
     assert!(total.views_checked > 0, "no view was checked");
     if cfg.has_hidden_information {
@@ -392,6 +658,8 @@ mod tests {
         LeakyView,
         AcceptsUnlisted,
         ReplayDiverges,
+        ForgetsRng,
+        BreaksInvariant,
     }
 
     struct Secrets(Fault);
@@ -501,21 +769,78 @@ mod tests {
                     *v = rng.die(9);
                 }
             }
-            t.rng = rng.fork();
+            if self.0 != Fault::ForgetsRng {
+                t.rng = rng.fork();
+            }
             t
+        }
+
+        fn check_invariants(&self, s: &St) -> Result<(), String> {
+            if self.0 == Fault::BreaksInvariant && s.said.len() == 4 {
+                return Err("four things said".into());
+            }
+            Ok(())
         }
     }
 
     fn run(f: Fault) -> Result<PlayoutStats, String> {
         let cfg = PlayoutConfig::default();
-        (0..20).try_fold(PlayoutStats::default(), |acc, seed| {
-            let s = check_playout(&Secrets(f), &Opts {}, 3, seed, &cfg)?;
-            Ok(PlayoutStats {
-                resamples_that_changed_state: acc.resamples_that_changed_state
-                    + s.resamples_that_changed_state,
-                ..s
-            })
+        (0..20).try_fold(PlayoutStats::default(), |mut acc, seed| {
+            acc.merge(check_playout(&Secrets(f), &Opts {}, 3, seed, &cfg)?);
+            Ok(acc)
         })
+    }
+
+    #[test]
+    fn resample_coverage_lists_public_and_varied_fields() {
+        let stats = run(Fault::None).unwrap();
+        // `said` is public; `secrets` and the RNG are resampled.
+        assert_resample_covers(&stats, &["said"]);
+        assert!(stats.varied_paths.contains("secrets[]"), "{stats:?}");
+        assert!(stats.invariant_checks > stats.actions);
+    }
+
+    #[test]
+    fn a_hidden_field_that_resampling_forgets_is_reported() {
+        let stats = run(Fault::ForgetsRng).unwrap();
+        assert_eq!(
+            stats.never_varied(&["said"]),
+            vec!["rng.seed", "rng.stream", "rng.word_pos"]
+        );
+        let caught = std::panic::catch_unwind(|| assert_resample_covers(&stats, &["said"]));
+        assert!(caught.is_err());
+    }
+
+    #[test]
+    fn a_declared_public_field_that_does_not_exist_is_reported() {
+        let stats = run(Fault::None).unwrap();
+        let caught = std::panic::catch_unwind(|| assert_resample_covers(&stats, &["sayd"]));
+        assert!(caught.is_err());
+    }
+
+    #[test]
+    fn a_broken_game_invariant_fails_the_playout() {
+        let e = run(Fault::BreaksInvariant).unwrap_err();
+        assert!(e.contains("invariant"), "{e}");
+    }
+
+    #[test]
+    fn steering_changes_the_choices() {
+        let game = Secrets(Fault::None);
+        let always_three = |_: &St, _: Seat, a: &Say| u32::from(a.n == 3);
+        let p = random_playout_steered(&game, &Opts {}, 2, 7, 100, Some(&always_three)).unwrap();
+        assert!(p.log.iter().all(|(_, a)| a.n == 3), "{:?}", p.log);
+        let q = random_playout(&game, &Opts {}, 2, 7, 100).unwrap();
+        assert!(q.log.iter().any(|(_, a)| a.n != 3));
+    }
+
+    #[test]
+    fn paths_fold_indices_and_numeric_keys() {
+        assert_eq!(fold_path("hands[1][0].rank"), "hands[][].rank");
+        assert_eq!(fold_path("fleets.12.ships[3]"), "fleets{}.ships[]");
+        assert_eq!(fold_path("a2.b"), "a2.b");
+        assert!(path_has_prefix("hands[][].rank", "hands"));
+        assert!(!path_has_prefix("handsome", "hands"));
     }
 
     #[test]

@@ -57,7 +57,7 @@ impl Registry {
     pub fn get_version(&self, id: &str, rules_version: u32) -> Option<&Arc<dyn DynGame>> {
         self.games
             .iter()
-            .find(|g| g.info().id == id && g.info().rules_version == rules_version)
+            .find(|g| g.info().id == id && g.replays_rules_versions().contains(&rules_version))
     }
 }
 
