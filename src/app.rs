@@ -14,8 +14,10 @@ use secrecy::{ExposeSecret, SecretString};
 use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::AppExt;
 
+use crate::api::deadline::{self, RequestDeadline};
 use crate::api::{self, health::OpenApiText, problem};
 use crate::auth::jwt::Tokens;
+use crate::auth::password::HashGate;
 use crate::auth::throttle::LoginThrottle;
 use crate::domain::Domain;
 use crate::domain::clocks::SystemClock;
@@ -53,7 +55,12 @@ pub fn domain(
         tokens: Tokens::new(jwt_secret, settings.jwt_ttl_hours as i64 * 3600),
         throttle: Arc::new(LoginThrottle::new(
             settings.login_max_failures,
+            settings.login_max_failures_per_address,
             Duration::from_secs(settings.login_window_secs),
+        )),
+        hashes: Arc::new(HashGate::new(
+            settings.password_hash_slots,
+            Duration::from_secs(settings.password_queue_secs),
         )),
         public_url: settings.public_url.clone(),
         reply: ReplyAddress::new(
@@ -93,10 +100,18 @@ impl Application {
             anyhow::bail!("the JWT secret must have at least 32 characters");
         }
 
-        let pool = store::pool(database_url, settings.db_pool_size)?;
-        let migrate_pool = pool.clone();
+        let pool = store::pool(
+            database_url,
+            settings.db_pool_size,
+            Duration::from_millis(settings.db_checkout_timeout_ms.max(1)),
+        )?;
+        let migrate_url = database_url.to_string();
         tokio::task::spawn_blocking(move || -> Result<()> {
-            let mut conn = migrate_pool.get().context("connecting to the database")?;
+            // Its own connection: at start the database may take longer than a request
+            // should wait for one.
+            use diesel::Connection;
+            let mut conn = diesel::PgConnection::establish(&migrate_url)
+                .context("connecting to the database")?;
             store::migrate(&mut conn)?;
             Ok(())
         })
@@ -118,6 +133,7 @@ impl Application {
                 .context("invalid mail_from address")?,
             poll: Duration::from_millis(settings.outbox_poll_ms),
             max_attempts: settings.outbox_max_attempts,
+            lease: Duration::from_secs(settings.outbox_lease_secs),
             stop: Arc::clone(&worker_stop),
         };
         let worker = std::thread::Builder::new()
@@ -150,9 +166,13 @@ impl Application {
         let port = listener.local_addr()?.port();
         let data = web::Data::new(domain.clone());
         let spec = web::Data::new(OpenApiText(api::openapi_yaml()));
+        let request_timeout = Duration::from_secs(settings.request_timeout_secs.max(1));
+        let deadline = web::Data::new(RequestDeadline(request_timeout));
         let server = HttpServer::new(move || {
             App::new()
+                .wrap(actix_web::middleware::from_fn(deadline::enforce))
                 .wrap(TracingLogger::default())
+                .app_data(deadline.clone())
                 .app_data(data.clone())
                 .app_data(spec.clone())
                 .app_data(
@@ -168,6 +188,8 @@ impl Application {
                 .default_service(web::to(problem::not_found))
         })
         .listen(listener)?
+        // The head must arrive in time; the body and the answer are under `deadline`.
+        .client_request_timeout(request_timeout)
         .shutdown_timeout(10)
         .run();
 

@@ -89,6 +89,21 @@ fn give_to_postgres(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Writes a file only its owner may read (the cluster password).
+fn write_private(path: &Path, contents: &str) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    f.write_all(contents.as_bytes())?;
+    Ok(())
+}
+
 fn free_port() -> Result<u16> {
     let l = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
     Ok(l.local_addr()?.port())
@@ -173,20 +188,33 @@ impl PrivateCluster {
         if !data.join("PG_VERSION").is_file() {
             let password = random_password();
             initdb(&bin, &data, &password)?;
-            fs::write(&pw_path, &password)?;
+            write_private(&pw_path, &password)?;
             tracing::info!(dir = %data.display(), "created private PostgreSQL cluster");
+        }
+        // Clusters made before the file was written private: tighten it now.
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = fs::set_permissions(&pw_path, fs::Permissions::from_mode(0o600));
         }
         let password = fs::read_to_string(&pw_path)
             .with_context(|| format!("reading {}", pw_path.display()))?
             .trim()
             .to_string();
         if let Some(port) = running_port(&bin, &data) {
+            // Running already. If the Turnpost process that started it is gone (it crashed
+            // or was killed), this process adopts the cluster and stops it on shutdown;
+            // if that process is alive, it is its cluster, and this one is a guest.
+            let adopt = !owner_alive(&data);
+            if adopt {
+                claim_ownership(&data)?;
+                tracing::info!(port, "adopted a private PostgreSQL cluster left running");
+            }
             return Ok(PrivateCluster {
                 bin,
                 data,
                 port,
                 password,
-                started_here: false,
+                started_here: adopt,
             });
         }
         let port = free_port()?;
@@ -216,6 +244,7 @@ impl PrivateCluster {
             );
         }
         tracing::info!(port, "started private PostgreSQL cluster");
+        claim_ownership(&data)?;
         let cluster = PrivateCluster {
             bin,
             data,
@@ -242,13 +271,48 @@ impl PrivateCluster {
             .args(["-m", "fast", "-w", "stop"])
             .output();
         match out {
-            Ok(o) if o.status.success() => tracing::info!("stopped private PostgreSQL cluster"),
+            Ok(o) if o.status.success() => {
+                let _ = fs::remove_file(owner_file(&self.data));
+                tracing::info!("stopped private PostgreSQL cluster")
+            }
             Ok(o) => {
                 tracing::warn!(stderr = %String::from_utf8_lossy(&o.stderr), "pg_ctl stop failed")
             }
             Err(e) => tracing::warn!(error = %e, "pg_ctl stop failed"),
         }
     }
+}
+
+/// Which Turnpost process answers for the running cluster: its pid, beside the data dir.
+fn owner_file(data: &Path) -> PathBuf {
+    data.with_extension("owner")
+}
+
+fn claim_ownership(data: &Path) -> Result<()> {
+    let path = owner_file(data);
+    fs::write(&path, std::process::id().to_string())
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// True when the recorded owner is another process that is still running.
+fn owner_alive(data: &Path) -> bool {
+    let Some(pid) = fs::read_to_string(owner_file(data))
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok())
+    else {
+        return false;
+    };
+    if pid == std::process::id() {
+        return false;
+    }
+    // A zombie (state Z) has exited; /proc/<pid>/stat's third field is the state.
+    fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+        .is_some_and(|zombie| !zombie)
 }
 
 /// The port of a running cluster, from line 4 of `postmaster.pid`.

@@ -30,10 +30,21 @@ pub struct Settings {
     pub var_dir: PathBuf,
     pub jwt_ttl_hours: u64,
     pub login_max_failures: u32,
+    pub login_max_failures_per_address: u32,
     pub login_window_secs: u64,
+    /// Password hashes computed at once (0: one per core): each takes 19 MiB.
+    pub password_hash_slots: usize,
+    /// How long a login waits for a hashing slot before 503.
+    pub password_queue_secs: u64,
+    /// Time allowed for a request's head and body to arrive.
+    pub request_timeout_secs: u64,
     pub db_pool_size: u32,
+    /// Time allowed to get a database connection before 503.
+    pub db_checkout_timeout_ms: u64,
     pub outbox_poll_ms: u64,
     pub outbox_max_attempts: i32,
+    /// How long a claimed outbox message is left alone before it may be sent again.
+    pub outbox_lease_secs: u64,
     /// How often the clock sweeper looks for reminders and timeouts.
     pub sweep_interval_secs: u64,
     /// Vacation days each account may take per calendar year.

@@ -1,6 +1,6 @@
 //! Accounts and tokens.
 
-use actix_web::{HttpResponse, get, patch, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, patch, post, web};
 
 use super::auth::Caller;
 use super::problem::{ApiError, Problem};
@@ -40,15 +40,23 @@ pub async fn create_account(
     responses(
         (status = 200, description = "A bearer token", body = TokenResponse),
         (status = 401, description = "`invalid_credentials` (same answer for an unknown email)", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`too_many_attempts`, with Retry-After", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_attempts`: too many failed logins for this account from this address, or from this address overall; with Retry-After", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`busy`: too many logins at once; with Retry-After", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/auth/token")]
 pub async fn token(
     domain: web::Data<Domain>,
+    req: HttpRequest,
     body: web::Json<TokenRequest>,
 ) -> Result<web::Json<TokenResponse>, ApiError> {
-    let t = web::block(move || domain.issue_token(body.into_inner())).await??;
+    // The peer address, not X-Forwarded-For: a header is the client's to forge.
+    let client = req
+        .peer_addr()
+        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |a| {
+            a.ip()
+        });
+    let t = web::block(move || domain.issue_token(body.into_inner(), client)).await??;
     Ok(web::Json(t))
 }
 

@@ -1,26 +1,22 @@
 //! The `Authorization: Bearer <jwt>` extractor.
 
-use std::future::{Ready, ready};
-
 use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
+use futures_util::future::LocalBoxFuture;
 
 use super::problem::ApiError;
 use crate::domain::Domain;
 
-/// The authenticated account's id.
+/// The authenticated account's id: the token is valid, its account exists and its
+/// generation is current (a password change revokes older tokens).
 #[derive(Clone, Copy, Debug)]
 pub struct Caller(pub i64);
 
 impl FromRequest for Caller {
     type Error = ApiError;
-    type Future = Ready<Result<Caller, ApiError>>;
+    type Future = LocalBoxFuture<'static, Result<Caller, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let Some(domain) = req.app_data::<web::Data<Domain>>() else {
-            return ready(Err(ApiError::unauthorized(
-                "authentication is not configured",
-            )));
-        };
+        let domain = req.app_data::<web::Data<Domain>>().cloned();
         let token = req
             .headers()
             .get(actix_web::http::header::AUTHORIZATION)
@@ -29,16 +25,23 @@ impl FromRequest for Caller {
                 v.strip_prefix("Bearer ")
                     .or_else(|| v.strip_prefix("bearer "))
             })
-            .map(str::trim);
-        let result =
-            match token {
-                None => Err(ApiError::unauthorized(
-                    "send Authorization: Bearer <access_token>",
-                )),
-                Some(t) => domain.tokens.verify(t).map(Caller).ok_or_else(|| {
-                    ApiError::unauthorized("the access token is invalid or expired")
-                }),
+            .map(|t| t.trim().to_string());
+        Box::pin(async move {
+            let Some(domain) = domain else {
+                return Err(ApiError::unauthorized("authentication is not configured"));
             };
-        ready(result)
+            let Some(token) = token else {
+                return Err(ApiError::unauthorized(
+                    "send Authorization: Bearer <access_token>",
+                ));
+            };
+            let Some(subject) = domain.tokens.verify(&token) else {
+                return Err(ApiError::unauthorized(
+                    "the access token is invalid or expired",
+                ));
+            };
+            let id = web::block(move || domain.authenticate(subject)).await??;
+            Ok(Caller(id))
+        })
     }
 }

@@ -59,11 +59,13 @@ pub struct ListParams {
     pub status: Option<String>,
     /// `me`: only games waiting for the caller.
     pub awaiting: Option<String>,
-    /// 1-based page number.
+    /// 1-based page number, at most 1,000,000.
     pub page: Option<i64>,
     /// Items per page, 1 to 100 (default 20).
     pub per_page: Option<i64>,
 }
+
+const MAX_PAGE: i64 = 1_000_000;
 
 fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
     let status = p.status.as_deref().map(ListStatus::parse).transpose()?;
@@ -79,10 +81,11 @@ fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
     };
     let page = p.page.unwrap_or(1);
     let per_page = p.per_page.unwrap_or(20);
-    if page < 1 || !(1..=100).contains(&per_page) {
+    // Bounded so that the row offset, (page - 1) × per_page, can never overflow.
+    if !(1..=MAX_PAGE).contains(&page) || !(1..=100).contains(&per_page) {
         return Err(DomainError::invalid(
             "invalid_query",
-            "page must be ≥ 1 and per_page 1 to 100",
+            format!("page must be 1 to {MAX_PAGE} and per_page 1 to 100"),
         ));
     }
     Ok(ListQuery {

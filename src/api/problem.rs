@@ -76,7 +76,7 @@ impl ResponseError for ApiError {
             status: self.status.as_u16(),
             detail: self.detail.clone(),
             code: self.code.clone(),
-            extra: self.extra.clone(),
+            extra: extension_members(&self.extra),
         };
         let mut resp = HttpResponse::build(self.status);
         resp.insert_header((header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)));
@@ -88,6 +88,24 @@ impl ResponseError for ApiError {
         }
         resp.body(serde_json::to_string(&body).unwrap_or_default())
     }
+}
+
+/// The members every problem document has; an extension member of the same name would
+/// make the JSON carry a key twice, and clients keep whichever their parser keeps.
+const STANDARD_MEMBERS: [&str; 5] = ["type", "title", "status", "detail", "code"];
+
+/// Extension members, renamed where they would collide with a standard member.
+fn extension_members(extra: &Map<String, Value>) -> Map<String, Value> {
+    extra
+        .iter()
+        .map(|(k, v)| {
+            if STANDARD_MEMBERS.contains(&k.as_str()) {
+                (format!("{k}_value"), v.clone())
+            } else {
+                (k.clone(), v.clone())
+            }
+        })
+        .collect()
 }
 
 fn with_extra(mut e: ApiError, extra: Option<Value>) -> ApiError {
@@ -127,6 +145,15 @@ impl From<DomainError> for ApiError {
                     StatusCode::TOO_MANY_REQUESTS,
                     "too_many_attempts",
                     format!("too many failed attempts; retry after {retry_after_secs} s"),
+                );
+                e.retry_after = Some(retry_after_secs);
+                e
+            }
+            DomainError::Busy { retry_after_secs } => {
+                let mut e = ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "busy",
+                    format!("the server is busy; retry after {retry_after_secs} s"),
                 );
                 e.retry_after = Some(retry_after_secs);
                 e

@@ -9,6 +9,17 @@ struct Claims {
     sub: String,
     iat: i64,
     exp: i64,
+    /// The account's token generation at issue; a password change bumps it, and every
+    /// token of an older generation is refused.
+    #[serde(default)]
+    tgn: i32,
+}
+
+/// Who a valid token speaks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokenSubject {
+    pub account_id: i64,
+    pub generation: i32,
 }
 
 #[derive(Clone)]
@@ -32,22 +43,27 @@ impl Tokens {
         self.ttl_secs
     }
 
-    pub fn issue(&self, account_id: i64, now: i64) -> anyhow::Result<String> {
+    pub fn issue(&self, account_id: i64, generation: i32, now: i64) -> anyhow::Result<String> {
         let claims = Claims {
             sub: account_id.to_string(),
             iat: now,
             exp: now + self.ttl_secs,
+            tgn: generation,
         };
         encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .map_err(|e| anyhow::anyhow!("signing token: {e}"))
     }
 
-    /// The account id of a valid, unexpired token.
-    pub fn verify(&self, token: &str) -> Option<i64> {
+    /// The subject of a valid, unexpired token. Whether its account still exists and the
+    /// generation is current is the caller's check (it needs the database).
+    pub fn verify(&self, token: &str) -> Option<TokenSubject> {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 5;
         let data = decode::<Claims>(token, &self.decoding, &validation).ok()?;
-        data.claims.sub.parse().ok()
+        Some(TokenSubject {
+            account_id: data.claims.sub.parse().ok()?,
+            generation: data.claims.tgn,
+        })
     }
 }
 
@@ -59,11 +75,17 @@ mod tests {
     fn tokens_round_trip_and_tampering_fails() {
         let t = Tokens::new(&SecretString::from("k".repeat(32)), 60);
         let now = chrono::Utc::now().timestamp();
-        let tok = t.issue(42, now).unwrap();
-        assert_eq!(t.verify(&tok), Some(42));
+        let tok = t.issue(42, 3, now).unwrap();
+        assert_eq!(
+            t.verify(&tok),
+            Some(TokenSubject {
+                account_id: 42,
+                generation: 3
+            })
+        );
         let other = Tokens::new(&SecretString::from("x".repeat(32)), 60);
         assert_eq!(other.verify(&tok), None);
-        let expired = t.issue(42, now - 3600).unwrap();
+        let expired = t.issue(42, 0, now - 3600).unwrap();
         assert_eq!(t.verify(&expired), None);
     }
 }

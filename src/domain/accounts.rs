@@ -1,5 +1,6 @@
 //! Accounts: sign-up, login, profile.
 
+use std::net::IpAddr;
 use std::time::Instant;
 
 use diesel::prelude::*;
@@ -9,7 +10,7 @@ use super::shapes::{
     UpdateAccountRequest,
 };
 use super::{Domain, DomainError, DomainResult};
-use crate::auth::password;
+use crate::auth::jwt::TokenSubject;
 use crate::store::models::{Account, NewAccount};
 use crate::store::schema::accounts;
 
@@ -99,7 +100,7 @@ impl Domain {
         let email = parse_email(&req.email)?;
         let name = parse_name(&req.name)?;
         check_password(&req.password)?;
-        let hash = password::hash(&req.password)?;
+        let hash = self.hashes.hash(&req.password)?;
         let lower = email.to_lowercase();
         let mut conn = self.conn()?;
         let inserted = diesel::insert_into(accounts::table)
@@ -123,42 +124,82 @@ impl Domain {
         }
     }
 
-    pub fn issue_token(&self, req: TokenRequest) -> DomainResult<TokenResponse> {
+    /// A token for the right password. `client` is the peer address: failures are
+    /// throttled per (account, address) and per address.
+    pub fn issue_token(&self, req: TokenRequest, client: IpAddr) -> DomainResult<TokenResponse> {
+        let wrong = || DomainError::Unauthorized {
+            code: "invalid_credentials",
+            message: "email or password is wrong".into(),
+        };
         let key = req.email.trim().to_lowercase();
-        if let Some(wait) = self.throttle.check(&key, Instant::now()) {
-            return Err(DomainError::TooManyRequests {
-                retry_after_secs: wait,
-            });
+        // No account has such an address (the database cannot even store a NUL): a wrong
+        // login, answered without touching the database.
+        if key.is_empty() || key.len() > 254 || key.chars().any(char::is_control) {
+            return Err(wrong());
         }
+        let attempt = self
+            .throttle
+            .begin(&key, client, Instant::now())
+            .map_err(|wait| DomainError::TooManyRequests {
+                retry_after_secs: wait,
+            })?;
+        let result = self.check_login(&key, &req.password);
+        let succeeded = matches!(result, Ok(Some(_)));
+        // A busy hasher or a database error is nobody's failed guess.
+        if result.is_err() {
+            self.throttle.finish(attempt, true, Instant::now());
+        } else {
+            self.throttle.finish(attempt, succeeded, Instant::now());
+        }
+        let account = result?.ok_or_else(wrong)?;
+        let token = self.tokens.issue(
+            account.id,
+            account.token_generation,
+            chrono::Utc::now().timestamp(),
+        )?;
+        Ok(TokenResponse {
+            access_token: token,
+            token_type: "Bearer".into(),
+            expires_in: self.tokens.ttl_secs(),
+        })
+    }
+
+    /// The account when the password is right.
+    fn check_login(&self, key: &str, password: &str) -> DomainResult<Option<Account>> {
         let mut conn = self.conn()?;
         let account: Option<Account> = accounts::table
-            .filter(accounts::email_lower.eq(&key))
+            .filter(accounts::email_lower.eq(key))
             .select(Account::as_select())
             .first(&mut conn)
             .optional()?;
         drop(conn);
         // Verify even for an unknown email, so timing does not reveal which emails exist.
-        let ok = password::verify(
-            &req.password,
-            account.as_ref().map(|a| a.password_hash.as_str()),
-        );
-        match account {
-            Some(a) if ok => {
-                self.throttle.record_success(&key);
-                let token = self.tokens.issue(a.id, chrono::Utc::now().timestamp())?;
-                Ok(TokenResponse {
-                    access_token: token,
-                    token_type: "Bearer".into(),
-                    expires_in: self.tokens.ttl_secs(),
-                })
-            }
-            _ => {
-                self.throttle.record_failure(&key, Instant::now());
-                Err(DomainError::Unauthorized {
-                    code: "invalid_credentials",
-                    message: "email or password is wrong".into(),
-                })
-            }
+        let ok = self
+            .hashes
+            .verify(password, account.as_ref().map(|a| a.password_hash.as_str()))?;
+        Ok(account.filter(|_| ok))
+    }
+
+    /// The account id behind a verified token, if the account still exists and the token
+    /// is of its current generation (a password change revokes older tokens).
+    pub fn authenticate(&self, subject: TokenSubject) -> DomainResult<i64> {
+        let mut conn = self.conn()?;
+        let generation: Option<i32> = accounts::table
+            .find(subject.account_id)
+            .select(accounts::token_generation)
+            .first(&mut conn)
+            .optional()?;
+        match generation {
+            Some(g) if g == subject.generation => Ok(subject.account_id),
+            Some(_) => Err(DomainError::Unauthorized {
+                code: "token_revoked",
+                message: "the password was changed since this token was issued; sign in again"
+                    .into(),
+            }),
+            None => Err(DomainError::Unauthorized {
+                code: "unknown_account",
+                message: "the token's account no longer exists".into(),
+            }),
         }
     }
 
@@ -186,13 +227,13 @@ impl Domain {
             Some(pw) => {
                 check_password(pw)?;
                 let given = req.current_password.as_deref().unwrap_or("");
-                if !password::verify(given, Some(&current.password_hash)) {
+                if !self.hashes.verify(given, Some(&current.password_hash))? {
                     return Err(DomainError::forbidden(
                         "current_password_wrong",
                         "changing the password needs the current password in current_password",
                     ));
                 }
-                Some(password::hash(pw)?)
+                Some(self.hashes.hash(pw)?)
             }
             None => None,
         };
@@ -253,8 +294,11 @@ impl Domain {
                 ));
             }
         };
+        // A new password revokes every token issued before it.
+        let generation = current.token_generation + i32::from(hash.is_some());
         let updated = diesel::update(accounts::table.find(id))
             .set((
+                accounts::token_generation.eq(generation),
                 accounts::name.eq(name.unwrap_or(current.name)),
                 accounts::password_hash.eq(hash.unwrap_or(current.password_hash)),
                 accounts::email_notifications.eq(notifications),

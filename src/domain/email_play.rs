@@ -135,8 +135,13 @@ impl Domain {
         raw: &[u8],
         envelope_to: Option<&str>,
     ) -> DomainResult<InboundResponse> {
-        let mail = inbound::parse(raw, envelope_to)
-            .map_err(|e| DomainError::invalid("invalid_message", e.to_string()))?;
+        let mail = match inbound::parse(raw, envelope_to) {
+            Ok(m) => m,
+            Err(inbound::InboundError::TooComplex(why, poison)) => {
+                return self.record_poison(poison, why);
+            }
+            Err(e) => return Err(DomainError::invalid("invalid_message", e.to_string())),
+        };
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             let fresh = diesel::insert_into(inbound_messages::table)
@@ -197,24 +202,61 @@ impl Domain {
         })
     }
 
+    /// A message too complex to parse: recorded once by Message-ID (so an MTA's retry is
+    /// a duplicate) and never answered (its sender may be forged).
+    fn record_poison(&self, poison: inbound::Poison, why: String) -> DomainResult<InboundResponse> {
+        let mut conn = self.conn()?;
+        let fresh = diesel::insert_into(inbound_messages::table)
+            .values((
+                inbound_messages::message_id.eq(&poison.message_id),
+                inbound_messages::from_address.eq(&poison.from),
+                inbound_messages::outcome.eq("ignored"),
+            ))
+            .on_conflict_do_nothing()
+            .execute(&mut conn)?;
+        Ok(InboundResponse {
+            outcome: if fresh == 0 { "duplicate" } else { "ignored" }.to_string(),
+            code: Some("message_too_complex".into()),
+            detail: format!("the message was not read: {why}"),
+            message_id: poison.message_id,
+            game_id: None,
+            version: None,
+            applied: Vec::new(),
+            answered: false,
+        })
+    }
+
+    /// Whether `address` belongs to an account: only those are ever answered, so a
+    /// forged From cannot turn the server into a mail cannon aimed at a third party.
+    fn is_account_address(conn: &mut PgConnection, address: &str) -> DomainResult<bool> {
+        use crate::store::schema::accounts;
+        Ok(diesel::select(diesel::dsl::exists(
+            accounts::table.filter(accounts::email_lower.eq(address.trim().to_lowercase())),
+        ))
+        .get_result(conn)?)
+    }
+
     fn decide(&self, conn: &mut PgConnection, mail: &InboundMail) -> DomainResult<Decision> {
+        let known_sender = Self::is_account_address(conn, &mail.from)?;
         let refuse_unknown = |code: &'static str, detail: String| Decision {
             outcome: "refused",
             code: Some(code),
-            mail: Some(compose::answer(
-                self,
-                Answer {
-                    game: None,
-                    account_id: None,
-                    to: mail.from.clone(),
-                    what: "reply refused",
-                    body: format!(
-                        "Your email could not be used, and nothing was changed: {detail}\n"
-                    ),
-                    reply_to: None,
-                    in_reply_to: &mail.message_id,
-                },
-            )),
+            mail: known_sender.then(|| {
+                compose::answer(
+                    self,
+                    Answer {
+                        game: None,
+                        account_id: None,
+                        to: mail.from.clone(),
+                        what: "reply refused",
+                        body: format!(
+                            "Your email could not be used, and nothing was changed: {detail}\n"
+                        ),
+                        reply_to: None,
+                        in_reply_to: &mail.message_id,
+                    },
+                )
+            }),
             detail,
             applied: Vec::new(),
             game_id: None,
@@ -263,21 +305,27 @@ impl Domain {
                  play through it; {} is not it. Nothing was changed.",
                 info.name, row.id, mail.from
             );
+            // Only a player of this game hears about it; anyone else is not answered.
+            let sender_plays_here = seats
+                .iter()
+                .any(|s| s.email.trim().eq_ignore_ascii_case(mail.from.trim()));
             return Ok(Decision {
                 outcome: "refused",
                 code: Some("wrong_sender"),
-                mail: Some(compose::answer(
-                    self,
-                    Answer {
-                        game: Some((&row, &info)),
-                        account_id: None,
-                        to: mail.from.clone(),
-                        what: "reply refused",
-                        body: format!("Your email was refused: {detail}\n"),
-                        reply_to: None,
-                        in_reply_to: &mail.message_id,
-                    },
-                )),
+                mail: sender_plays_here.then(|| {
+                    compose::answer(
+                        self,
+                        Answer {
+                            game: Some((&row, &info)),
+                            account_id: None,
+                            to: mail.from.clone(),
+                            what: "reply refused",
+                            body: format!("Your email was refused: {detail}\n"),
+                            reply_to: None,
+                            in_reply_to: &mail.message_id,
+                        },
+                    )
+                }),
                 detail,
                 applied: Vec::new(),
                 game_id: Some(row.id),
@@ -376,7 +424,14 @@ impl Domain {
             Request::Play { lines, preview } => {
                 let seat = player.seat as usize;
                 let before = state.status();
-                let mut current = state;
+                // A preview must not foretell what the player cannot know yet (the next
+                // tile from the bag, a die): it plays on a copy whose hidden parts, the
+                // random stream included, are drawn afresh.
+                let mut current = if preview {
+                    state.resample_hidden(Viewer::Seat(seat), rand::random())
+                } else {
+                    state
+                };
                 let mut steps = Vec::new();
                 for (i, line) in lines.iter().enumerate() {
                     let applied = resolve(current.as_ref(), seat, line)
@@ -412,7 +467,10 @@ impl Domain {
                 }
                 if preview {
                     let mut body = format!(
-                        "Preview: nothing was played. After\n{listing}\nthe position would be:\n\n"
+                        "Preview: nothing was played. After\n{listing}\nthe position could be as \
+                         below. Anything you cannot know yet (a draw, a die, another player's \
+                         hidden choice) is made up for this preview; the real outcome is decided \
+                         only when you play.\n\n"
                     );
                     body.push_str(&current.render_text(Viewer::Seat(seat)));
                     body.push_str("\n\nTo play it, reply to this email with the same lines without `preview`.\n");

@@ -30,6 +30,9 @@ pub enum DomainError {
     },
     #[error("too many attempts; retry after {retry_after_secs} s")]
     TooManyRequests { retry_after_secs: u64 },
+    /// Too many requests of an expensive kind are running; retry shortly (503).
+    #[error("busy; retry after {retry_after_secs} s")]
+    Busy { retry_after_secs: u64 },
     /// The database is unreachable or overloaded (503).
     #[error("service unavailable: {0}")]
     Unavailable(String),
@@ -71,6 +74,7 @@ impl DomainError {
             | DomainError::NotFound { code, .. }
             | DomainError::Conflict { code, .. } => code,
             DomainError::TooManyRequests { .. } => "too_many_attempts",
+            DomainError::Busy { .. } => "busy",
             DomainError::Unavailable(_) => "unavailable",
             DomainError::Internal(_) => "internal",
         }
@@ -99,6 +103,19 @@ impl From<diesel::result::Error> for DomainError {
                 DomainError::Unavailable(info.message().to_string())
             }
             other => DomainError::Internal(other.into()),
+        }
+    }
+}
+
+impl From<crate::auth::password::HashError> for DomainError {
+    fn from(e: crate::auth::password::HashError) -> Self {
+        match e {
+            crate::auth::password::HashError::Busy => DomainError::Busy {
+                retry_after_secs: 2,
+            },
+            crate::auth::password::HashError::Failed(m) => {
+                DomainError::Internal(anyhow::anyhow!(m))
+            }
         }
     }
 }

@@ -501,7 +501,7 @@ impl Domain {
                 return Err(DomainError::Conflict {
                     code: "game_not_active",
                     message: format!("the game is {}", row.status),
-                    extra: Some(json!({ "status": row.status })),
+                    extra: Some(json!({ "game_status": row.status })),
                 });
             }
             if req.expected_version != row.version {

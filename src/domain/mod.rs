@@ -15,6 +15,7 @@ use std::sync::Arc;
 use secrecy::SecretString;
 
 use crate::auth::jwt::Tokens;
+use crate::auth::password::HashGate;
 use crate::auth::throttle::LoginThrottle;
 use crate::games::Registry;
 use crate::notify::reply::ReplyAddress;
@@ -29,6 +30,8 @@ pub struct Domain {
     pub registry: Registry,
     pub tokens: Tokens,
     pub throttle: Arc<LoginThrottle>,
+    /// Password hashing, a few at a time (each takes 19 MiB).
+    pub hashes: Arc<HashGate>,
     /// Base address for links in emails.
     pub public_url: String,
     /// Reply-To addresses with reply tokens, and their verification.

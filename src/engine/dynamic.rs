@@ -66,6 +66,10 @@ pub trait LoadedGame: Send {
     fn render_text(&self, viewer: Viewer) -> String;
     fn describe_action(&self, seat: Seat, action: &Value) -> Option<String>;
     fn seat_name(&self, seat: Seat) -> String;
+    /// A state `viewer` cannot tell apart from this one, with everything hidden from them
+    /// (the random stream included) drawn afresh from `seed`: for previews that must not
+    /// foretell hidden or random outcomes.
+    fn resample_hidden(&self, viewer: Viewer, seed: [u8; 32]) -> Box<dyn LoadedGame>;
     /// Deterministic serialisation: the snapshot stored in the database.
     fn encode(&self) -> String;
 }
@@ -237,6 +241,14 @@ impl<G: Game> LoadedGame for Loaded<G> {
 
     fn seat_name(&self, seat: Seat) -> String {
         self.game.seat_name(&self.state, seat)
+    }
+
+    fn resample_hidden(&self, viewer: Viewer, seed: [u8; 32]) -> Box<dyn LoadedGame> {
+        let mut rng = GameRng::from_seed(seed);
+        Box::new(Loaded {
+            game: Arc::clone(&self.game),
+            state: self.game.resample_hidden(&self.state, viewer, &mut rng),
+        })
     }
 
     fn encode(&self) -> String {

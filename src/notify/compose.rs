@@ -338,6 +338,9 @@ mod tests {
         fn seat_name(&self, seat: Seat) -> String {
             format!("Seat {seat}")
         }
+        fn resample_hidden(&self, _: Viewer, _: [u8; 32]) -> Box<dyn LoadedGame> {
+            Box::new(Many(self.0))
+        }
         fn encode(&self) -> String {
             String::new()
         }

@@ -27,24 +27,95 @@ pub struct InboundMail {
 pub enum InboundError {
     #[error("the body is not an RFC 5322 message")]
     NotAMessage,
-    #[error("the message has no From address")]
+    #[error("the message has no usable From address")]
     NoSender,
+    /// Too deeply nested or too many parts to parse safely; recorded and never answered.
+    #[error("the message is too complex to read ({0})")]
+    TooComplex(String, Poison),
+}
+
+/// What is known of a message that was not parsed in full.
+#[derive(Debug, Clone)]
+pub struct Poison {
+    pub message_id: String,
+    pub from: String,
+}
+
+/// Attached messages (`message/rfc822`) inside one another: a reply has none or one.
+pub const MAX_NESTED_MESSAGES: usize = 8;
+/// MIME parts (Content-Type headers) in one message.
+pub const MAX_PARTS: usize = 256;
+/// A Message-ID longer than this is stored as its digest (an index entry has a size limit).
+const MAX_MESSAGE_ID: usize = 250;
+
+fn count_ci(haystack: &[u8], needle: &[u8]) -> usize {
+    haystack
+        .windows(needle.len())
+        .filter(|w| w.eq_ignore_ascii_case(needle))
+        .count()
+}
+
+/// Counts the nesting and the parts before a full parse: the parser keeps nested messages
+/// as a tree, and thousands of levels exhaust the stack when it is walked or dropped.
+fn too_complex(raw: &[u8]) -> Option<String> {
+    let nested = count_ci(raw, b"message/rfc822") + count_ci(raw, b"message/global");
+    if nested > MAX_NESTED_MESSAGES {
+        return Some(format!(
+            "{nested} attached messages; at most {MAX_NESTED_MESSAGES} are read"
+        ));
+    }
+    let parts = count_ci(raw, b"content-type:");
+    if parts > MAX_PARTS {
+        return Some(format!("{parts} MIME parts; at most {MAX_PARTS} are read"));
+    }
+    None
+}
+
+/// Text fit to store: PostgreSQL text cannot hold NUL.
+fn storable(s: &str) -> String {
+    s.replace('\0', "")
+}
+
+/// The Message-ID as stored: as written when short and clean, else a digest of it.
+fn message_id_key(id: Option<&str>, raw: &[u8]) -> String {
+    match id.map(str::trim) {
+        Some(id) if !id.is_empty() && id.len() <= MAX_MESSAGE_ID && !id.contains('\0') => {
+            id.to_string()
+        }
+        Some(id) if !id.is_empty() => format!("sha256:{}", hex::encode(Sha256::digest(id))),
+        _ => format!("sha256:{}", hex::encode(Sha256::digest(raw))),
+    }
+}
+
+fn sender(addr: Option<&str>) -> Option<String> {
+    addr.map(str::trim)
+        .filter(|a| a.contains('@') && a.len() <= 254 && !a.chars().any(char::is_control))
+        .map(str::to_string)
 }
 
 /// Parses a raw message. `envelope_to` is the envelope recipient when the MTA passes it.
 pub fn parse(raw: &[u8], envelope_to: Option<&str>) -> Result<InboundMail, InboundError> {
+    if let Some(why) = too_complex(raw) {
+        // The top-level headers alone are safe to read: record who sent what.
+        let head = mail_parser::MessageParser::default().parse_headers(raw);
+        let poison = Poison {
+            message_id: message_id_key(head.as_ref().and_then(|m| m.message_id()), raw),
+            from: head
+                .as_ref()
+                .and_then(|m| m.from())
+                .and_then(|a| a.first())
+                .and_then(|a| sender(a.address()))
+                .unwrap_or_default(),
+        };
+        return Err(InboundError::TooComplex(why, poison));
+    }
     let m = mail_parser::MessageParser::default()
         .parse(raw)
         .ok_or(InboundError::NotAMessage)?;
     if m.headers().is_empty() {
         return Err(InboundError::NotAMessage);
     }
-    let from = m
-        .from()
-        .and_then(|a| a.first())
-        .and_then(|a| a.address())
-        .map(|a| a.trim().to_string())
-        .filter(|a| a.contains('@'))
+    let from = sender(m.from().and_then(|a| a.first()).and_then(|a| a.address()))
         .ok_or(InboundError::NoSender)?;
     let mut recipients: Vec<String> = Vec::new();
     for list in [m.to(), m.cc()].into_iter().flatten() {
@@ -58,10 +129,7 @@ pub fn parse(raw: &[u8], envelope_to: Option<&str>) -> Result<InboundMail, Inbou
         }
     }
     recipients.extend(envelope_to.map(str::to_string));
-    let message_id = match m.message_id() {
-        Some(id) if !id.trim().is_empty() => id.trim().to_string(),
-        _ => format!("sha256:{}", hex::encode(Sha256::digest(raw))),
-    };
+    let message_id = message_id_key(m.message_id(), raw);
     let auto_submitted = m
         .header_raw("Auto-Submitted")
         .is_some_and(|v| !v.trim().eq_ignore_ascii_case("no"));
@@ -77,9 +145,9 @@ pub fn parse(raw: &[u8], envelope_to: Option<&str>) -> Result<InboundMail, Inbou
     Ok(InboundMail {
         message_id,
         from,
-        recipients,
-        subject: m.subject().unwrap_or_default().to_string(),
-        lines: reply_lines(&body),
+        recipients: recipients.iter().map(|r| storable(r)).collect(),
+        subject: storable(m.subject().unwrap_or_default()),
+        lines: reply_lines(&storable(&body)),
         automatic: auto_submitted || precedence || bounce,
     })
 }
@@ -133,7 +201,50 @@ pub fn reply_lines(body: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::reply_lines;
+    use super::*;
+
+    /// A message wrapped in `depth` attached messages.
+    fn nested(depth: usize) -> Vec<u8> {
+        let mut m = b"From: a@b.org\r\nSubject: x\r\n\r\n1\r\n".to_vec();
+        for _ in 0..depth {
+            let mut outer = b"From: a@b.org\r\nMessage-ID: <deep@b.org>\r\nContent-Type: message/rfc822\r\n\r\n".to_vec();
+            outer.extend_from_slice(&m);
+            m = outer;
+        }
+        m
+    }
+
+    #[test]
+    fn deeply_nested_messages_are_refused_before_parsing() {
+        // 32,000 levels overflowed the stack before the bound (about 2 MB).
+        let raw = nested(32_000);
+        match parse(&raw, None) {
+            Err(InboundError::TooComplex(_, poison)) => {
+                assert_eq!(poison.message_id, "deep@b.org");
+                assert_eq!(poison.from, "a@b.org");
+            }
+            other => panic!("expected TooComplex, got {other:?}"),
+        }
+        // A reply with a quoted original attached is fine.
+        assert!(parse(&nested(1), None).is_ok());
+    }
+
+    #[test]
+    fn nul_bytes_and_huge_message_ids_are_made_storable() {
+        let raw = b"From: a@b.org\r\nMessage-ID: <x\0y@b.org>\r\nSubject: a\0b\r\n\r\n1\0\r\n";
+        let m = parse(raw, None).unwrap();
+        assert!(m.message_id.starts_with("sha256:"));
+        assert!(!m.subject.contains('\0'));
+        assert!(m.lines.iter().all(|l| !l.contains('\0')));
+        let long = format!(
+            "From: a@b.org\r\nMessage-ID: <{}@b.org>\r\n\r\n1\r\n",
+            "x".repeat(5000)
+        );
+        let m = parse(long.as_bytes(), None).unwrap();
+        assert!(m.message_id.len() < 100, "{}", m.message_id);
+        let nul_from = b"From: a\0@b.org\r\n\r\n1\r\n";
+        assert!(matches!(parse(nul_from, None), Err(InboundError::NoSender)));
+    }
 
     #[test]
     fn quoted_history_and_signatures_are_stripped() {

@@ -1,5 +1,6 @@
-//! The outbox worker: sends queued emails, marks each sent right after sending, retries
-//! with exponential backoff when the transport fails. Moves never wait for it.
+//! The outbox worker: claims a queued email (committed), sends it, marks it sent, in that
+//! order; retries with exponential backoff when the transport fails. Moves never wait
+//! for it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -78,6 +79,8 @@ pub struct Worker {
     pub from: Mailbox,
     pub poll: Duration,
     pub max_attempts: i32,
+    /// How long a claimed message is left alone before another worker may send it.
+    pub lease: Duration,
     pub stop: Arc<AtomicBool>,
 }
 
@@ -94,57 +97,76 @@ impl Worker {
         }
     }
 
-    /// Sends every due message, one transaction each; returns how many were handled.
+    /// Sends every due message; returns how many were handled.
     pub fn send_due(&self) -> Result<usize> {
-        let mut conn = self.pool.get()?;
         let mut handled = 0;
-        loop {
-            if self.stop.load(Ordering::Relaxed) {
-                break;
-            }
-            let done = conn.transaction::<_, anyhow::Error, _>(|conn| {
-                // SKIP LOCKED: several workers (or servers) never send the same row twice.
-                let row: Option<OutboxRow> = outbox::table
-                    .filter(outbox::sent_at.is_null())
-                    .filter(outbox::failed_at.is_null())
-                    .filter(outbox::next_attempt_at.le(diesel::dsl::now))
-                    .order(outbox::id.asc())
-                    .for_update()
-                    .skip_locked()
-                    .select(OutboxRow::as_select())
-                    .first(conn)
-                    .optional()?;
-                let Some(row) = row else { return Ok(false) };
-                match self.build(&row).and_then(|m| self.mailer.send(&m)) {
-                    Ok(()) => {
-                        diesel::update(outbox::table.find(row.id))
-                            .set(outbox::sent_at.eq(diesel::dsl::now))
-                            .execute(conn)?;
-                    }
-                    Err(e) => {
-                        let attempts = row.attempts + 1;
-                        let backoff = 2i64.saturating_pow(attempts.min(12) as u32).min(3600);
-                        let failed = attempts >= self.max_attempts;
-                        tracing::warn!(id = row.id, attempts, error = %e, "email not sent");
-                        diesel::update(outbox::table.find(row.id))
-                            .set((
-                                outbox::attempts.eq(attempts),
-                                outbox::last_error.eq(format!("{e:#}")),
-                                outbox::next_attempt_at
-                                    .eq(chrono::Utc::now() + chrono::Duration::seconds(backoff)),
-                                outbox::failed_at.eq(failed.then(chrono::Utc::now)),
-                            ))
-                            .execute(conn)?;
-                    }
-                }
-                Ok(true)
-            })?;
-            if !done {
-                break;
-            }
+        while !self.stop.load(Ordering::Relaxed) {
+            let Some(row) = self.claim()? else { break };
+            let sent = self.deliver(&row);
+            self.mark(&row, sent)?;
             handled += 1;
         }
         Ok(handled)
+    }
+
+    /// Claims the oldest due message for `lease` and commits the claim before anything is
+    /// sent. SKIP LOCKED: several workers (or servers) never claim the same row; the lease:
+    /// a crash after the send and before `mark` does not make a restarted worker send the
+    /// message again at once, only after the lease (SMTP allows no better: the receiving
+    /// server may have taken the message the instant before the crash).
+    pub fn claim(&self) -> Result<Option<OutboxRow>> {
+        let mut conn = self.pool.get()?;
+        let lease_ms = i64::try_from(self.lease.as_millis()).unwrap_or(i64::MAX);
+        let row = diesel::sql_query(
+            "UPDATE outbox SET claimed_until = now() + make_interval(secs => $1::float8 / 1000) \
+             WHERE id = (SELECT id FROM outbox \
+                         WHERE sent_at IS NULL AND failed_at IS NULL \
+                           AND next_attempt_at <= now() \
+                           AND (claimed_until IS NULL OR claimed_until <= now()) \
+                         ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) \
+             RETURNING *",
+        )
+        .bind::<diesel::sql_types::BigInt, _>(lease_ms)
+        .get_result::<OutboxRow>(&mut conn)
+        .optional()?;
+        Ok(row)
+    }
+
+    /// Builds and sends one claimed message.
+    pub fn deliver(&self, row: &OutboxRow) -> Result<()> {
+        self.build(row).and_then(|m| self.mailer.send(&m))
+    }
+
+    /// Records the result of `deliver`: sent, or retried later with exponential backoff.
+    pub fn mark(&self, row: &OutboxRow, sent: Result<()>) -> Result<()> {
+        let mut conn = self.pool.get()?;
+        match sent {
+            Ok(()) => {
+                diesel::update(outbox::table.find(row.id))
+                    .set((
+                        outbox::sent_at.eq(diesel::dsl::now),
+                        outbox::claimed_until.eq(None::<chrono::DateTime<chrono::Utc>>),
+                    ))
+                    .execute(&mut conn)?;
+            }
+            Err(e) => {
+                let attempts = row.attempts + 1;
+                let backoff = 2i64.saturating_pow(attempts.min(12) as u32).min(3600);
+                let failed = attempts >= self.max_attempts;
+                tracing::warn!(id = row.id, attempts, error = %e, "email not sent");
+                diesel::update(outbox::table.find(row.id))
+                    .set((
+                        outbox::attempts.eq(attempts),
+                        outbox::last_error.eq(format!("{e:#}")),
+                        outbox::next_attempt_at
+                            .eq(chrono::Utc::now() + chrono::Duration::seconds(backoff)),
+                        outbox::failed_at.eq(failed.then(chrono::Utc::now)),
+                        outbox::claimed_until.eq(None::<chrono::DateTime<chrono::Utc>>),
+                    ))
+                    .execute(&mut conn)?;
+            }
+        }
+        Ok(())
     }
 
     fn build(&self, row: &OutboxRow) -> Result<Message> {

@@ -3,7 +3,7 @@
 pub mod models;
 pub mod schema;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use diesel::PgConnection;
 use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
@@ -13,14 +13,17 @@ pub type PgConn = PooledConnection<ConnectionManager<PgConnection>>;
 
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 
-pub fn pool(url: &str, size: u32) -> Result<PgPool> {
-    Pool::builder()
+/// A pool of `size` connections. A request waits at most `checkout` for one: when the
+/// database is down, answering 503 at once beats hanging every client.
+pub fn pool(url: &str, size: u32, checkout: std::time::Duration) -> Result<PgPool> {
+    Ok(Pool::builder()
         .max_size(size)
         // Open connections as needed rather than all at start.
         .min_idle(Some(1))
-        .connection_timeout(std::time::Duration::from_secs(10))
-        .build(ConnectionManager::new(url))
-        .context("connecting to the database")
+        .connection_timeout(checkout)
+        // Connections are made on demand: a database that is down at start-up or later
+        // gives 503s, not a server that will not start.
+        .build_unchecked(ConnectionManager::new(url)))
 }
 
 /// Applies pending migrations; returns the names of those applied.

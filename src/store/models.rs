@@ -24,6 +24,7 @@ pub struct Account {
     pub daily_digest: bool,
     pub digest_hour: i16,
     pub last_digest_on: Option<chrono::NaiveDate>,
+    pub token_generation: i32,
 }
 
 #[derive(Insertable)]
@@ -106,7 +107,7 @@ pub struct NewAction<'a> {
     pub description: &'a str,
 }
 
-#[derive(Clone, Debug, Queryable, Selectable)]
+#[derive(Clone, Debug, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = outbox)]
 pub struct OutboxRow {
     pub id: i64,

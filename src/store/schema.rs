@@ -17,6 +17,7 @@ diesel::table! {
         daily_digest -> Bool,
         digest_hour -> Int2,
         last_digest_on -> Nullable<Date>,
+        token_generation -> Int4,
     }
 }
 
@@ -106,6 +107,7 @@ diesel::table! {
         last_error -> Nullable<Text>,
         reply_to -> Nullable<Text>,
         in_reply_to -> Nullable<Text>,
+        claimed_until -> Nullable<Timestamptz>,
     }
 }
 

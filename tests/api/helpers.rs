@@ -51,6 +51,8 @@ pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     settings.outbox_poll_ms = 20;
     // Many apps share one test cluster: keep each pool small.
     settings.db_pool_size = 4;
+    // The suite runs many apps at once on two cores: connecting may take a while.
+    settings.db_checkout_timeout_ms = 10_000;
     settings.public_url = "http://turnpost.test".into();
     settings.inbound_secret = Some(SecretString::from(INBOUND_SECRET));
     settings.reply_address = Some("play@turnpost.test".into());
@@ -164,7 +166,8 @@ impl TestApp {
     /// A domain over the app's database, built afresh: what a (re)started server runs. For
     /// calling the domain directly, e.g. `sweep(now)` with a chosen time.
     pub fn domain(&self) -> turnpost::domain::Domain {
-        let pool = turnpost::store::pool(&self.database_url, 2).expect("pool");
+        let pool =
+            turnpost::store::pool(&self.database_url, 2, Duration::from_secs(10)).expect("pool");
         turnpost::app::domain(
             &self.settings,
             pool,

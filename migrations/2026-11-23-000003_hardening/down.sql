@@ -1,0 +1,2 @@
+ALTER TABLE outbox DROP COLUMN claimed_until;
+ALTER TABLE accounts DROP COLUMN token_generation;

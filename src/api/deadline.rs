@@ -1,0 +1,41 @@
+//! A deadline on every request: its head and body must arrive, and its answer be ready,
+//! within `request_timeout_secs`. Without it a client that sends a body one byte a minute
+//! holds a connection and a worker for as long as it likes.
+
+use std::time::Duration;
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::StatusCode;
+use actix_web::middleware::Next;
+use actix_web::{ResponseError, web};
+
+use super::problem::ApiError;
+
+/// The time allowed per request, as app data.
+#[derive(Clone, Copy, Debug)]
+pub struct RequestDeadline(pub Duration);
+
+pub async fn enforce(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let limit = req
+        .app_data::<web::Data<RequestDeadline>>()
+        .map_or(Duration::from_secs(30), |d| d.0);
+    let http = req.request().clone();
+    match tokio::time::timeout(limit, next.call(req)).await {
+        Ok(res) => res.map(ServiceResponse::map_into_boxed_body),
+        Err(_) => {
+            let e = ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "request_timeout",
+                format!(
+                    "the request did not arrive in full within {} s",
+                    limit.as_secs()
+                ),
+            );
+            Ok(ServiceResponse::new(http, e.error_response()))
+        }
+    }
+}
