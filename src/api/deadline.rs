@@ -8,7 +8,7 @@ use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
-use actix_web::{ResponseError, web};
+use actix_web::web;
 
 use super::problem::ApiError;
 
@@ -23,19 +23,18 @@ pub async fn enforce(
     let limit = req
         .app_data::<web::Data<RequestDeadline>>()
         .map_or(Duration::from_secs(30), |d| d.0);
-    let http = req.request().clone();
+    // No clone of the request may live across `next.call`: routing needs it unshared. An
+    // error returned from here is rendered by its `ResponseError` (problem+json).
     match tokio::time::timeout(limit, next.call(req)).await {
         Ok(res) => res.map(ServiceResponse::map_into_boxed_body),
-        Err(_) => {
-            let e = ApiError::new(
-                StatusCode::REQUEST_TIMEOUT,
-                "request_timeout",
-                format!(
-                    "the request did not arrive in full within {} s",
-                    limit.as_secs()
-                ),
-            );
-            Ok(ServiceResponse::new(http, e.error_response()))
-        }
+        Err(_) => Err(ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            format!(
+                "the request did not arrive in full within {} s",
+                limit.as_secs()
+            ),
+        )
+        .into()),
     }
 }

@@ -241,6 +241,14 @@ impl Domain {
         let time_zone = match req.time_zone.as_deref() {
             None => current.time_zone.clone(),
             Some(tz) => {
+                // IANA names are short and printable; anything else (a NUL, which the
+                // database cannot even take as a parameter) is refused before the query.
+                if tz.is_empty() || tz.len() > 64 || tz.chars().any(char::is_control) {
+                    return Err(DomainError::invalid(
+                        "invalid_time_zone",
+                        format!("{tz:?} is not an IANA time zone name"),
+                    ));
+                }
                 let known = diesel::sql_query(
                     "SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS known",
                 )

@@ -333,3 +333,79 @@ pub fn run_verify(app: &TestApp) -> (bool, String) {
     );
     (out.status.success(), format!("{}\n{text}", out.status))
 }
+
+/// Fails when a JSON document repeats a key in any object (serde_json keeps the last,
+/// other parsers the first: a client cannot know which value it got).
+pub fn assert_no_duplicate_keys(body: &str) {
+    use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    struct Strict;
+    impl<'de> Deserialize<'de> for Strict {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+            d.deserialize_any(StrictVisitor)
+        }
+    }
+    struct StrictVisitor;
+    impl<'de> Visitor<'de> for StrictVisitor {
+        type Value = Strict;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("JSON")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
+            let mut seen = std::collections::BTreeSet::new();
+            while let Some(k) = map.next_key::<String>()? {
+                if !seen.insert(k.clone()) {
+                    return Err(serde::de::Error::custom(format!("duplicate key {k:?}")));
+                }
+                map.next_value::<Strict>()?;
+            }
+            Ok(Strict)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
+            while seq.next_element::<Strict>()?.is_some() {}
+            Ok(Strict)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_unit<E>(self) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+    }
+    if let Err(e) = serde_json::from_str::<Strict>(body) {
+        panic!("{e}: {body}");
+    }
+}
+
+/// Checks an error response: a 4xx problem document with a `code`, no key twice.
+pub fn assert_problem(r: Response, what: &str) -> (u16, Value) {
+    let status = r.status().as_u16();
+    let ct = r
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let body = r.text().unwrap_or_default();
+    assert!(
+        (400..500).contains(&status),
+        "{what}: expected a 4xx, got {status}: {body}"
+    );
+    assert_eq!(ct, "application/problem+json", "{what}: {body}");
+    assert_no_duplicate_keys(&body);
+    let v: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    assert!(v["code"].is_string(), "{what}: no code in {body}");
+    assert_eq!(v["status"], status, "{what}: {body}");
+    (status, v)
+}

@@ -5,6 +5,7 @@ mod clocks;
 mod email_play;
 mod fuldrigger;
 mod games;
+mod hardening;
 mod helpers;
 mod kasino;
 mod openapi;

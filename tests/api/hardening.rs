@@ -1,0 +1,822 @@
+//! What an attacker or a careless client tried, and must never get again: a crash, a 5xx,
+//! unbounded memory, a locked-out owner, a hanging request, a leaked draw, a spray of
+//! refusals at strangers, a duplicate email, an orphaned database.
+
+use std::io::{Read, Write};
+use std::net::{IpAddr, Ipv4Addr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use diesel::prelude::*;
+use reqwest::blocking::Client;
+use serde_json::{Value, json};
+
+use crate::email_play::{answer_to, deliver, reply, turn_mail};
+use crate::helpers::{
+    INBOUND_SECRET, Player, TestApp, assert_no_duplicate_keys, assert_problem, spawn_app,
+    spawn_app_with,
+};
+
+fn admin_url(database_url: &str) -> String {
+    let (base, _) = database_url.rsplit_once('/').expect("url with a database");
+    format!("{base}/postgres")
+}
+
+fn db(app: &TestApp) -> PgConnection {
+    PgConnection::establish(&app.database_url).expect("connect")
+}
+
+/// A message wrapped in `depth` attached messages, about 60 bytes a level.
+fn nested_message(depth: usize, message_id: &str) -> Vec<u8> {
+    let mut m = b"From: a@b.org\r\nSubject: x\r\n\r\n1\r\n".to_vec();
+    for _ in 0..depth {
+        let mut outer = format!(
+            "From: mallory@evil.example\r\nMessage-ID: <{message_id}>\r\nContent-Type: message/rfc822\r\n\r\n"
+        )
+        .into_bytes();
+        outer.extend_from_slice(&m);
+        m = outer;
+    }
+    m
+}
+
+#[test]
+fn a_deeply_nested_message_is_recorded_once_and_never_crashes_the_server() {
+    let app = spawn_app();
+    // 32,000 levels (about 2 MB) overflowed the stack and aborted the whole server.
+    let raw = nested_message(32_000, "poison@evil.example");
+    assert!(raw.len() > 1_500_000);
+    let first = deliver(&app, &raw);
+    assert_eq!(first["outcome"], "ignored", "{first}");
+    assert_eq!(first["code"], "message_too_complex");
+    assert_eq!(first["answered"], false);
+    // The MTA retries: recorded, not parsed again.
+    let again = deliver(&app, &raw);
+    assert_eq!(again["outcome"], "duplicate", "{again}");
+    // The server is alive and nothing was mailed to the (forged) sender.
+    assert_eq!(app.get("/healthz", None).status(), 200);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(app.mails().is_empty());
+}
+
+/// A free loopback port, for a server process of our own.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+/// The real binary, `turnpost serve`, with `envs`; returns once /healthz answers.
+fn serve(envs: &[(&str, String)], port: u16, patience: Duration) -> Child {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_turnpost"));
+    cmd.arg("serve")
+        .env_remove("DATABASE_URL")
+        .env("TURNPOST_BIND", format!("127.0.0.1:{port}"))
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn turnpost serve");
+    let start = Instant::now();
+    let client = Client::new();
+    loop {
+        if client
+            .get(format!("http://127.0.0.1:{port}/healthz"))
+            .send()
+            .is_ok_and(|r| r.status() == 200)
+        {
+            return child;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("turnpost serve exited early: {status}");
+        }
+        assert!(start.elapsed() < patience, "turnpost serve did not come up");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
+#[test]
+fn a_login_flood_hashes_a_few_at_a_time_and_memory_stays_bounded() {
+    let app = spawn_app();
+    let port = free_port();
+    let mut server = serve(
+        &[
+            ("DATABASE_URL", app.database_url.clone()),
+            ("TURNPOST_JWT_SECRET", "x".repeat(40)),
+            (
+                "TURNPOST_VAR_DIR",
+                app.settings.var_dir.display().to_string(),
+            ),
+            ("TURNPOST_PASSWORD_QUEUE_SECS", "60".into()),
+            ("TURNPOST_LOGIN_MAX_FAILURES_PER_ADDRESS", "1000".into()),
+        ],
+        port,
+        Duration::from_secs(60),
+    );
+    let base = format!("http://127.0.0.1:{port}/api/v1");
+    let client = Client::new();
+    let r = client
+        .post(format!("{base}/accounts"))
+        .json(&json!({"email": "flood@example.org", "name": "F", "password": "correct horse battery"}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let before = peak_rss_kib(server.id());
+    // 100 unauthenticated logins at once: each argon2id hash takes 19 MiB, so without a
+    // cap the peak grew by about 1.9 GB.
+    let threads: Vec<_> = (0..100)
+        .map(|i| {
+            let url = format!("{base}/auth/token");
+            std::thread::spawn(move || {
+                let password = if i % 2 == 0 {
+                    "correct horse battery"
+                } else {
+                    "wrong horse battery!"
+                };
+                Client::builder()
+                    .timeout(Duration::from_secs(120))
+                    .build()
+                    .unwrap()
+                    .post(url)
+                    .json(&json!({"email": format!("user{i}@example.org"), "password": password}))
+                    .send()
+                    .map(|r| r.status().as_u16())
+                    .unwrap_or(0)
+            })
+        })
+        .collect();
+    let statuses: Vec<u16> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    let peak = peak_rss_kib(server.id());
+    eprintln!("login flood: peak RSS {peak} KiB (before {before} KiB)");
+    let _ = server.kill();
+    let _ = server.wait();
+    // Unknown emails: every answer is the same 401, and none is a 5xx.
+    assert!(statuses.iter().all(|&s| s == 401), "{statuses:?}");
+    assert!(
+        peak < 150 * 1024,
+        "peak RSS {peak} KiB after the flood (before: {before} KiB)"
+    );
+}
+
+#[test]
+fn concurrent_guesses_are_capped_and_the_owner_still_logs_in_from_elsewhere() {
+    let app = spawn_app();
+    let owner = app.player("Owner");
+    let url = app.url("/api/v1/auth/token");
+    let threads: Vec<_> = (0..80)
+        .map(|_| {
+            let (url, email) = (url.clone(), owner.email.clone());
+            std::thread::spawn(move || {
+                Client::new()
+                    .post(url)
+                    .json(&json!({"email": email, "password": "a wrong guess!"}))
+                    .send()
+                    .map(|r| r.status().as_u16())
+                    .unwrap_or(0)
+            })
+        })
+        .collect();
+    let statuses: Vec<u16> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    let evaluated = statuses.iter().filter(|&&s| s == 401).count();
+    let throttled = statuses.iter().filter(|&&s| s == 429).count();
+    // 26 to 60 guesses were evaluated before the reservation.
+    assert_eq!(evaluated, 5, "{statuses:?}");
+    assert_eq!(throttled, 75, "{statuses:?}");
+    // The owner, from another address, is not locked out.
+    let elsewhere = Client::builder()
+        .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)))
+        .build()
+        .unwrap();
+    let r = elsewhere
+        .post(&url)
+        .json(&json!({"email": owner.email, "password": "correct horse battery"}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    // The guessing address stays throttled, for this account and, past its own budget,
+    // for every account.
+    let r = app.post(
+        "/api/v1/auth/token",
+        None,
+        &json!({"email": owner.email, "password": "correct horse battery"}),
+    );
+    assert_eq!(r.status(), 429);
+}
+
+#[test]
+fn a_body_that_trickles_in_gets_408_in_time() {
+    let app = spawn_app_with(|s| s.request_timeout_secs = 2);
+    let addr = app.address.trim_start_matches("http://").to_string();
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let start = Instant::now();
+    stream
+        .write_all(
+            b"POST /api/v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+              Content-Length: 100\r\n\r\n{\"email\"",
+        )
+        .unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = stream.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&buf[..n]);
+        if answer.windows(4).any(|w| w == b"\r\n\r\n") {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    // It was held 130 s and more before the deadline.
+    assert!(
+        start.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn while_the_database_is_down_requests_fail_fast_with_503() {
+    let app = spawn_app_with(|s| s.db_checkout_timeout_ms = 1000);
+    let p = app.player("Dee");
+    let db_name = app.database_url.rsplit('/').next().unwrap().to_string();
+    let mut admin = PgConnection::establish(&admin_url(&app.database_url)).unwrap();
+    diesel::sql_query(format!(
+        "ALTER DATABASE \"{db_name}\" WITH ALLOW_CONNECTIONS false"
+    ))
+    .execute(&mut admin)
+    .unwrap();
+    diesel::sql_query(format!(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{db_name}'"
+    ))
+    .execute(&mut admin)
+    .unwrap();
+    let start = Instant::now();
+    let r = app.get("/api/v1/games", Some(&p.token));
+    let took = start.elapsed();
+    let status = r.status().as_u16();
+    let retry = r.headers().get("retry-after").cloned();
+    diesel::sql_query(format!(
+        "ALTER DATABASE \"{db_name}\" WITH ALLOW_CONNECTIONS true"
+    ))
+    .execute(&mut admin)
+    .unwrap();
+    assert_eq!(status, 503);
+    assert!(retry.is_some(), "no Retry-After");
+    // It hung 10 s before.
+    assert!(took < Duration::from_secs(4), "took {took:?}");
+    // And it recovers by itself.
+    let start = Instant::now();
+    loop {
+        if app.get("/api/v1/games", Some(&p.token)).status() == 200 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "no recovery");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn inputs_that_gave_500s_are_4xx_problems() {
+    let app = spawn_app();
+    let p = app.player("Ann");
+    // Offset overflow.
+    let r = app.get(
+        "/api/v1/games?page=92233720368547760&per_page=100",
+        Some(&p.token),
+    );
+    assert_problem(r, "page overflow");
+    // A valid token of an account that no longer exists (foreign key on create/join).
+    let gone = app.player("Gone");
+    let open = app.post(
+        "/api/v1/games",
+        Some(&p.token),
+        &json!({"game_type": "kasino", "players": 2}),
+    );
+    let open_id = open.json::<Value>().unwrap()["id"].as_i64().unwrap();
+    diesel::sql_query("DELETE FROM accounts WHERE id = $1")
+        .bind::<diesel::sql_types::BigInt, _>(gone.id)
+        .execute(&mut db(&app))
+        .unwrap();
+    let r = app.post(
+        "/api/v1/games",
+        Some(&gone.token),
+        &json!({"game_type": "kasino", "players": 2}),
+    );
+    let (s, v) = assert_problem(r, "create as deleted account");
+    assert_eq!((s, v["code"].as_str()), (401, Some("unknown_account")));
+    let r = app.post(
+        &format!("/api/v1/games/{open_id}/join"),
+        Some(&gone.token),
+        &json!({}),
+    );
+    assert_eq!(assert_problem(r, "join as deleted account").0, 401);
+    // NUL bytes where PostgreSQL cannot store them.
+    let r = app.post(
+        "/api/v1/auth/token",
+        None,
+        &json!({"email": "a\u{0}@example.org", "password": "whatever it is"}),
+    );
+    assert_eq!(assert_problem(r, "NUL in login email").0, 401);
+    let r = app
+        .client
+        .patch(app.url("/api/v1/me"))
+        .bearer_auth(&p.token)
+        .json(&json!({"time_zone": "Europe/Copen\u{0}hagen"}))
+        .send()
+        .unwrap();
+    assert_eq!(assert_problem(r, "NUL in time zone").0, 422);
+    let r = app.inbound(b"From: a\0@example.org\r\nSubject: x\r\n\r\n1\r\n");
+    assert_eq!(assert_problem(r, "NUL in From").0, 422);
+    // NUL in a Message-ID, and one of 3 KB (over the index entry limit): read and answered.
+    for id in [
+        "nul\0id@example.org".to_string(),
+        format!("{}@example.org", "x".repeat(3000)),
+    ] {
+        let raw = format!(
+            "From: {}\r\nTo: play@turnpost.test\r\nMessage-ID: <{id}>\r\nSubject: x\r\n\r\nstatus\r\n",
+            p.email
+        );
+        let v = deliver(&app, raw.as_bytes());
+        assert_eq!(v["outcome"], "refused", "{v}");
+        let again = deliver(&app, raw.as_bytes());
+        assert_eq!(again["outcome"], "duplicate", "{again}");
+    }
+}
+
+#[test]
+fn problem_documents_never_repeat_a_member() {
+    let app = spawn_app();
+    let a = app.player("Ann");
+    let r = app.post(
+        "/api/v1/games",
+        Some(&a.token),
+        &json!({"game_type": "kasino", "players": 2}),
+    );
+    let id = r.json::<Value>().unwrap()["id"].as_i64().unwrap();
+    // An action on an open game carried "status" twice (409 and "open").
+    let r = app.post(
+        &format!("/api/v1/games/{id}/actions"),
+        Some(&a.token),
+        &json!({"expected_version": 0, "action": {"type": "trail", "card": "7H"}}),
+    );
+    let (s, v) = assert_problem(r, "action on an open game");
+    assert_eq!(s, 409);
+    assert_eq!(v["game_status"], "open");
+}
+
+#[test]
+fn a_password_change_revokes_earlier_tokens() {
+    let app = spawn_app();
+    let p = app.player("Pat");
+    let r = app
+        .client
+        .patch(app.url("/api/v1/me"))
+        .bearer_auth(&p.token)
+        .json(&json!({"password": "a brand new passphrase", "current_password": "correct horse battery"}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let (s, v) = assert_problem(app.get("/api/v1/me", Some(&p.token)), "old token");
+    assert_eq!((s, v["code"].as_str()), (401, Some("token_revoked")));
+    let r = app.post(
+        "/api/v1/auth/token",
+        None,
+        &json!({"email": p.email, "password": "a brand new passphrase"}),
+    );
+    let token = r.json::<Value>().unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(app.get("/api/v1/me", Some(&token)).status(), 200);
+}
+
+/// The rack line of a Crossword Rummy position in an email.
+fn rack_line(text: &str) -> String {
+    text.lines()
+        .find(|l| l.starts_with("Rack ids:"))
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn a_preview_does_not_foretell_a_bag_draw() {
+    let app = spawn_app();
+    let (a, b) = (app.player("Ada"), app.player("Bo"));
+    let id = app.start_game("crossword-rummy", json!({}), &[&a, &b]);
+    let g = app.game(id, &a);
+    let seat = g["to_act"][0].as_i64().unwrap();
+    let p: &Player = if g["seats"][seat as usize]["account_id"] == a.id {
+        &a
+    } else {
+        &b
+    };
+    let mail = turn_mail(&app, p, id, seat, 0);
+    // Five previews of the same draw; the real draw afterwards. Before, all five
+    // predicted it exactly.
+    let mut previews = Vec::new();
+    for i in 0..5 {
+        let mid = format!("preview-{i}@example.org");
+        let raw = reply(
+            &p.email,
+            &mail.reply_to,
+            &mail.subject,
+            "preview\ndraw a tile from the bag",
+            &mail.text,
+            &mid,
+        );
+        let v = deliver(&app, &raw);
+        assert_eq!(v["outcome"], "previewed", "{v}");
+        let answer = answer_to(&app, &mid);
+        assert!(answer.text.contains("made up"), "{}", answer.text);
+        previews.push(rack_line(&answer.text));
+    }
+    let raw = reply(
+        &p.email,
+        &mail.reply_to,
+        &mail.subject,
+        "draw a tile from the bag",
+        &mail.text,
+        "real-draw@example.org",
+    );
+    assert_eq!(deliver(&app, &raw)["outcome"], "applied");
+    let real = rack_line(&answer_to(&app, "real-draw@example.org").text);
+    assert!(!real.is_empty());
+    assert!(
+        previews.iter().any(|p| *p != real),
+        "every preview foretold the draw: {real}"
+    );
+}
+
+#[test]
+fn refusals_are_mailed_only_to_account_holders_about_their_own_games() {
+    let app = spawn_app();
+    let (a, b) = (app.player("Ada"), app.player("Bo"));
+    let id = app.start_game("kasino", json!({}), &[&a, &b]);
+    let g = app.game(id, &a);
+    let seat = g["to_act"][0].as_i64().unwrap();
+    let p = if g["seats"][seat as usize]["account_id"] == a.id {
+        &a
+    } else {
+        &b
+    };
+    let mail = turn_mail(&app, p, id, seat, 0);
+    let before = app.mails().len();
+    // 20 token-less messages with a forged stranger's From, and 20 to a real reply
+    // address from a stranger: none is answered.
+    for i in 0..20 {
+        let raw = reply(
+            &format!("victim{i}@elsewhere.example"),
+            "play@turnpost.test",
+            "hello",
+            "1",
+            "",
+            &format!("forged-{i}@x.example"),
+        );
+        let v = deliver(&app, &raw);
+        assert_eq!(
+            (v["outcome"].as_str(), v["answered"].as_bool()),
+            (Some("refused"), Some(false)),
+            "{v}"
+        );
+        let raw = reply(
+            &format!("victim{i}@elsewhere.example"),
+            &mail.reply_to,
+            &mail.subject,
+            "1",
+            "",
+            &format!("wrong-sender-{i}@x.example"),
+        );
+        let v = deliver(&app, &raw);
+        assert_eq!(v["code"], "wrong_sender");
+        assert_eq!(v["answered"], false, "{v}");
+    }
+    // An account holder without a token is still told what went wrong.
+    let raw = reply(
+        &a.email,
+        "play@turnpost.test",
+        "hi",
+        "1",
+        "",
+        "own@x.example",
+    );
+    assert_eq!(deliver(&app, &raw)["answered"], true);
+    answer_to(&app, "own@x.example");
+    std::thread::sleep(Duration::from_millis(300));
+    let strangers = app
+        .mails()
+        .iter()
+        .filter(|m| m.to.ends_with("@elsewhere.example"))
+        .count();
+    assert_eq!(strangers, 0);
+    assert!(app.mails().len() > before);
+}
+
+#[test]
+fn a_crash_between_send_and_mark_sends_nothing_twice_within_the_lease() {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    use turnpost::notify::worker::{Mailer, Worker};
+
+    let app = spawn_app_with(|s| s.outbox_poll_ms = 3_600_000);
+    let mut conn = db(&app);
+    for i in 0..20 {
+        diesel::sql_query(
+            "INSERT INTO outbox (dedupe_key, to_address, subject, body_text, body_html) \
+             VALUES ($1, 'x@example.org', 'hello', 'text', '<p>html</p>')",
+        )
+        .bind::<diesel::sql_types::Text, _>(format!("crash-test-{i}"))
+        .execute(&mut conn)
+        .unwrap();
+    }
+    let dir = app.settings.var_dir.join("crash-mail");
+    let worker = |lease: Duration| Worker {
+        pool: turnpost::store::pool(&app.database_url, 2, Duration::from_secs(10)).unwrap(),
+        mailer: Mailer::from_settings(None, dir.clone()).unwrap(),
+        from: "Turnpost <turnpost@localhost>".parse().unwrap(),
+        poll: Duration::from_millis(10),
+        max_attempts: 5,
+        lease,
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    // The first worker claims and sends three messages and dies before marking the third.
+    let first = worker(Duration::from_secs(600));
+    for n in 0..3 {
+        let row = first.claim().unwrap().expect("a due message");
+        let sent = first.deliver(&row);
+        if n < 2 {
+            first.mark(&row, sent).unwrap();
+        }
+    }
+    // The restarted worker sends the rest, and not the one in flight at the crash.
+    let second = worker(Duration::from_secs(600));
+    assert_eq!(second.send_due().unwrap(), 17);
+    let ids = || -> Vec<String> {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| std::fs::read(e.unwrap().path()).ok())
+            .filter_map(|raw| {
+                mail_parser::MessageParser::default()
+                    .parse(&raw)
+                    .and_then(|m| m.message_id().map(str::to_string))
+            })
+            .collect()
+    };
+    let sent = ids();
+    let unique: std::collections::BTreeSet<&String> = sent.iter().collect();
+    assert_eq!((sent.len(), unique.len()), (20, 20), "duplicates: {sent:?}");
+    // When the lease runs out the unmarked one is sent again: the one duplicate SMTP
+    // cannot rule out, with the same Message-ID so the receiver can drop it.
+    diesel::sql_query(
+        "UPDATE outbox SET claimed_until = now() - interval '1 second' WHERE sent_at IS NULL",
+    )
+    .execute(&mut conn)
+    .unwrap();
+    assert_eq!(second.send_due().unwrap(), 1);
+    let sent = ids();
+    let unique: std::collections::BTreeSet<&String> = sent.iter().collect();
+    assert_eq!((sent.len(), unique.len()), (21, 20));
+}
+
+fn cluster_running(var: &std::path::Path) -> bool {
+    var.join("pg").join("postmaster.pid").exists()
+}
+
+#[test]
+fn a_private_cluster_left_by_a_crash_is_adopted_and_stopped() {
+    let var = std::env::temp_dir().join(format!(
+        "turnpost-adopt-{}",
+        hex::encode(rand::random::<[u8; 6]>())
+    ));
+    let envs = [("TURNPOST_VAR_DIR", var.display().to_string())];
+    let port = free_port();
+    let mut first = serve(&envs, port, Duration::from_secs(180));
+    assert!(cluster_running(&var));
+    // kill -9: the server cannot stop its cluster.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(cluster_running(&var));
+    let mut second = serve(&envs, port, Duration::from_secs(60));
+    let _ = Command::new("kill")
+        .args(["-TERM", &second.id().to_string()])
+        .status();
+    let status = second.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let start = Instant::now();
+    while cluster_running(&var) && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let left_running = cluster_running(&var);
+    if left_running {
+        // Do not leave a stray server behind a failed test.
+        let pg_ctl = turnpost::embedded_pg::find_bin_dir()
+            .map(|d| d.join("pg_ctl"))
+            .unwrap_or_else(|_| "pg_ctl".into());
+        let _ = Command::new("runuser")
+            .args(["-u", "postgres", "--"])
+            .arg(pg_ctl)
+            .arg("-D")
+            .arg(var.join("pg"))
+            .args(["-m", "immediate", "stop"])
+            .status();
+    }
+    let _ = std::fs::remove_dir_all(&var);
+    assert!(!left_running, "the adopted cluster was left running");
+}
+
+/// Random JSON of every kind a careless or hostile client sends.
+fn garbage(rng: &mut turnpost::engine::GameRng, depth: usize) -> Value {
+    let strings = [
+        "",
+        "\u{0}",
+        "7H\u{0}",
+        "💥",
+        "a very long string that goes on",
+        "-1",
+        "9999999999999999999999",
+        "<script>",
+        "NaN",
+    ];
+    match rng.below(if depth > 3 { 6 } else { 9 }) {
+        0 => Value::Null,
+        1 => json!(rng.below(2) == 0),
+        2 => [
+            json!(i64::MAX),
+            json!(i64::MIN),
+            json!(-1),
+            json!(0),
+            json!(u64::MAX),
+        ][rng.below(5)]
+        .clone(),
+        3 => json!([1e300, -1e300, 0.5, f64::MIN_POSITIVE][rng.below(4)]),
+        4 => json!(strings[rng.below(strings.len())]),
+        5 => json!(strings[rng.below(strings.len())].repeat(rng.below(40))),
+        6 => Value::Array((0..rng.below(4)).map(|_| garbage(rng, depth + 1)).collect()),
+        _ => {
+            let keys = [
+                "type", "card", "tile", "from", "to", "cards", "x", "y", "seat", "\u{0}",
+            ];
+            Value::Object(
+                (0..rng.below(5))
+                    .map(|_| {
+                        (
+                            keys[rng.below(keys.len())].to_string(),
+                            garbage(rng, depth + 1),
+                        )
+                    })
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// A legal action with one field replaced by garbage: past the tag, into the engine.
+fn mutate(rng: &mut turnpost::engine::GameRng, legal: &Value) -> Value {
+    let mut a = legal.clone();
+    if let Value::Object(m) = &mut a {
+        let keys: Vec<String> = m.keys().filter(|k| *k != "type").cloned().collect();
+        if keys.is_empty() {
+            m.insert("extra".into(), garbage(rng, 0));
+        } else {
+            let k = &keys[rng.below(keys.len())];
+            m.insert(k.clone(), garbage(rng, 0));
+        }
+    }
+    a
+}
+
+#[test]
+fn garbage_actions_and_inbound_mail_never_give_a_5xx() {
+    let app = spawn_app();
+    let players: Vec<Player> = ["A", "B", "C", "D"].iter().map(|n| app.player(n)).collect();
+    let mut rng = turnpost::engine::GameRng::seed_from_u64(12);
+    let types: Vec<(String, usize)> = app
+        .get("/api/v1/game-types", None)
+        .json::<Value>()
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap().to_string(),
+                t["min_players"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect();
+    assert_eq!(types.len(), 7);
+    let mut sent = 0;
+    for (game_type, n) in &types {
+        let seated: Vec<&Player> = players.iter().take((*n).max(2)).collect();
+        let id = app.start_game(game_type, json!({}), &seated);
+        for _ in 0..60 {
+            let g = app.game(id, seated[0]);
+            let seat = g["to_act"][0].as_u64().unwrap_or(0) as usize;
+            let p = seated
+                .iter()
+                .find(|p| g["seats"][seat]["account_id"] == p.id)
+                .unwrap_or(&seated[0]);
+            let mine = app.game(id, p);
+            let legal = mine["legal_actions"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let action = if !legal.is_empty() && rng.below(2) == 0 {
+                let pick = rng.below(legal.len());
+                mutate(&mut rng, &legal[pick])
+            } else {
+                garbage(&mut rng, 0)
+            };
+            let version = [
+                json!(mine["version"]),
+                json!(-1),
+                json!(i64::MAX),
+                json!("0"),
+                json!(null),
+            ][rng.below(5)]
+            .clone();
+            let r = app.post(
+                &format!("/api/v1/games/{id}/actions"),
+                Some(&p.token),
+                &json!({"expected_version": version, "action": action}),
+            );
+            sent += 1;
+            let status = r.status().as_u16();
+            if status != 200 {
+                assert_problem(r, &format!("{game_type} garbage action {action}"));
+            }
+        }
+        // Raw bodies that are not even JSON, and JSON nested past any sane depth.
+        for body in [
+            "{\"expected_version\":0,\"action\":".to_string() + &"[".repeat(5000),
+            "\u{0}\u{0}".into(),
+            "{\"expected_version\":1e400,\"action\":{}}".into(),
+        ] {
+            let r = app
+                .client
+                .post(app.url(&format!("/api/v1/games/{id}/actions")))
+                .bearer_auth(&seated[0].token)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .unwrap();
+            assert_problem(r, "raw garbage body");
+        }
+    }
+    assert!(sent >= 7 * 60);
+    // Inbound mail: garbage bytes, nested multiparts, NULs, headers without end.
+    let mut mails: Vec<Vec<u8>> = vec![
+        Vec::new(),
+        b"\0\0\0".to_vec(),
+        b"From: \r\n\r\n".to_vec(),
+        format!("From: a@b.org\r\nSubject: {}\r\n\r\n1", "x".repeat(100_000)).into_bytes(),
+        nested_message(9, "just-over@x.example"),
+        nested_message(3, "fine@x.example"),
+    ];
+    let mut deep = b"From: a@b.org\r\nContent-Type: multipart/mixed; boundary=b0\r\n\r\n".to_vec();
+    for i in 1..2000 {
+        deep.extend_from_slice(
+            format!(
+                "--b{}\r\nContent-Type: multipart/mixed; boundary=b{i}\r\n\r\n",
+                i - 1
+            )
+            .as_bytes(),
+        );
+    }
+    mails.push(deep);
+    for _ in 0..40 {
+        let len = rng.below(2000);
+        mails.push((0..len).map(|_| rng.below(256) as u8).collect());
+    }
+    for raw in mails {
+        let r = app
+            .client
+            .post(app.url("/api/v1/inbound/email"))
+            .bearer_auth(INBOUND_SECRET)
+            .header("content-type", "message/rfc822")
+            .body(raw)
+            .send()
+            .unwrap();
+        let status = r.status().as_u16();
+        let body = r.text().unwrap_or_default();
+        assert!(status < 500, "inbound answered {status}: {body}");
+        assert_no_duplicate_keys(&body);
+    }
+    assert_eq!(app.get("/healthz", None).status(), 200);
+}
