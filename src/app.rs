@@ -62,7 +62,7 @@ pub fn domain(
             settings.password_hash_slots,
             Duration::from_secs(settings.password_queue_secs),
         )),
-        public_url: settings.public_url.clone(),
+        public_url: settings.public_url(),
         reply: ReplyAddress::new(
             &reply_address(settings)?,
             jwt_secret.expose_secret().as_bytes(),
@@ -74,6 +74,31 @@ pub fn domain(
         clock: Arc::new(SystemClock),
         vacation_days_per_year: settings.vacation_days_per_year,
     })
+}
+
+/// Cross-origin access for browser clients on the configured origins: any method and
+/// header, and the response headers a client needs (ETag, Retry-After, Location, Link).
+fn cors(origins: &[String]) -> actix_cors::Cors {
+    use actix_web::http::header;
+    let mut c = actix_cors::Cors::default()
+        .allow_any_method()
+        .allow_any_header()
+        .expose_headers([
+            header::ETAG,
+            header::RETRY_AFTER,
+            header::LOCATION,
+            header::LINK,
+            header::ALLOW,
+        ])
+        .max_age(3600);
+    for o in origins {
+        c = if o == "*" {
+            c.allow_any_origin()
+        } else {
+            c.allowed_origin(o)
+        };
+    }
+    c
 }
 
 pub struct Application {
@@ -166,13 +191,20 @@ impl Application {
         let port = listener.local_addr()?.port();
         let data = web::Data::new(domain.clone());
         let spec = web::Data::new(OpenApiText(api::openapi_yaml()));
+        let known_routes = web::Data::new(problem::KnownRoutes(api::spec::routes(&api::openapi())));
         let request_timeout = Duration::from_secs(settings.request_timeout_secs.max(1));
         let deadline = web::Data::new(RequestDeadline(request_timeout));
+        let cors_origins = settings.cors_origins();
         let server = HttpServer::new(move || {
             App::new()
                 .wrap(actix_web::middleware::from_fn(deadline::enforce))
+                .wrap(actix_web::middleware::Condition::new(
+                    !cors_origins.is_empty(),
+                    cors(&cors_origins),
+                ))
                 .wrap(TracingLogger::default())
                 .app_data(deadline.clone())
+                .app_data(known_routes.clone())
                 .app_data(data.clone())
                 .app_data(spec.clone())
                 .app_data(

@@ -11,7 +11,12 @@ use serde::Deserialize;
 #[derive(Clone, Debug, Deserialize)]
 pub struct Settings {
     pub bind: String,
-    pub public_url: String,
+    /// Browser origins allowed to call the API (CORS), comma-separated; `*` for any.
+    #[serde(default)]
+    pub cors_origins: String,
+    /// Base address of links in emails; unset: derived from `bind`.
+    #[serde(default)]
+    pub public_url: Option<String>,
     pub mail_from: String,
     #[serde(default)]
     pub smtp_url: Option<SecretString>,
@@ -69,11 +74,53 @@ impl Settings {
         builder.build()?.try_deserialize()
     }
 
+    /// The address players use: `public_url`, else `http://<bind>` (a wildcard host
+    /// becomes 127.0.0.1, the address a browser on this machine can open).
+    pub fn public_url(&self) -> String {
+        match &self.public_url {
+            Some(u) if !u.trim().is_empty() => u.trim().trim_end_matches('/').to_string(),
+            _ => {
+                let bind = self.bind.replacen("0.0.0.0:", "127.0.0.1:", 1).replacen(
+                    "[::]:",
+                    "127.0.0.1:",
+                    1,
+                );
+                format!("http://{bind}")
+            }
+        }
+    }
+
+    /// The configured CORS origins; empty: CORS is off.
+    pub fn cors_origins(&self) -> Vec<String> {
+        self.cors_origins
+            .split(',')
+            .map(|o| o.trim().trim_end_matches('/').to_string())
+            .filter(|o| !o.is_empty())
+            .collect()
+    }
+
     pub fn mail_dir(&self) -> PathBuf {
         self.var_dir.join("mail")
     }
 
     pub fn pg_dir(&self) -> PathBuf {
         self.var_dir.join("pg")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Settings;
+
+    #[test]
+    fn links_follow_the_bound_port_unless_a_public_url_is_set() {
+        let mut s = Settings::load().unwrap();
+        s.public_url = None;
+        s.bind = "127.0.0.1:9191".into();
+        assert_eq!(s.public_url(), "http://127.0.0.1:9191");
+        s.bind = "0.0.0.0:8081".into();
+        assert_eq!(s.public_url(), "http://127.0.0.1:8081");
+        s.public_url = Some("https://games.example.org/".into());
+        assert_eq!(s.public_url(), "https://games.example.org");
     }
 }

@@ -1,9 +1,10 @@
 //! Game types, games, actions, the log and past views.
 
+use actix_web::http::StatusCode;
 use actix_web::http::header;
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 
 use super::auth::Caller;
 use super::problem::{ApiError, Problem};
@@ -15,10 +16,66 @@ use crate::domain::shapes::{
 };
 use crate::domain::{DomainError, DomainResult};
 
-fn with_etag(game: GameResponse) -> HttpResponse {
+/// The entity tag of a game as one caller sees it: the version, and a digest of the
+/// whole answer, so it changes whenever anything the caller receives changes (a rename, a
+/// clock, hidden information coming to light), not only when someone moves.
+fn etag(version: i64, body: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = hex::encode(Sha256::digest(body));
+    format!("\"{version}-{}\"", &digest[..16])
+}
+
+/// The tags of an `If-None-Match` or `If-Match` header (weak tags compare as strong: the
+/// body digest makes them exact), or `*`.
+fn header_tags(req: &HttpRequest, name: header::HeaderName) -> Option<Vec<String>> {
+    let v = req.headers().get(name)?.to_str().ok()?;
+    Some(
+        v.split(',')
+            .map(|t| t.trim().trim_start_matches("W/").to_string())
+            .filter(|t| !t.is_empty())
+            .collect(),
+    )
+}
+
+/// 200 with the game and its ETag, or 304 when the caller has this very answer already.
+fn with_etag(req: &HttpRequest, game: GameResponse) -> HttpResponse {
+    let body = match serde_json::to_vec(&game) {
+        Ok(b) => b,
+        Err(_) => return HttpResponse::Ok().json(game),
+    };
+    let tag = etag(game.version, &body);
+    let unchanged = header_tags(req, header::IF_NONE_MATCH)
+        .is_some_and(|tags| tags.iter().any(|t| *t == tag || t == "*"));
+    if unchanged {
+        return HttpResponse::NotModified()
+            .insert_header((header::ETAG, tag))
+            .finish();
+    }
     HttpResponse::Ok()
-        .insert_header((header::ETAG, format!("\"{}\"", game.version)))
-        .json(game)
+        .insert_header((header::ETAG, tag))
+        .content_type("application/json")
+        .body(body)
+}
+
+/// The version named by an `If-Match` tag (`"<version>-<digest>"`).
+fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
+    let Some(tags) = header_tags(req, header::IF_MATCH) else {
+        return Ok(None);
+    };
+    let version = tags.first().and_then(|t| {
+        t.trim_matches('"')
+            .split('-')
+            .next()
+            .and_then(|v| v.parse::<i64>().ok())
+    });
+    match (tags.len(), version) {
+        (1, Some(v)) => Ok(Some(v)),
+        _ => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_if_match",
+            "If-Match takes one ETag of this game, as GET /games/{id} sent it",
+        )),
+    }
 }
 
 /// Every game type this server hosts, with its options and action schemas.
@@ -52,33 +109,66 @@ pub async fn create_game(
         .json(g))
 }
 
-#[derive(Debug, Deserialize, IntoParams)]
+#[derive(Clone, Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
-    /// `open` (games to join), `active` or `finished` (the caller's).
-    pub status: Option<String>,
+    /// `true`: the lobby, every open game anyone can join. Otherwise the caller's own games.
+    pub open: Option<bool>,
+    /// Only the caller's games in this state: `open` (waiting for players), `active` or
+    /// `finished`.
+    #[param(inline)]
+    pub status: Option<StatusParam>,
     /// `me`: only games waiting for the caller.
-    pub awaiting: Option<String>,
+    #[param(inline)]
+    pub awaiting: Option<AwaitingParam>,
     /// 1-based page number, at most 1,000,000.
+    #[param(minimum = 1, maximum = 1_000_000)]
     pub page: Option<i64>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub per_page: Option<i64>,
 }
 
 const MAX_PAGE: i64 = 1_000_000;
 
-fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
-    let status = p.status.as_deref().map(ListStatus::parse).transpose()?;
-    let awaiting_me = match p.awaiting.as_deref() {
-        None => false,
-        Some("me") => true,
-        Some(other) => {
-            return Err(DomainError::invalid(
-                "invalid_query",
-                format!("awaiting must be \"me\", not {other:?}"),
-            ));
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusParam {
+    Open,
+    Active,
+    Finished,
+}
+
+impl StatusParam {
+    fn as_str(self) -> &'static str {
+        match self {
+            StatusParam::Open => "open",
+            StatusParam::Active => "active",
+            StatusParam::Finished => "finished",
         }
-    };
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AwaitingParam {
+    Me,
+}
+
+fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
+    let status = p.status.map(|s| match s {
+        StatusParam::Open => ListStatus::Open,
+        StatusParam::Active => ListStatus::Active,
+        StatusParam::Finished => ListStatus::Finished,
+    });
+    let awaiting_me = p.awaiting.is_some();
+    let lobby = p.open == Some(true);
+    if lobby && (status.is_some() || awaiting_me) {
+        return Err(DomainError::invalid(
+            "invalid_query",
+            "open=true lists the lobby; it does not combine with status or awaiting",
+        ));
+    }
     let page = p.page.unwrap_or(1);
     let per_page = p.per_page.unwrap_or(20);
     // Bounded so that the row offset, (page - 1) × per_page, can never overflow.
@@ -90,22 +180,23 @@ fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
     }
     Ok(ListQuery {
         status,
+        lobby,
         awaiting_me,
         page,
         per_page,
     })
 }
 
-/// The caller's games and open games to join, most recently changed first.
+/// The caller's games (or, with `open=true`, the lobby of open games), most recently
+/// changed first. `next` and a `Link: <…>; rel="next"` header point at the next page.
 #[utoipa::path(
     tag = "games",
     security(("bearer" = [])),
     params(ListParams),
     responses(
-        (status = 200, body = GameListResponse),
+        (status = 200, body = GameListResponse, headers(("Link" = String, description = "`<next page>; rel=\"next\"` while there are more"))),
         (status = 400, body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`invalid_query`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/games")]
@@ -113,19 +204,46 @@ pub async fn list_games(
     domain: web::Data<Domain>,
     caller: Caller,
     params: web::Query<ListParams>,
-) -> Result<web::Json<GameListResponse>, ApiError> {
-    let q = parse_list(params.into_inner())?;
-    let list = web::block(move || domain.list_games(caller.0, q)).await??;
-    Ok(web::Json(list))
+) -> Result<HttpResponse, ApiError> {
+    let params = params.into_inner();
+    // A query parameter out of range is a bad request, like an unknown one.
+    let q = parse_list(params.clone()).map_err(|e| {
+        let mut e = ApiError::from(e);
+        e.status = StatusCode::BAD_REQUEST;
+        e
+    })?;
+    let mut list = web::block(move || domain.list_games(caller.0, q)).await??;
+    let mut resp = HttpResponse::Ok();
+    if list.page.saturating_mul(list.per_page) < list.total {
+        let mut query = vec![
+            format!("page={}", list.page + 1),
+            format!("per_page={}", list.per_page),
+        ];
+        if let Some(open) = params.open {
+            query.push(format!("open={open}"));
+        }
+        if let Some(s) = params.status {
+            query.push(format!("status={}", s.as_str()));
+        }
+        if params.awaiting.is_some() {
+            query.push("awaiting=me".into());
+        }
+        let next = format!("/api/v1/games?{}", query.join("&"));
+        resp.insert_header((header::LINK, format!("<{next}>; rel=\"next\"")));
+        list.next = Some(next);
+    }
+    Ok(resp.json(list))
 }
 
-/// One game as the caller sees it: view, legal actions, result. `ETag` is the version.
+/// One game as the caller sees it: view, legal actions, result. Send the `ETag` back as
+/// `If-None-Match` to get `304` while nothing changed.
 #[utoipa::path(
     tag = "games",
     security(("bearer" = [])),
     params(("id" = i64, Path, description = "Game id")),
     responses(
-        (status = 200, body = GameResponse, headers(("ETag" = String, description = "The game version"))),
+        (status = 200, body = GameResponse, headers(("ETag" = String, description = "`\"<version>-<digest>\"`: changes whenever this answer changes"))),
+        (status = 304, description = "Not modified: the `If-None-Match` tag is current"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, body = Problem, content_type = "application/problem+json"),
     )
@@ -133,12 +251,13 @@ pub async fn list_games(
 #[get("/games/{id}")]
 pub async fn get_game(
     domain: web::Data<Domain>,
+    req: HttpRequest,
     caller: Caller,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let g = web::block(move || domain.get_game(caller.0, id)).await??;
-    Ok(with_etag(g))
+    Ok(with_etag(&req, g))
 }
 
 /// Take the next free seat. The game starts when the last seat is taken.
@@ -156,12 +275,13 @@ pub async fn get_game(
 #[post("/games/{id}/join")]
 pub async fn join_game(
     domain: web::Data<Domain>,
+    req: HttpRequest,
     caller: Caller,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let g = web::block(move || domain.join_game(caller.0, id)).await??;
-    Ok(with_etag(g))
+    Ok(with_etag(&req, g))
 }
 
 /// Give up one's seat in a game that has not started.
@@ -188,7 +308,8 @@ pub async fn leave_game(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// Submit an action chosen on `expected_version`.
+/// Submit an action chosen on `expected_version` (or on the version of the ETag given as
+/// `If-Match`).
 #[utoipa::path(
     tag = "games",
     security(("bearer" = [])),
@@ -201,19 +322,51 @@ pub async fn leave_game(
         (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
         (status = 404, body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`stale_version` (with `current_version`), `not_your_turn`, `game_not_active`", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "`stale_version` when `If-Match` named an older version", body = Problem, content_type = "application/problem+json"),
+        (status = 428, description = "`version_required`: neither `expected_version` nor `If-Match`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`illegal_action` (with the game's `rule_code`), `malformed_action`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/games/{id}/actions")]
 pub async fn submit_action(
     domain: web::Data<Domain>,
+    req: HttpRequest,
     caller: Caller,
     id: web::Path<i64>,
     body: web::Json<ActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let g = web::block(move || domain.submit_action(caller.0, id, body.into_inner())).await??;
-    Ok(with_etag(g))
+    let mut body = body.into_inner();
+    let if_match = if_match_version(&req)?;
+    match (if_match, body.expected_version) {
+        (Some(v), None) => body.expected_version = Some(v),
+        (Some(v), Some(e)) if v != e => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_if_match",
+                "If-Match and expected_version name different versions",
+            ));
+        }
+        (None, None) => {
+            return Err(ApiError::new(
+                StatusCode::PRECONDITION_REQUIRED,
+                "version_required",
+                "say which version the action was chosen on: expected_version, or If-Match with the game's ETag",
+            ));
+        }
+        _ => {}
+    }
+    let g = web::block(move || domain.submit_action(caller.0, id, body))
+        .await?
+        .map_err(|e| {
+            let mut e = ApiError::from(e);
+            // With If-Match, a moved-on game is a failed precondition (RFC 9110).
+            if if_match.is_some() && e.code == "stale_version" {
+                e.status = StatusCode::PRECONDITION_FAILED;
+            }
+            e
+        })?;
+    Ok(with_etag(&req, g))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -296,12 +449,13 @@ pub async fn view_at(
 #[post("/games/{id}/resign")]
 pub async fn resign(
     domain: web::Data<Domain>,
+    req: HttpRequest,
     caller: Caller,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let g = web::block(move || domain.resign(caller.0, id)).await??;
-    Ok(with_etag(g))
+    Ok(with_etag(&req, g))
 }
 
 /// Remind the players the game waits for, by email. Only when it is someone else's move,

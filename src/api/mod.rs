@@ -8,6 +8,8 @@ pub mod games;
 pub mod health;
 pub mod inbound;
 pub mod problem;
+pub mod problem_types;
+pub mod spec;
 
 use utoipa::Modify;
 use utoipa::OpenApi;
@@ -58,6 +60,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(health::healthz)
         .service(health::readyz)
         .service(health::openapi_yaml)
+        .service(problem_types::problem_type)
         .service(
             utoipa_actix_web::scope("/api/v1")
                 .service(accounts::create_account)
@@ -83,14 +86,35 @@ pub fn routes(cfg: &mut ServiceConfig) {
 /// The OpenAPI document, as served and as committed in `openapi.yaml`.
 pub fn openapi() -> utoipa::openapi::OpenApi {
     use utoipa_actix_web::AppExt;
-    let (_, api) = actix_web::App::new()
+    let (_, mut api) = actix_web::App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .configure(routes)
         .split_for_parts();
+    spec::finish(&mut api);
     api
 }
 
 pub fn openapi_yaml() -> String {
-    openapi().to_yaml().unwrap_or_default()
+    quote_yaml11_booleans(&openapi().to_yaml().unwrap_or_default())
+}
+
+/// YAML 1.2 writes the string `off` bare, and YAML 1.1 readers (PyYAML, so most Python
+/// tooling) read it back as `false`: quote such scalars so every reader sees strings.
+fn quote_yaml11_booleans(yaml: &str) -> String {
+    const WORDS: [&str; 8] = ["y", "n", "yes", "no", "on", "off", "Y", "N"];
+    let mut out = String::with_capacity(yaml.len() + 16);
+    for line in yaml.lines() {
+        let quoted = ["- ", ": "].iter().find_map(|sep| {
+            let (head, value) = line.rsplit_once(sep)?;
+            let word = WORDS
+                .iter()
+                .chain(["Yes", "No", "On", "Off", "YES", "NO", "ON", "OFF"].iter())
+                .find(|w| **w == value)?;
+            Some(format!("{head}{sep}'{word}'"))
+        });
+        out.push_str(quoted.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    out
 }

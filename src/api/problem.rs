@@ -36,6 +36,8 @@ pub struct ApiError {
     pub detail: String,
     pub extra: Map<String, Value>,
     pub retry_after: Option<u64>,
+    /// The `Allow` header of a 405.
+    pub allow: Option<String>,
 }
 
 impl ApiError {
@@ -46,6 +48,7 @@ impl ApiError {
             detail: detail.into(),
             extra: Map::new(),
             retry_after: None,
+            allow: None,
         }
     }
 
@@ -82,6 +85,9 @@ impl ResponseError for ApiError {
         resp.insert_header((header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)));
         if let Some(secs) = self.retry_after {
             resp.insert_header((header::RETRY_AFTER, secs.to_string()));
+        }
+        if let Some(allow) = &self.allow {
+            resp.insert_header((header::ALLOW, allow.clone()));
         }
         if self.status == StatusCode::UNAUTHORIZED {
             resp.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
@@ -237,10 +243,34 @@ pub fn path_error(
     .into()
 }
 
-pub async fn not_found() -> Result<HttpResponse, ApiError> {
-    Err(ApiError::new(
-        StatusCode::NOT_FOUND,
-        "not_found",
-        "no such endpoint",
-    ))
+/// The API's path templates and their methods, for telling 405 from 404.
+pub struct KnownRoutes(pub Vec<(String, Vec<&'static str>)>);
+
+/// No route took the request: 405 with `Allow` when the path exists under other methods,
+/// else 404.
+pub async fn not_found(
+    req: actix_web::HttpRequest,
+    routes: Option<actix_web::web::Data<KnownRoutes>>,
+) -> Result<HttpResponse, ApiError> {
+    let allowed = routes.and_then(|r| {
+        r.0.iter()
+            .find(|(template, _)| super::spec::matches(template, req.path()))
+            .map(|(_, methods)| methods.join(", "))
+    });
+    match allowed {
+        Some(allow) => {
+            let mut e = ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                format!("{} is not allowed here; use {allow}", req.method()),
+            );
+            e.allow = Some(allow);
+            Err(e)
+        }
+        None => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "no such endpoint",
+        )),
+    }
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 use diesel::prelude::*;
 
 use super::shapes::{
-    AccountResponse, EmailSetting, NewAccountRequest, TokenRequest, TokenResponse,
+    AccountResponse, EmailMode, EmailSetting, NewAccountRequest, TokenRequest, TokenResponse,
     UpdateAccountRequest,
 };
 use super::{Domain, DomainError, DomainResult};
@@ -278,19 +278,9 @@ impl Domain {
         let (notifications, digest) = match &req.email_notifications {
             None => (current.email_notifications, current.daily_digest),
             Some(EmailSetting::OnOff(on)) => (*on, current.daily_digest && *on),
-            Some(EmailSetting::Mode(m)) => match m.as_str() {
-                "each_turn" => (true, false),
-                "daily_digest" => (true, true),
-                "off" => (false, false),
-                other => {
-                    return Err(DomainError::invalid(
-                        "invalid_email_notifications",
-                        format!(
-                            "email_notifications is true, false, each_turn, daily_digest or off, not {other:?}"
-                        ),
-                    ));
-                }
-            },
+            Some(EmailSetting::Mode(EmailMode::EachTurn)) => (true, false),
+            Some(EmailSetting::Mode(EmailMode::DailyDigest)) => (true, true),
+            Some(EmailSetting::Mode(EmailMode::Off)) => (false, false),
         };
         let digest_hour = match req.digest_hour {
             None => current.digest_hour,

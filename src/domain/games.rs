@@ -52,6 +52,8 @@ impl ListStatus {
 
 pub struct ListQuery {
     pub status: Option<ListStatus>,
+    /// Every open game anyone may join (the lobby), rather than the caller's games.
+    pub lobby: bool,
     pub awaiting_me: bool,
     pub page: i64,
     pub per_page: i64,
@@ -264,9 +266,11 @@ impl Domain {
             message: e.message.clone(),
             extra: Some(json!({ "rule_code": e.code })),
         };
-        let options = engine.normalize_options(&req.options).map_err(setup_err)?;
+        let options = engine
+            .normalize_options(&Value::Object(req.options))
+            .map_err(setup_err)?;
         let time_control = req.time_control.map(TimeControl::normalized).transpose()?;
-        let timeout_policy = clocks::parse_policy(req.timeout_policy.as_deref())?;
+        let timeout_policy = clocks::parse_policy(req.timeout_policy.map(|p| p.as_str()))?;
         let time_control = time_control
             .map(|t| serde_json::to_value(t).map_err(anyhow::Error::from))
             .transpose()?;
@@ -504,12 +508,14 @@ impl Domain {
                     extra: Some(json!({ "game_status": row.status })),
                 });
             }
-            if req.expected_version != row.version {
+            // The HTTP layer fills it from If-Match, or refuses the request without one.
+            let expected = req.expected_version.unwrap_or(-1);
+            if expected != row.version {
                 return Err(DomainError::Conflict {
                     code: "stale_version",
                     message: format!(
-                        "the game is at version {}, not {}; reload it and choose again",
-                        row.version, req.expected_version
+                        "the game is at version {}, not {expected}; reload it and choose again",
+                        row.version
                     ),
                     extra: Some(json!({ "current_version": row.version })),
                 });
@@ -834,13 +840,13 @@ impl Domain {
             .select(game_seats::game_id);
         let mut query = games::table.into_boxed();
         let mut count = games::table.into_boxed();
-        match q.status {
-            // Open games: every game one can still join, plus one's own.
-            Some(ListStatus::Open) => {
+        match (q.lobby, q.status) {
+            // The lobby: every game one can still join.
+            (true, _) => {
                 query = query.filter(games::status.eq("open"));
                 count = count.filter(games::status.eq("open"));
             }
-            Some(s) => {
+            (false, Some(s)) => {
                 query = query
                     .filter(games::status.eq(s.as_str()))
                     .filter(games::id.eq_any(mine));
@@ -848,9 +854,9 @@ impl Domain {
                     .filter(games::status.eq(s.as_str()))
                     .filter(games::id.eq_any(mine));
             }
-            None => {
-                query = query.filter(games::status.eq("open").or(games::id.eq_any(mine)));
-                count = count.filter(games::status.eq("open").or(games::id.eq_any(mine)));
+            (false, None) => {
+                query = query.filter(games::id.eq_any(mine));
+                count = count.filter(games::id.eq_any(mine));
             }
         }
         if q.awaiting_me {
@@ -897,6 +903,7 @@ impl Domain {
             page: q.page,
             per_page: q.per_page,
             total,
+            next: None,
         })
     }
 

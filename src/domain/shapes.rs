@@ -50,12 +50,14 @@ pub struct UpdateAccountRequest {
     /// `true`/`false` (turn emails on or off), or `"each_turn"`, `"daily_digest"`, `"off"`.
     pub email_notifications: Option<EmailSetting>,
     /// Local hour (0–23) of the daily digest.
+    #[schema(minimum = 0, maximum = 23)]
     pub digest_hour: Option<i16>,
     /// Reminder emails at 50 % and 90 % of a clock on or off.
     pub reminders: Option<bool>,
     /// IANA time zone name, e.g. `Europe/Copenhagen`.
     pub time_zone: Option<String>,
     /// Quiet hours as `[from, until]` local hours (0–23); `[]` removes them.
+    #[schema(max_items = 2, value_type = Option<Vec<u8>>)]
     pub quiet_hours: Option<Vec<i16>>,
 }
 
@@ -64,8 +66,16 @@ pub struct UpdateAccountRequest {
 #[serde(untagged)]
 pub enum EmailSetting {
     OnOff(bool),
-    /// `each_turn`, `daily_digest` or `off`.
-    Mode(String),
+    Mode(EmailMode),
+}
+
+/// Turn emails for each turn, one daily digest instead, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EmailMode {
+    EachTurn,
+    DailyDigest,
+    Off,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -108,21 +118,37 @@ pub struct GameTypeResponse {
 pub struct NewGameRequest {
     #[schema(example = "kasino")]
     pub game_type: String,
-    /// Number of seats.
-    #[schema(example = 2)]
+    /// Number of seats (each game type has its own range: see `/game-types`).
+    #[schema(example = 2, minimum = 1, maximum = 16)]
     pub players: i64,
     /// Game options (see the game type's `options_schema`); omitted means defaults.
     #[serde(default)]
     #[schema(value_type = Object)]
-    pub options: Value,
+    pub options: serde_json::Map<String, Value>,
     /// Clocks measured in days; omitted or null: no clock.
     #[serde(default)]
     pub time_control: Option<crate::domain::clocks::TimeControl>,
     /// What happens when a seat's clock runs out: `forfeit` (default; the seat loses, and
     /// with more than two seats a bot plays on for it) or `random_move` (a bot moves once).
     #[serde(default)]
-    #[schema(example = "forfeit")]
-    pub timeout_policy: Option<String>,
+    pub timeout_policy: Option<TimeoutPolicy>,
+}
+
+/// What happens when a seat's clock runs out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutPolicy {
+    Forfeit,
+    RandomMove,
+}
+
+impl TimeoutPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimeoutPolicy::Forfeit => "forfeit",
+            TimeoutPolicy::RandomMove => "random_move",
+        }
+    }
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -180,8 +206,10 @@ pub struct GameResponse {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ActionRequest {
-    /// The `version` of the game the action was chosen on.
-    pub expected_version: i64,
+    /// The `version` of the game the action was chosen on (or send `If-Match`).
+    #[serde(default)]
+    #[schema(minimum = 0)]
+    pub expected_version: Option<i64>,
     /// One of `legal_actions` (or any action valid under the game's `action_schema`).
     #[schema(value_type = Object)]
     pub action: Value,
@@ -193,6 +221,8 @@ pub struct GameListResponse {
     pub page: i64,
     pub per_page: i64,
     pub total: i64,
+    /// The next page's path, while there are more items (also in the `Link` header).
+    pub next: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -53,7 +53,7 @@ pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     settings.db_pool_size = 4;
     // The suite runs many apps at once on two cores: connecting may take a while.
     settings.db_checkout_timeout_ms = 10_000;
-    settings.public_url = "http://turnpost.test".into();
+    settings.public_url = Some("http://turnpost.test".into());
     settings.inbound_secret = Some(SecretString::from(INBOUND_SECRET));
     settings.reply_address = Some("play@turnpost.test".into());
     // Tests drive the clock sweep themselves, with chosen times.

@@ -2,6 +2,7 @@
 
 mod accounts;
 mod clocks;
+mod contract;
 mod email_play;
 mod fuldrigger;
 mod games;

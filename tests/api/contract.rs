@@ -1,0 +1,226 @@
+//! The API as a client developer meets it: a spec that validates, 405 with `Allow`, a page
+//! behind every problem `type`, CORS for browser clients, the caller's games by default
+//! with a lobby and next-page links, and entity tags that mean what they say.
+
+use std::process::Command;
+
+use reqwest::blocking::Client;
+use serde_json::{Value, json};
+
+use crate::helpers::{assert_problem, spawn_app, spawn_app_with};
+
+#[test]
+fn openapi_yaml_passes_openapi_spec_validator() {
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.yaml");
+    let out = Command::new("python3")
+        .args(["-m", "openapi_spec_validator", spec])
+        .output()
+        .expect("python3");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !text.contains("No module named"),
+        "install the validator: python3 -m pip install openapi-spec-validator ({text})"
+    );
+    assert!(out.status.success(), "openapi.yaml is not valid: {text}");
+}
+
+#[test]
+fn a_known_path_with_another_method_is_405_with_allow() {
+    let app = spawn_app();
+    let r = app.client.delete(app.url("/api/v1/games")).send().unwrap();
+    let allow = r.headers()["allow"].to_str().unwrap().to_string();
+    let (s, v) = assert_problem(r, "DELETE /games");
+    assert_eq!((s, v["code"].as_str()), (405, Some("method_not_allowed")));
+    assert!(allow.contains("GET") && allow.contains("POST"), "{allow}");
+    let r = app
+        .client
+        .put(app.url("/api/v1/games/12/log"))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 405);
+    assert_eq!(app.get("/api/v1/nothing-here", None).status(), 404);
+}
+
+#[test]
+fn every_problem_type_links_to_a_page() {
+    let app = spawn_app();
+    let r = app.post(
+        "/api/v1/auth/token",
+        None,
+        &json!({"email": "nobody@example.org", "password": "whatever it is"}),
+    );
+    let (_, v) = assert_problem(r, "bad login");
+    let page = app.get(v["type"].as_str().unwrap(), None);
+    assert_eq!(page.status(), 200);
+    assert!(page.text().unwrap().contains("invalid_credentials"));
+    for (code, _, _) in turnpost::api::problem_types::PROBLEM_TYPES {
+        assert_eq!(app.get(&format!("/problems/{code}"), None).status(), 200);
+    }
+    assert_eq!(app.get("/problems/no_such_code", None).status(), 404);
+}
+
+#[test]
+fn browsers_on_configured_origins_may_call_the_api() {
+    let app = spawn_app_with(|s| s.cors_origins = "https://client.example".into());
+    let r = app
+        .client
+        .request(reqwest::Method::OPTIONS, app.url("/api/v1/games"))
+        .header("origin", "https://client.example")
+        .header("access-control-request-method", "POST")
+        .header(
+            "access-control-request-headers",
+            "authorization, content-type",
+        )
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.headers()["access-control-allow-origin"],
+        "https://client.example"
+    );
+    let r = app
+        .client
+        .get(app.url("/api/v1/game-types"))
+        .header("origin", "https://evil.example")
+        .send()
+        .unwrap();
+    assert!(r.headers().get("access-control-allow-origin").is_none());
+    // Without configuration there is no CORS at all.
+    let plain = spawn_app();
+    let r = plain
+        .client
+        .get(plain.url("/api/v1/game-types"))
+        .header("origin", "https://client.example")
+        .send()
+        .unwrap();
+    assert!(r.headers().get("access-control-allow-origin").is_none());
+}
+
+#[test]
+fn games_lists_the_callers_games_the_lobby_on_request_and_links_the_next_page() {
+    let app = spawn_app();
+    let (a, b) = (app.player("Ada"), app.player("Bo"));
+    let mut created = Vec::new();
+    for _ in 0..3 {
+        let r = app.post(
+            "/api/v1/games",
+            Some(&a.token),
+            &json!({"game_type": "kasino", "players": 2}),
+        );
+        created.push(r.json::<Value>().unwrap()["id"].as_i64().unwrap());
+    }
+    // Bo's own games: none yet. The lobby: Ada's three.
+    let mine = app
+        .get("/api/v1/games", Some(&b.token))
+        .json::<Value>()
+        .unwrap();
+    assert_eq!(mine["total"], 0, "{mine}");
+    let r = app.get("/api/v1/games?open=true&per_page=2", Some(&b.token));
+    let link = r.headers()["link"].to_str().unwrap().to_string();
+    let lobby: Value = r.json().unwrap();
+    assert_eq!(lobby["total"], 3);
+    assert_eq!(lobby["items"].as_array().unwrap().len(), 2);
+    let next = lobby["next"].as_str().unwrap().to_string();
+    assert_eq!(link, format!("<{next}>; rel=\"next\""));
+    let page2: Value = app.get(&next, Some(&b.token)).json().unwrap();
+    assert_eq!(page2["items"].as_array().unwrap().len(), 1);
+    assert!(page2["next"].is_null());
+    // A wrong value is a 400, as is an unknown parameter.
+    assert_eq!(
+        assert_problem(
+            app.get("/api/v1/games?status=won", Some(&b.token)),
+            "status"
+        )
+        .0,
+        400
+    );
+    assert_eq!(
+        assert_problem(
+            app.get("/api/v1/games?colour=red", Some(&b.token)),
+            "unknown"
+        )
+        .0,
+        400
+    );
+    // Options must be an object when given.
+    let r = app.post(
+        "/api/v1/games",
+        Some(&a.token),
+        &json!({"game_type": "kasino", "players": 2, "options": null}),
+    );
+    assert_eq!(assert_problem(r, "options null").0, 422);
+}
+
+#[test]
+fn etags_change_with_the_answer_and_if_match_guards_actions() {
+    let app = spawn_app();
+    let (a, b) = (app.player("Ada"), app.player("Bo"));
+    let id = app.start_game("kasino", json!({}), &[&a, &b]);
+    let path = format!("/api/v1/games/{id}");
+    let r = app.get(&path, Some(&a.token));
+    let tag = r.headers()["etag"].to_str().unwrap().to_string();
+    let g: Value = r.json().unwrap();
+    // Polling with the tag: 304 while nothing changed.
+    let r = app
+        .client
+        .get(app.url(&path))
+        .bearer_auth(&a.token)
+        .header("if-none-match", &tag)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 304);
+    // A rename changes the answer, so the tag, though nobody moved.
+    let r = app
+        .client
+        .patch(app.url("/api/v1/me"))
+        .bearer_auth(&b.token)
+        .json(&json!({"name": "Bo Renamed"}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let r = app
+        .client
+        .get(app.url(&path))
+        .bearer_auth(&a.token)
+        .header("if-none-match", &tag)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let tag2 = r.headers()["etag"].to_str().unwrap().to_string();
+    assert_ne!(tag, tag2);
+    // If-Match instead of expected_version.
+    let seat = g["to_act"][0].as_i64().unwrap();
+    let p = if g["seats"][seat as usize]["account_id"] == a.id {
+        &a
+    } else {
+        &b
+    };
+    let r = app.get(&path, Some(&p.token));
+    let mover_tag = r.headers()["etag"].to_str().unwrap().to_string();
+    let mine: Value = r.json().unwrap();
+    let action = mine["legal_actions"][0].clone();
+    let client = Client::new();
+    let post = |tag: Option<&str>, body: Value| {
+        let mut r = client
+            .post(app.url(&format!("{path}/actions")))
+            .bearer_auth(&p.token)
+            .json(&body);
+        if let Some(t) = tag {
+            r = r.header("if-match", t);
+        }
+        r.send().unwrap()
+    };
+    let r = post(None, json!({"action": action}));
+    assert_eq!(assert_problem(r, "no version").0, 428);
+    let r = post(Some(&mover_tag), json!({"action": action}));
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    let r = post(Some(&mover_tag), json!({"action": action}));
+    let (s, v) = assert_problem(r, "stale If-Match");
+    assert_eq!((s, v["code"].as_str()), (412, Some("stale_version")));
+    let r = post(Some("\"nonsense\""), json!({"action": action}));
+    assert_eq!(assert_problem(r, "bad If-Match").0, 400);
+}
