@@ -58,7 +58,7 @@ fn with_etag(req: &HttpRequest, game: GameResponse) -> HttpResponse {
 }
 
 /// The version named by an `If-Match` tag (`"<version>-<digest>"`).
-fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
+fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, Box<ApiError>> {
     let Some(tags) = header_tags(req, header::IF_MATCH) else {
         return Ok(None);
     };
@@ -70,11 +70,11 @@ fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
     });
     match (tags.len(), version) {
         (1, Some(v)) => Ok(Some(v)),
-        _ => Err(ApiError::new(
+        _ => Err(Box::new(ApiError::new(
             StatusCode::BAD_REQUEST,
             "invalid_if_match",
             "If-Match takes one ETag of this game, as GET /games/{id} sent it",
-        )),
+        ))),
     }
 }
 
@@ -337,7 +337,7 @@ pub async fn submit_action(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let mut body = body.into_inner();
-    let if_match = if_match_version(&req)?;
+    let if_match = if_match_version(&req).map_err(|e| *e)?;
     match (if_match, body.expected_version) {
         (Some(v), None) => body.expected_version = Some(v),
         (Some(v), Some(e)) if v != e => {
