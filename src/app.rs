@@ -108,6 +108,7 @@ pub struct Application {
     worker_stop: Arc<AtomicBool>,
     worker: Option<JoinHandle<()>>,
     sweeper: Option<JoinHandle<()>>,
+    events: Option<JoinHandle<()>>,
 }
 
 impl Application {
@@ -186,6 +187,16 @@ impl Application {
             })
             .context("starting the clock sweeper")?;
 
+        // Live events: this node's listener on the database's notifications.
+        let hub = crate::notify::events::EventHub::default();
+        let events = crate::notify::events::spawn_listener(
+            hub.clone(),
+            database_url.to_string(),
+            Arc::clone(&worker_stop),
+        )
+        .context("starting the event listener")?;
+        let hub = web::Data::new(hub);
+
         let listener = TcpListener::bind(&settings.bind)
             .with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
@@ -205,6 +216,7 @@ impl Application {
                 .wrap(TracingLogger::default())
                 .app_data(deadline.clone())
                 .app_data(known_routes.clone())
+                .app_data(hub.clone())
                 .app_data(data.clone())
                 .app_data(spec.clone())
                 .app_data(
@@ -232,6 +244,7 @@ impl Application {
             worker_stop,
             worker: Some(worker),
             sweeper: Some(sweeper),
+            events: Some(events),
         })
     }
 
@@ -247,7 +260,7 @@ impl Application {
     pub async fn run_until_stopped(mut self) -> Result<()> {
         let result = self.server.await;
         self.worker_stop.store(true, Ordering::Relaxed);
-        for w in [self.worker.take(), self.sweeper.take()]
+        for w in [self.worker.take(), self.sweeper.take(), self.events.take()]
             .into_iter()
             .flatten()
         {

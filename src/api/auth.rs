@@ -35,13 +35,19 @@ impl FromRequest for Caller {
                     "send Authorization: Bearer <access_token>",
                 ));
             };
-            let Some(subject) = domain.tokens.verify(&token) else {
-                return Err(ApiError::unauthorized(
-                    "the access token is invalid or expired",
-                ));
-            };
-            let id = web::block(move || domain.authenticate(subject)).await??;
-            Ok(Caller(id))
+            authenticate(domain, &token).await
         })
     }
+}
+
+/// The caller behind a bearer token (from the header, or from a query parameter where a
+/// browser's EventSource cannot set headers).
+pub async fn authenticate(domain: web::Data<Domain>, token: &str) -> Result<Caller, ApiError> {
+    let Some(subject) = domain.tokens.verify(token) else {
+        return Err(ApiError::unauthorized(
+            "the access token is invalid or expired",
+        ));
+    };
+    let id = web::block(move || domain.authenticate(subject)).await??;
+    Ok(Caller(id))
 }

@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod auth;
 pub mod deadline;
+pub mod events;
 pub mod games;
 pub mod health;
 pub mod inbound;
@@ -68,6 +69,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(accounts::me)
                 .service(accounts::update_me)
                 .service(accounts::vacation)
+                .service(events::events)
                 .service(games::game_types)
                 .service(games::create_game)
                 .service(games::list_games)

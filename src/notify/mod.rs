@@ -3,6 +3,7 @@
 //! (`inbound`).
 
 pub mod compose;
+pub mod events;
 pub mod inbound;
 pub mod reply;
 pub mod worker;

@@ -39,8 +39,13 @@ pub struct Player {
 
 /// Settings for a test app, with `adjust` applied before the build.
 pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
-    let mut settings = Settings::load().expect("default settings load");
     let database_url = cluster().new_database().expect("create test database");
+    spawn_app_on(database_url, adjust)
+}
+
+/// Another server node on an existing test database (e.g. `other.database_url`).
+pub fn spawn_app_on(database_url: String, adjust: impl FnOnce(&mut Settings)) -> TestApp {
+    let mut settings = Settings::load().expect("default settings load");
     let var = std::env::temp_dir().join(format!(
         "turnpost-test-{}",
         hex::encode(rand::random::<[u8; 8]>())

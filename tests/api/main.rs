@@ -4,6 +4,7 @@ mod accounts;
 mod clocks;
 mod contract;
 mod email_play;
+mod events;
 mod fuldrigger;
 mod games;
 mod hardening;

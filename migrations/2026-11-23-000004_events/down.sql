@@ -1,0 +1,2 @@
+DROP TRIGGER games_announce ON games;
+DROP FUNCTION turnpost_announce_game();

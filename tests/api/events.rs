@@ -1,0 +1,80 @@
+//! Live updates across server nodes: an SSE client on node B hears of a move made through
+//! node A, over PostgreSQL LISTEN/NOTIFY.
+
+use std::io::{BufRead, BufReader};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::helpers::{spawn_app, spawn_app_on};
+
+#[test]
+fn a_move_through_node_a_reaches_an_sse_client_on_node_b_within_a_second() {
+    let a_node = spawn_app();
+    let b_node = spawn_app_on(a_node.database_url.clone(), |_| {});
+    let (ada, bo) = (a_node.player("Ada"), a_node.player("Bo"));
+    let id = a_node.start_game("kasino", json!({}), &[&ada, &bo]);
+    let g = a_node.game(id, &ada);
+    let seat = g["to_act"][0].as_i64().unwrap();
+    let (mover, waiter) = if g["seats"][seat as usize]["account_id"] == ada.id {
+        (&ada, &bo)
+    } else {
+        (&bo, &ada)
+    };
+
+    // The waiting player listens on node B (token in the query, as EventSource sends it).
+    let url = b_node.url(&format!("/api/v1/me/events?access_token={}", waiter.token));
+    let (tx, rx) = mpsc::channel::<(Instant, String, String)>();
+    std::thread::spawn(move || {
+        let resp = reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(60))
+            .build()
+            .unwrap()
+            .get(url)
+            .send()
+            .unwrap();
+        assert_eq!(resp.status(), 200);
+        let _ = tx.send((Instant::now(), "open".into(), String::new()));
+        let mut event = String::new();
+        for line in BufReader::new(resp).lines() {
+            let Ok(line) = line else { break };
+            if let Some(e) = line.strip_prefix("event: ") {
+                event = e.to_string();
+            } else if let Some(d) = line.strip_prefix("data: ")
+                && tx
+                    .send((Instant::now(), event.clone(), d.to_string()))
+                    .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let (_, opened, _) = rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert_eq!(opened, "open");
+    std::thread::sleep(Duration::from_millis(200));
+
+    let mine = a_node.game(id, mover);
+    let sent = Instant::now();
+    let r = a_node.post(
+        &format!("/api/v1/games/{id}/actions"),
+        Some(&mover.token),
+        &json!({"expected_version": mine["version"], "action": mine["legal_actions"][0]}),
+    );
+    assert_eq!(r.status(), 200);
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        let (at, event, data) = rx.recv_timeout(Duration::from_secs(5)).expect("event");
+        let data: Value = serde_json::from_str(&data).unwrap();
+        assert_eq!(data["id"], id);
+        assert_eq!(data["version"], 1);
+        got.push((event, at.duration_since(sent)));
+    }
+    assert_eq!(got[0].0, "game_changed");
+    assert_eq!(got[1].0, "your_turn");
+    assert!(got[1].1 < Duration::from_secs(1), "took {:?}", got[1].1);
+    eprintln!("node A move → node B SSE: {:?}", got[1].1);
+
+    // Without a token: 401.
+    assert_eq!(b_node.get("/api/v1/me/events", None).status(), 401);
+}
