@@ -16,6 +16,7 @@
 pub mod actions;
 mod actions_text;
 pub mod data;
+mod invariants;
 pub mod render;
 pub mod rules;
 pub mod state;
@@ -172,7 +173,21 @@ impl Game for Starfarers {
     }
 
     fn resample_hidden(&self, state: &State, viewer: Viewer, rng: &mut GameRng) -> State {
-        render::resample(state, viewer, rng)
+        render::resample(&self.data, state, viewer, rng)
+    }
+
+    fn check_invariants(&self, state: &State) -> Result<(), String> {
+        invariants::check_state(&self.data, state)
+    }
+
+    fn check_step(
+        &self,
+        before: &State,
+        seat: Seat,
+        action: &Action,
+        after: &State,
+    ) -> Result<(), String> {
+        invariants::check_transition(&self.data, before, seat, action, after)
     }
 
     fn check_data(&self) -> Result<(), String> {
