@@ -195,13 +195,12 @@ pub fn check_transition(
     let forts = |st: &State| st.forts.iter().flatten().count();
     match action {
         // Offers and answers that move nothing.
-        Action::Offer { .. } | Action::Decline { .. } | Action::Withdraw { .. } => {
+        Action::Offer { .. } | Action::Decline { .. } | Action::Withdraw { .. }
             if before.players != after.players
                 || before.ships != after.ships
-                || before.forts != after.forts
-            {
-                return Err("an offer, decline or withdrawal moved something".into());
-            }
+                || before.forts != after.forts =>
+        {
+            return Err("an offer, decline or withdrawal moved something".into());
         }
         // A deal moves cash, ships, forts and loads between the two parties: nothing is
         // created or destroyed, so the sum of all fortunes stays the same.
