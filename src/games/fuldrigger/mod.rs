@@ -1,5 +1,5 @@
 //! Fuldrigger: sea trade and trade war with full-rigged ships on an authored world map.
-//! Rules: `shared/rules/fuldrigger.md`; board and cards: `fuldrigger.toml` (HR-1).
+//! Rules as players read them: `RULES.md` here; board and cards: `fuldrigger.toml` (HR-1).
 
 pub mod actions;
 pub mod data;

@@ -1,6 +1,7 @@
 //! The Starfarers of Catan (Klaus Teuber): production, trade, flight, colonies and alien
-//! friendship, with the authored content pack of `shared/rules/starfarers.md` (board, chips,
-//! costs, balls, encounter and friendship cards in `starfarers.toml`, validated at start).
+//! friendship. Rules as players read them: `RULES.md` here. The authored content pack (board,
+//! chips, costs, balls, encounter and friendship cards) is `starfarers.toml`, validated at
+//! start.
 //!
 //! Readings where the rules leave room (all documented on the actions too):
 //! * A flight follows the shortest route, or one through the player's `via` waypoints; every
