@@ -1,8 +1,9 @@
 //! Fuldrigger: sea trade and trade war with full-rigged ships on an authored world map.
-//! Rules: `shared/rules/fuldrigger.md`; board and cards: `fuldrigger.toml` (HR-1).
+//! Rules as players read them: `RULES.md` here; board and cards: `fuldrigger.toml` (HR-1).
 
 pub mod actions;
 pub mod data;
+mod invariants;
 pub mod render;
 pub mod rules;
 pub mod state;
@@ -82,7 +83,7 @@ impl Game for Fuldrigger {
             name: "Fuldrigger",
             min_players: 2,
             max_players: 4,
-            rules_version: 1,
+            rules_version: state::RULES_VERSION,
         }
     }
 
@@ -236,13 +237,23 @@ impl Game for Fuldrigger {
         // Nobody sees the deck order or the RNG.
         rng.shuffle(&mut out.deck);
         out.rng = rng.fork();
-        // Offers the viewer is not party to may hold any other terms.
+        // Offers the viewer is not party to may hold any other terms: any cash, and any of
+        // each side's ships, forts and depot loads (their existence is public, their terms
+        // are not).
         let me = viewer.seat();
         for o in out.offers.iter_mut() {
-            if Some(o.from) != me && Some(o.to) != me {
-                o.give.cash = rng.below(300) as u32;
-                o.get.cash = rng.below(300) as u32;
+            let (from, to) = (o.from, o.to);
+            if Some(from) == me || Some(to) == me {
+                continue;
             }
+            let give = random_bundle(self.board(), st, from, rng);
+            let mut get = random_bundle(self.board(), st, to, rng);
+            if give.is_empty() && get.is_empty() {
+                // An offer always holds something.
+                get.cash = 1 + rng.below(300) as u32;
+            }
+            o.give = give;
+            o.get = get;
         }
         out
     }
@@ -250,6 +261,56 @@ impl Game for Fuldrigger {
     fn check_data(&self) -> Result<(), String> {
         self.board.as_ref().map(|_| ()).map_err(Clone::clone)
     }
+
+    /// Version 1 counted every ship at the standard price in the fortune (changing who
+    /// inherits under C24 and the final ranking); its games still replay as they were.
+    fn replays_rules_versions(&self) -> std::ops::RangeInclusive<u32> {
+        1..=state::RULES_VERSION
+    }
+
+    fn check_invariants(&self, st: &State) -> Result<(), String> {
+        let b = self.board.as_ref().map_err(Clone::clone)?;
+        invariants::check_state(b, st)
+    }
+
+    fn check_step(
+        &self,
+        before: &State,
+        seat: Seat,
+        action: &Action,
+        after: &State,
+    ) -> Result<(), String> {
+        let b = self.board.as_ref().map_err(Clone::clone)?;
+        invariants::check_transition(b, before, seat, action, after)
+    }
+}
+
+/// Some of `owner`'s cash, ships, forts and depot loads, for resampled offer terms.
+fn random_bundle(b: Option<&Board>, st: &State, owner: Seat, rng: &mut GameRng) -> state::Bundle {
+    let mut bundle = state::Bundle {
+        cash: rng.below(st.cash(owner) as usize + 1) as u32,
+        ..state::Bundle::default()
+    };
+    for s in st.ships_of(owner) {
+        if rng.below(3) == 0 {
+            bundle.ships.push(s.id);
+        }
+    }
+    if let Some(b) = b {
+        for (p, f) in st.forts.iter().enumerate() {
+            if *f == Some(owner) && rng.below(3) == 0 {
+                bundle.forts.push(b.ports[p].id.clone());
+            }
+        }
+    }
+    if let Some(p) = st.players.get(owner) {
+        for d in &p.depot {
+            if rng.below(3) == 0 {
+                bundle.depot.push(d.id);
+            }
+        }
+    }
+    bundle
 }
 
 fn describe(b: &Board, st: &State, seat: Seat, action: &Action) -> String {

@@ -2,7 +2,10 @@
 
 use super::actions::Action;
 use super::data::{Board, CardEffect, HazardKind, NodeKind};
-use super::state::{Bundle, DepotToken, Offer, Pending, Phase, Player, Sale, Ship, State, Token};
+use super::state::{
+    Bundle, DepotToken, Offer, Pending, Phase, Player, RULES_VERSION, SHIP_PAID_PRICE_SINCE, Sale,
+    Ship, State, Token,
+};
 use crate::engine::{GameRng, RuleError, Seat};
 
 pub type R<T> = Result<T, RuleError>;
@@ -54,6 +57,7 @@ pub fn setup(b: &Board, seats: usize, isthmus: bool, rounds: u32, mut rng: GameR
         .collect();
     let current = home_order.first().copied().unwrap_or(0);
     let mut st = State {
+        rules_version: RULES_VERSION,
         seats,
         isthmus,
         rounds,
@@ -160,8 +164,30 @@ pub fn new_ship(st: &mut State, owner: Seat, at: usize) -> u32 {
         hazards_met: Vec::new(),
         attacked: false,
         sailed: 0,
+        paid: None,
     });
     id
+}
+
+/// A ship bought from the bank for `price`: under rules version 2 it remembers the price,
+/// which is what it counts for in the fortune.
+pub fn bought_ship(st: &mut State, owner: Seat, at: usize, price: u32) -> u32 {
+    let id = new_ship(st, owner, at);
+    if st.rules_version >= SHIP_PAID_PRICE_SINCE
+        && let Some(s) = st.ship_mut(id)
+    {
+        s.paid = Some(price);
+    }
+    id
+}
+
+/// What a ship counts for in its owner's fortune: its purchase price (version 2), or the
+/// standard ship price (version 1, and ships that were never bought).
+pub fn ship_value(b: &Board, st: &State, s: &Ship) -> u32 {
+    match s.paid {
+        Some(p) if st.rules_version >= SHIP_PAID_PRICE_SINCE => p,
+        _ => b.c.ship_price,
+    }
 }
 
 fn start_game(b: &Board, st: &mut State) {
@@ -232,7 +258,7 @@ fn begin_turn(b: &Board, st: &mut State, seat: Seat) -> bool {
         match st.players[seat].home {
             Some(home) if st.cash(seat) >= price => {
                 st.pay(seat, price);
-                new_ship(st, seat, b.ports[home].node);
+                bought_ship(st, seat, b.ports[home].node, price);
                 st.event(format!(
                     "{} has no ships and buys one for {price}",
                     seat_name(seat)
@@ -413,11 +439,14 @@ pub fn turn_card(b: &Board, st: &mut State) {
 
 // ---------------------------------------------------------------- scoring
 
-/// Cash + purchase value of ships, forts and goods (seed; 6).
+/// Cash + purchase value of ships, forts and goods (seed; 6). A ship counts at what was
+/// paid for it (rules version 2; version 1 counted every ship at the standard price).
 pub fn fortune(b: &Board, st: &State, seat: Seat) -> i64 {
     let ships: i64 = st
         .ships_of(seat)
-        .map(|s| i64::from(b.c.ship_price) + s.cargo.as_ref().map_or(0, |t| i64::from(t.price)))
+        .map(|s| {
+            i64::from(ship_value(b, st, s)) + s.cargo.as_ref().map_or(0, |t| i64::from(t.price))
+        })
         .sum();
     let depot: i64 = st.players.get(seat).map_or(0, |p| {
         p.depot.iter().map(|d| i64::from(d.token.price)).sum()
@@ -1335,7 +1364,7 @@ fn buy_ship(b: &Board, st: &mut State, seat: Seat) -> R<()> {
         .home
         .ok_or_else(|| bad("no_home", "no home city"))?;
     st.pay(seat, price);
-    let id = new_ship(st, seat, b.ports[home].node);
+    let id = bought_ship(st, seat, b.ports[home].node, price);
     if st.phase == Phase::After
         && let Some(s) = st.ship_mut(id)
     {

@@ -42,6 +42,11 @@ pub struct Ship {
     pub attacked: bool,
     /// Total fields sailed in the game ("miles").
     pub sailed: u32,
+    /// What was paid for the ship when it was bought under rules version 2 or later (a
+    /// shipyards card makes it cheaper). `None`: the standard ship price (starting ships,
+    /// and every ship of a version-1 game, which counted all ships at the standard price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paid: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,8 +133,22 @@ pub struct Sale {
     pub count: u32,
 }
 
+/// Rules version 1 counted every ship at the standard price in the fortune; version 2
+/// counts a ship at what was paid for it (issue 18.5).
+pub const RULES_VERSION: u32 = 2;
+/// The first rules version whose fortune counts ships at their purchase price.
+pub const SHIP_PAID_PRICE_SINCE: u32 = 2;
+
+/// Snapshots from before the state recorded its rules version are version-1 games.
+fn rules_v1() -> u32 {
+    1
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct State {
+    /// The rules version this game was set up under; it keeps those rules for its whole life.
+    #[serde(default = "rules_v1")]
+    pub rules_version: u32,
     pub seats: usize,
     pub isthmus: bool,
     pub rounds: u32,
@@ -162,6 +181,9 @@ pub struct State {
     /// The ship being moved now.
     pub moving: Option<u32>,
     pub pending: Option<Pending>,
+    /// Open offers. Left out of the serialised state when there are none, so that "no
+    /// offer" is not a field of its own next to the offers' hidden terms.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub offers: Vec<Offer>,
     pub next_offer: u32,
     pub next_load: u32,

@@ -4,6 +4,9 @@ use super::state::{Bundle, Pending, Phase, State, Token};
 use super::*;
 use crate::engine::{Game, GameRng, Status, Viewer};
 
+mod fortune_value;
+mod invariant_checks;
+
 // ------------------------------------------------------------------ helpers
 
 fn g() -> Fuldrigger {
@@ -623,28 +626,32 @@ fn example_9_10_privateer_rules() {
 // ------------------------------------------------------------------ house rules
 
 #[test]
-fn hr_1_authored_board_matches_the_digest() {
+fn hr_1_the_authored_map_sets_sailing_distances() {
+    // LON to LIS is 7 fields on the authored map (L05 of 3, then L06 of 4): a roll of 7
+    // gets a ship there, a roll of 6 leaves it one field short.
     let game = g();
-    let b = board(&game);
-    let d = |a: &str, z: &str| b.graph(false).distances(b.node(a).unwrap())[b.node(z).unwrap()];
-    assert_eq!(d("LON", "LIS"), Some(7));
-    assert_eq!(d("LON", "HAV"), Some(20));
-    assert_eq!(d("LON", "BOM"), Some(52));
-    assert_eq!(d("LON", "CAN"), Some(58));
-    assert_eq!(d("CPH", "BAT"), Some(57));
-    assert_eq!(d("ALX", "SUZ"), Some(60));
-    assert_eq!(d("SUZ", "BOM"), Some(13));
-    assert_eq!(
-        d("PAN", "CAN"),
-        None,
-        "variant lanes are not in the base map"
-    );
-    let h = b.hazards.iter().find(|h| h.id == "H19").unwrap();
-    assert_eq!(b.nodes[h.node].id, "L34:2");
+    for (roll, arrives) in [(7, true), (6, false)] {
+        let mut st = blank(&game, 2);
+        let id = ship_at(&game, &mut st, 0, "LON");
+        st.rng = rigged3(roll);
+        st = apply(&game, &st, 0, Action::Roll);
+        assert_eq!(st.roll, Some(roll));
+        st = apply(&game, &st, 0, sail(id, "J_BIS"));
+        let legal = game.legal_actions(&st, 0).contains(&sail(id, "LIS"));
+        assert_eq!(legal, arrives, "roll {roll}");
+        if arrives {
+            st = apply(&game, &st, 0, sail(id, "LIS"));
+            assert_eq!(st.ship(id).unwrap().at, node(&game, "LIS"));
+        } else {
+            assert_eq!(refused(&game, &st, 0, sail(id, "LIS")), "unreachable");
+        }
+    }
 }
 
 #[test]
 fn hr_2_game_ends_after_the_configured_rounds() {
+    // Played through actions: a one-round game ends after each seat's turn, and a game
+    // without options plays exactly 20 rounds.
     let game = g();
     let mut st = started(
         &game,
@@ -655,7 +662,6 @@ fn hr_2_game_ends_after_the_configured_rounds() {
         },
     );
     assert_eq!(st.round, 1);
-    // Two turns (roll, end movement, end turn each) end a one-round game.
     for _ in 0..2 {
         let seat = st.current;
         st = apply(&game, &st, seat, Action::Roll);
@@ -663,24 +669,55 @@ fn hr_2_game_ends_after_the_configured_rounds() {
         st = apply(&game, &st, seat, Action::EndTurn);
     }
     assert!(game.status(&st).is_finished());
-    assert_eq!(
-        game.setup(&Options::default(), 2, GameRng::seed_from_u64(1))
-            .unwrap()
-            .rounds,
-        20
-    );
+    let mut st = started(&game, 2, &Options::default());
+    let mut turns = 0;
+    while !game.status(&st).is_finished() {
+        assert!(turns < 100, "the game did not end");
+        let seat = st.current;
+        st = apply(&game, &st, seat, Action::Roll);
+        st = apply(&game, &st, seat, Action::EndMovement);
+        let last_round = st.round;
+        st = apply(&game, &st, seat, Action::EndTurn);
+        turns += 1;
+        if game.status(&st).is_finished() {
+            assert_eq!(last_round, 20);
+        }
+    }
+    assert_eq!(turns, 40, "20 rounds of two turns");
 }
 
 #[test]
 fn hr_3_the_bank_has_unlimited_money() {
+    // The bank holds no purse: in a real game it pays out more than all the money in play.
+    // Two companies start with 100 each (200 in play); one sells its whole fleet for 225.
     let game = g();
-    let mut st = blank(&game, 2);
-    st.players[0].cash = 0;
-    for _ in 0..6 {
-        let id = ship_at(&game, &mut st, 0, "LON");
-        st = apply(&game, &st, 0, Action::SellShip { ship: id });
+    let mut st = started(&game, 2, &Options::default());
+    let p = st.current;
+    let q = 1 - p;
+    let in_play: u32 = st.players.iter().map(|pl| pl.cash).sum();
+    assert_eq!(in_play, 200);
+    let fleet: Vec<u32> = st.ships_of(p).map(|s| s.id).collect();
+    assert_eq!(fleet.len(), 3);
+    for id in fleet {
+        st = apply(&game, &st, p, Action::SellShip { ship: id });
     }
-    assert_eq!(st.players[0].cash, 450);
+    assert_eq!(st.players[p].cash, 325);
+    assert_eq!(st.players[q].cash, 100, "nobody else paid for it");
+    let now: u32 = st.players.iter().map(|pl| pl.cash).sum();
+    assert!(
+        now - in_play > in_play,
+        "the bank paid more than all money in play"
+    );
+    // The bank also keeps paying the other company, turn after turn.
+    st = apply(&game, &st, p, Action::Roll);
+    st = apply(&game, &st, p, Action::EndMovement);
+    st = apply(&game, &st, p, Action::EndTurn);
+    assert_eq!(st.current, q);
+    let fleet: Vec<u32> = st.ships_of(q).map(|s| s.id).collect();
+    for id in fleet {
+        st = apply(&game, &st, q, Action::SellShip { ship: id });
+    }
+    assert_eq!(st.players[q].cash, 325);
 }
 
 #[test]
@@ -870,9 +907,40 @@ fn hr_10_one_attack_per_field_and_four_column() {
         ),
         "already_attacked"
     );
-    let b = board(&game);
-    assert_eq!(b.attack_column(4), 3);
-    assert_eq!(b.attack_column(9), 3);
+    // Four or more attackers use the 4+ column: a 3 is a draw for four privateers (only a
+    // 2 loses) but a loss for three, and five privateers capture on a 7.
+    for (n, roll, lost, captured) in [
+        (4, 3, false, false),
+        (3, 3, true, false),
+        (5, 7, false, true),
+    ] {
+        let mut st = blank(&game, 2);
+        let ids: Vec<u32> = (0..n)
+            .map(|_| ship_at(&game, &mut st, 0, "L09:2"))
+            .collect();
+        for &i in &ids {
+            privateer(&mut st, i);
+        }
+        let m = ship_at(&game, &mut st, 1, "L09:2");
+        moving(&mut st, 10);
+        st.rng = rigged(&[roll]);
+        let st = apply(
+            &game,
+            &st,
+            0,
+            Action::Attack {
+                defender: 1,
+                ships: ids,
+            },
+        );
+        let what = format!("{n} privateers, roll {roll}");
+        assert_eq!(
+            matches!(st.pending, Some(Pending::ChooseLoss { .. })),
+            lost,
+            "{what}"
+        );
+        assert_eq!(st.ship(m).map(|s| s.owner) == Some(0), captured, "{what}");
+    }
 }
 
 #[test]
@@ -1505,7 +1573,46 @@ fn leak_offer_terms_only_reach_the_two_parties() {
 
 mod contract {
     use super::*;
-    use crate::engine::harness::{PlayoutConfig, check_many};
+    use crate::engine::harness::{PlayoutConfig, assert_resample_covers, check_many};
+
+    /// State fields everyone sees. Everything else (the chance deck order, the RNG, and the
+    /// terms of offers a viewer is not party to) must be varied by `resample_hidden`.
+    const PUBLIC: &[&str] = &[
+        "rules_version",
+        "seats",
+        "isthmus",
+        "rounds",
+        // Cash, home, known reefs, depots, home-city rolls: all on the open table.
+        "players",
+        // Ships with position, cargo, purchase price, privateer marker and turn flags.
+        "ships",
+        "next_ship",
+        "forts",
+        "home_order",
+        "first",
+        "round",
+        "current",
+        "phase",
+        "roll",
+        "dice",
+        // Cards already turned (the deck's content follows from them; its order does not).
+        "turned",
+        "active_card",
+        "arrivals",
+        "sales",
+        "attacked_fields",
+        "moving",
+        "pending",
+        // That an offer exists between two seats is public (its log entry is); its terms
+        // (`give`, `get`) are not.
+        "offers[].id",
+        "offers[].from",
+        "offers[].to",
+        "next_offer",
+        "next_load",
+        "early_winner",
+        "events",
+    ];
 
     fn cfg(deep: usize) -> PlayoutConfig {
         PlayoutConfig {
@@ -1523,6 +1630,8 @@ mod contract {
             "offers were made and logged privately"
         );
         assert!(s.resamples_that_changed_state > 0);
+        assert!(s.invariant_checks > s.actions, "the invariants ran");
+        assert_resample_covers(&s, PUBLIC);
     }
 
     #[test]

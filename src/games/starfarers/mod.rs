@@ -1,6 +1,7 @@
 //! The Starfarers of Catan (Klaus Teuber): production, trade, flight, colonies and alien
-//! friendship, with the authored content pack of `shared/rules/starfarers.md` (board, chips,
-//! costs, balls, encounter and friendship cards in `starfarers.toml`, validated at start).
+//! friendship. Rules as players read them: `RULES.md` here. The authored content pack (board,
+//! chips, costs, balls, encounter and friendship cards) is `starfarers.toml`, validated at
+//! start.
 //!
 //! Readings where the rules leave room (all documented on the actions too):
 //! * A flight follows the shortest route, or one through the player's `via` waypoints; every
@@ -16,6 +17,7 @@
 pub mod actions;
 mod actions_text;
 pub mod data;
+mod invariants;
 pub mod render;
 pub mod rules;
 pub mod state;
@@ -172,7 +174,21 @@ impl Game for Starfarers {
     }
 
     fn resample_hidden(&self, state: &State, viewer: Viewer, rng: &mut GameRng) -> State {
-        render::resample(state, viewer, rng)
+        render::resample(&self.data, state, viewer, rng)
+    }
+
+    fn check_invariants(&self, state: &State) -> Result<(), String> {
+        invariants::check_state(&self.data, state)
+    }
+
+    fn check_step(
+        &self,
+        before: &State,
+        seat: Seat,
+        action: &Action,
+        after: &State,
+    ) -> Result<(), String> {
+        invariants::check_transition(&self.data, before, seat, action, after)
     }
 
     fn check_data(&self) -> Result<(), String> {

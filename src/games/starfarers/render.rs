@@ -645,7 +645,7 @@ pub fn render(d: &Data, s: &State, viewer: Viewer) -> String {
 }
 
 /// Another state the viewer cannot tell from `s` (see `Game::resample_hidden`).
-pub fn resample(s: &State, viewer: Viewer, rng: &mut GameRng) -> State {
+pub fn resample(d: &Data, s: &State, viewer: Viewer, rng: &mut GameRng) -> State {
     let mut t = s.clone();
     let me = viewer.seat();
     // Other hands: same counts, new contents (an offer the viewer knows stays payable).
@@ -695,13 +695,78 @@ pub fn resample(s: &State, viewer: Viewer, rng: &mut GameRng) -> State {
     if let Some(part) = t.deck.get_mut(..unknown) {
         rng.shuffle(part);
     }
-    // A third party does not know the offer's terms.
+    // A third party does not know the offer's terms: any cards the offerer now holds
+    // (at least one) for any one or two cards.
     if let Some(o) = &mut t.offer
         && me != Some(o.from)
         && me != Some(o.to)
     {
+        let held = t.players.get(o.from).map_or(0, |p| p.hand.total());
+        let mut give = Resources::default();
+        if let Some(p) = t.players.get(o.from) {
+            let want = 1 + rng.below(held.clamp(1, 3) as usize) as u32;
+            for r in Resource::ALL {
+                let take = p.hand.get(r).min(want - give.total());
+                *give.slot(r) = take;
+            }
+        }
+        if give.is_empty() {
+            give = Resources::one(Resource::ALL[rng.below(5)], 1);
+        }
+        o.give = give;
         o.get = Resources::one(Resource::ALL[rng.below(5)], 1 + rng.below(2) as u32);
     }
+    resample_private_log(d, &mut t, me, rng);
     t.rng = rng.fork();
     t
+}
+
+/// The fuller texts of log lines the viewer may not read, rewritten to match another
+/// choice of what they hide: peeks name the (resampled) chips, a robbery another card, an
+/// offer other terms.
+fn resample_private_log(d: &Data, t: &mut State, me: Option<Seat>, rng: &mut GameRng) {
+    let planets = t.planets.clone();
+    // Only the newest offer line can be the pending offer.
+    let mut pending = t.offer.clone();
+    for e in t.log.iter_mut().rev() {
+        let terms = if e.text.ends_with(" a trade offer") {
+            pending.take()
+        } else {
+            None
+        };
+        let Some((seen, text)) = &mut e.private else {
+            continue;
+        };
+        if me.is_some_and(|v| seen.contains(&v)) {
+            continue;
+        }
+        let public = &e.text;
+        if let Some((who, names)) = public.split_once(" peeks at ") {
+            let vals: Vec<String> = names
+                .split(", ")
+                .map(|n| {
+                    let chip = d
+                        .planets
+                        .iter()
+                        .position(|p| p.name == n)
+                        .and_then(|i| planets.get(i)?.chip);
+                    format!("{n}: {}", chip.map_or("?".into(), |c| c.describe()))
+                })
+                .collect();
+            *text = format!("{who} peeks at {}", vals.join(", "));
+        } else if let Some((who, victim)) = public.split_once(" draws a random card from ") {
+            let r = Resource::ALL[rng.below(5)];
+            *text = format!("{who} draws 1 {} from {victim}", r.name());
+        } else if let Some(parties) = public.strip_suffix(" a trade offer") {
+            let (give, get) = match terms {
+                Some(o) => (o.give, o.get),
+                None => (
+                    Resources::one(Resource::ALL[rng.below(5)], 1),
+                    Resources::one(Resource::ALL[rng.below(5)], 1),
+                ),
+            };
+            let parties = parties.replacen(" makes ", " offers ", 1);
+            *text = format!("{parties} {} for {}", give.describe(), get.describe());
+        }
+    }
 }

@@ -170,6 +170,9 @@ pub struct State {
     /// Turns started so far (1 = the first turn).
     pub turn: u32,
     pub phase: Phase,
+    /// The pending offer. Left out of the serialised state when there is none, so that
+    /// "no offer" is not a field of its own next to the offer's hidden terms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offer: Option<Offer>,
     pub dice: Option<(u8, u8)>,
     pub balls: Vec<usize>,

@@ -1,13 +1,14 @@
 use super::data::{Chip, Resource, Resources};
 use super::state::{Phase, Ship, ShipKind};
 use super::*;
-use crate::engine::harness::{PlayoutConfig, check_many, random_playout};
+use crate::engine::harness::{PlayoutConfig, assert_resample_covers, check_many, random_playout};
 use crate::engine::{
     Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer, Visibility,
 };
 
 mod examples;
 mod house_rules;
+mod invariant_checks;
 mod leaks;
 
 pub(super) fn game() -> Starfarers {
@@ -173,6 +174,72 @@ impl Game for Strict {
     }
 }
 
+/// State fields everyone sees. Everything else must be varied by `resample_hidden`: other
+/// hands, face-down chips a viewer has not seen, the reserve pile and the unknown part of the
+/// encounter deck, a pending offer's terms (for third parties), the fuller texts of private
+/// log lines (peeked values, robbed cards, offer terms), and the RNG.
+const PUBLIC: &[&str] = &[
+    "options",
+    "seats",
+    // Mothership, fame, kept chips and friendship cards lie open; hands do not.
+    "players[].boosters",
+    "players[].cannons",
+    "players[].freight_rings",
+    "players[].fame",
+    "players[].pirates",
+    "players[].ice",
+    // Whether a chip is face up, came from the reserve, and who has looked at it.
+    "planets[].revealed",
+    "deck_known_bottom",
+    "discard",
+    "buildings",
+    "stations",
+    "ships",
+    "next_ship",
+    "card_owner",
+    "token",
+    "current",
+    "turn",
+    "phase",
+    "dice",
+    "balls",
+    "speed",
+    "warp_available",
+    "winner",
+    // The public text of every log line, and who may read its fuller text.
+    "log[].text",
+    "log[].private[][]",
+];
+
+/// Public fields that are left out of the serialised state while empty or false (so a
+/// short playout may never show them): friendship cards, the once-per-turn card flags,
+/// reserve-born chips, who has looked at a chip, and who offers to whom (the log says so;
+/// the terms are not public).
+const PUBLIC_WHEN_PRESENT: &[&str] = &[
+    "players[].cards",
+    "players[].broker_used",
+    "players[].patronage_used",
+    "planets[].from_reserve",
+    "planets[].seen_by",
+    "offer.from",
+    "offer.to",
+];
+
+/// `assert_resample_covers` with `PUBLIC` and those of `PUBLIC_WHEN_PRESENT` the playouts
+/// met (the harness refuses a declared field that never occurs, to catch typos).
+fn assert_covers(stats: &crate::engine::harness::PlayoutStats) {
+    let met = |pre: &str| {
+        stats.state_paths.iter().any(|p| {
+            p == pre
+                || p.strip_prefix(pre)
+                    .is_some_and(|rest| rest.starts_with(['.', '[', '{']))
+        })
+    };
+    let mut public = PUBLIC.to_vec();
+    public.extend(PUBLIC_WHEN_PRESENT.iter().copied().filter(|p| met(p)));
+    assert_resample_covers(stats, &public);
+}
+
 fn cfg(deep_every: usize) -> PlayoutConfig {
     PlayoutConfig {
         deep_every,
@@ -189,6 +256,10 @@ fn contract_deep_3p_and_4p() {
     let a = check_many(&g, &o, 3, 5, 1, &cfg(1));
     let b = check_many(&g, &o, 4, 5, 100, &cfg(1));
     eprintln!("{a:?}\n{b:?}");
+    let mut all = a.clone();
+    all.merge(b.clone());
+    assert_covers(&all);
+    assert!(all.invariant_checks > all.actions, "the invariants ran");
     // The game itself (offers beyond the list allowed) passes too.
     let c = check_many(&game(), &o, 4, 2, 300, &cfg(1));
     assert!(c.views_checked > 0);
@@ -205,6 +276,7 @@ fn contract_many_3p() {
     let t = std::time::Instant::now();
     let a = check_many(&g, &o, 3, 250, 1000, &cfg(DEEP));
     eprintln!("3p {a:?} {:?}", t.elapsed());
+    assert_covers(&a);
     assert!(a.views_checked > 0 && a.private_log_entries > 0);
 }
 
@@ -217,6 +289,7 @@ fn contract_many_4p() {
     let t = std::time::Instant::now();
     let a = check_many(&g, &o, 4, 250, 5000, &cfg(DEEP));
     eprintln!("4p {a:?} {:?}", t.elapsed());
+    assert_covers(&a);
     assert!(a.views_checked > 0 && a.private_log_entries > 0);
 }
 
