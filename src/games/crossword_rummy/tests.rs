@@ -2026,3 +2026,32 @@ fn invariants_catch_a_wrong_score_and_a_bad_step() {
     after.bag.sort_unstable();
     assert!(invariants::check_step(&before, 0, &Action::DrawBag, &after).is_err());
 }
+
+#[test]
+fn generator_offers_chains_and_crossings_and_each_is_accepted() {
+    let g = CrosswordRummy;
+    let s = hand_state(
+        2,
+        &[("R4", 0, 0), ("R5", 1, 0), ("R6", 2, 0)],
+        &[&["R7", "R8", "Y5", "B5", "G1"], &["G9"]],
+        &[true, true],
+        0,
+    );
+    let legal = g.legal_actions(&s, 0);
+    let texts: Vec<String> = legal.iter().map(|a| g.describe_action(&s, 0, a)).collect();
+    // A chain: R7 then R8 at the run's right end.
+    assert!(
+        texts.contains(&"meld: lay R7 (3,0), R8 (4,0)".to_string()),
+        "{texts:?}"
+    );
+    // A crossing: a column of fives through the table's R5.
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("Y5 (1,") && t.contains("B5 (1,")),
+        "{texts:?}"
+    );
+    for a in &legal {
+        assert!(g.apply(&s, 0, a).is_ok(), "{a:?}");
+    }
+}
