@@ -240,6 +240,7 @@ impl CrosswordRummy {
                     rack: state.racks.get(seat).map_or(&[][..], |r| &r[..]),
                     opened: &state.opened,
                     mover: seat,
+                    rules_version: state.rules_version,
                 };
                 let accepted = validate_table(&ctx, table)?;
                 for &t in &accepted.new_tiles {

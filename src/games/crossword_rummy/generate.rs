@@ -1,12 +1,14 @@
 //! The bounded meld generator behind `legal_actions`: every sequence or run the rack can
-//! lay as a new group (where a new group is allowed), and every single-tile extension of a
-//! line end. The full meld space is much larger (any rearrangement); `apply` accepts it all.
+//! lay as a new group (where a new group is allowed), every single-tile extension of a
+//! line end, a few longer extensions (one line end extended tile by tile), and pairs of rack
+//! tiles crossing a table tile at right angles (a new line of 3 through it, crossword
+//! style). The full meld space is much larger (any rearrangement); `apply` accepts it all.
 
 use std::collections::BTreeMap;
 
 use super::data::{Face, Rules, Tile};
 use super::state::{Placed, Placement, State};
-use super::validate::{LineKind, count_groups, line_kind};
+use super::validate::{LineKind, MeldContext, count_groups, line_kind, validate_table};
 use crate::engine::Seat;
 
 /// One copy per face from a rack, in tile order (copies of one face give the same melds).
@@ -36,7 +38,173 @@ pub fn meld_placements(state: &State, seat: Seat) -> Vec<Vec<Placed>> {
         out.extend(openings(state, &faces));
     }
     if opened {
-        out.extend(extensions(state, &faces).into_iter().map(|p| vec![p]));
+        let singles = extensions(state, &faces);
+        let mut longer = chains(state, seat, &singles);
+        longer.extend(crossings(state, seat, &faces));
+        out.extend(singles.into_iter().map(|p| vec![p]));
+        // A chain and a crossing may lay the same tiles on the same cells: offer it once
+        // (descriptions must be unique).
+        let mut seen: std::collections::BTreeSet<Vec<Placed>> = std::collections::BTreeSet::new();
+        for m in longer {
+            let mut key = m.clone();
+            key.sort_unstable();
+            if seen.insert(key) {
+                out.push(m);
+            }
+        }
+    }
+    out
+}
+
+/// Multi-tile melds are offered at most this many times per turn (the list is a sample;
+/// emails number every entry).
+const MAX_LONGER: usize = 12;
+
+/// Whether the current table plus `new` is a meld `seat` may submit (the validator decides,
+/// so a generated multi-tile meld is never refused).
+fn accepted(state: &State, seat: Seat, new: &[Placed]) -> bool {
+    let ctx = MeldContext {
+        rules: &state.rules,
+        players: state.seats,
+        table: &state.table,
+        rack: state.racks.get(seat).map_or(&[][..], |r| &r[..]),
+        opened: &state.opened,
+        mover: seat,
+        rules_version: state.rules_version,
+    };
+    validate_table(&ctx, &full_table(state, new)).is_ok()
+}
+
+/// Extends a line end tile by tile: from each single extension, keep adding the first
+/// extension that the grown table allows, while the rack has one.
+fn chains(state: &State, seat: Seat, singles: &[Placed]) -> Vec<Vec<Placed>> {
+    let mut out: Vec<Vec<Placed>> = Vec::new();
+    for &first in singles {
+        if out.len() >= MAX_LONGER {
+            break;
+        }
+        let mut laid = vec![first];
+        loop {
+            let grown: Vec<Placed> = state.table.iter().chain(laid.iter()).copied().collect();
+            let rack: Vec<Tile> = state
+                .racks
+                .get(seat)
+                .map_or(Vec::new(), |r| r.clone())
+                .into_iter()
+                .filter(|t| !laid.iter().any(|p| p.tile == *t))
+                .collect();
+            let faces = distinct_faces(&state.rules, &rack);
+            let next = extensions_of(&state.rules, &grown, &faces)
+                .into_iter()
+                .find(|p| {
+                    // Continue the same line: the new tile touches the last one laid.
+                    let last = laid[laid.len() - 1];
+                    (p.x - last.x).abs() + (p.y - last.y).abs() == 1
+                });
+            match next {
+                Some(p) if laid.len() < 6 => laid.push(p),
+                _ => break,
+            }
+        }
+        if laid.len() >= 2 && accepted(state, seat, &laid) {
+            out.push(laid);
+        }
+    }
+    out
+}
+
+/// Two rack tiles laid at right angles through a table tile so the three form a sequence or
+/// a run, with the table tile at the start, the middle or the end.
+fn crossings(state: &State, seat: Seat, faces: &BTreeMap<Face, Tile>) -> Vec<Vec<Placed>> {
+    let rules = &state.rules;
+    let table_map: BTreeMap<(i32, i32), Tile> =
+        state.table.iter().map(|p| ((p.x, p.y), p.tile)).collect();
+    let taken: std::collections::BTreeSet<(i32, i32)> = table_map.keys().copied().collect();
+    let mut out: Vec<Vec<Placed>> = Vec::new();
+    for p in &state.table {
+        let Some(Face::Number { colour, value }) = rules.face(p.tile) else {
+            continue;
+        };
+        for dir in [(1, 0), (0, 1)] {
+            // The table tile's line must not already run this way.
+            if taken.contains(&(p.x - dir.0, p.y - dir.1))
+                || taken.contains(&(p.x + dir.0, p.y + dir.1))
+            {
+                continue;
+            }
+            for offsets in [[-2, -1], [-1, 1], [1, 2]] {
+                // Faces wanted at the two offsets: a rising run, a falling run, or the same
+                // value in two other colours.
+                let mut wants: Vec<[Face; 2]> = Vec::new();
+                for sign in [1i16, -1] {
+                    let v = |k: i32| value as i16 + sign * k as i16;
+                    let (a, b) = (v(offsets[0]), v(offsets[1]));
+                    if (1..=rules.max_value as i16).contains(&a)
+                        && (1..=rules.max_value as i16).contains(&b)
+                    {
+                        wants.push([
+                            Face::Number {
+                                colour,
+                                value: a as u8,
+                            },
+                            Face::Number {
+                                colour,
+                                value: b as u8,
+                            },
+                        ]);
+                    }
+                }
+                let colours = rules.colours.len() as u8;
+                for c1 in (0..colours).filter(|&c| c != colour) {
+                    for c2 in (0..colours).filter(|&c| c != colour && c != c1) {
+                        wants.push([
+                            Face::Number { colour: c1, value },
+                            Face::Number { colour: c2, value },
+                        ]);
+                    }
+                }
+                for [fa, fb] in wants {
+                    if out.len() >= MAX_LONGER {
+                        return out;
+                    }
+                    let (Some(&ta), Some(&tb)) = (faces.get(&fa), faces.get(&fb)) else {
+                        continue;
+                    };
+                    let at = |k: i32| (p.x + dir.0 * k, p.y + dir.1 * k);
+                    let (ca, cb) = (at(offsets[0]), at(offsets[1]));
+                    if taken.contains(&ca) || taken.contains(&cb) {
+                        continue;
+                    }
+                    // Cheap local check first (every line through a new tile legal); the
+                    // validator then confirms the few that pass.
+                    let mut map = table_map.clone();
+                    map.insert(ca, ta);
+                    map.insert(cb, tb);
+                    let local_ok = [(ca, ta), (cb, tb)].iter().all(|&(c, t)| {
+                        line_ok(rules, &line_through(&map, c, dir, t))
+                            && line_ok(rules, &line_through(&map, c, (dir.1, dir.0), t))
+                    });
+                    if !local_ok {
+                        continue;
+                    }
+                    let new = vec![
+                        Placed {
+                            tile: ta,
+                            x: ca.0,
+                            y: ca.1,
+                        },
+                        Placed {
+                            tile: tb,
+                            x: cb.0,
+                            y: cb.1,
+                        },
+                    ];
+                    if accepted(state, seat, &new) {
+                        out.push(new);
+                    }
+                }
+            }
+        }
     }
     out
 }
@@ -141,10 +309,12 @@ fn line_ok(rules: &Rules, tiles: &[Tile]) -> bool {
 
 /// Every single rack tile that legally extends the end of a line on the table.
 fn extensions(state: &State, faces: &BTreeMap<Face, Tile>) -> Vec<Placed> {
-    let rules = &state.rules;
+    extensions_of(&state.rules, &state.table, faces)
+}
+
+fn extensions_of(rules: &Rules, table: &[Placed], faces: &BTreeMap<Face, Tile>) -> Vec<Placed> {
     let lim = rules.coordinate_limit;
-    let map: BTreeMap<(i32, i32), Tile> =
-        state.table.iter().map(|p| ((p.x, p.y), p.tile)).collect();
+    let map: BTreeMap<(i32, i32), Tile> = table.iter().map(|p| ((p.x, p.y), p.tile)).collect();
     let mut found: BTreeMap<(Tile, i32, i32), ()> = BTreeMap::new();
     for dir in [(1, 0), (0, 1)] {
         for (&(x, y), _) in map.iter() {

@@ -4,9 +4,11 @@
 pub mod actions;
 pub mod data;
 pub mod generate;
+pub mod invariants;
 pub mod play;
 pub mod render;
 pub mod state;
+pub mod steer;
 pub mod validate;
 
 #[cfg(test)]
@@ -44,8 +46,12 @@ impl Game for CrosswordRummy {
             name: "Crossword Rummy",
             min_players,
             max_players,
-            rules_version: 1,
+            rules_version: state::RULES_VERSION,
         }
+    }
+
+    fn replays_rules_versions(&self) -> std::ops::RangeInclusive<u32> {
+        1..=state::RULES_VERSION
     }
 
     fn setup(
@@ -79,6 +85,7 @@ impl Game for CrosswordRummy {
             None => rng.below(seats),
         };
         let mut state = State {
+            rules_version: state::RULES_VERSION,
             rules,
             options: options.clone(),
             seats,
@@ -233,6 +240,23 @@ impl Game for CrosswordRummy {
                 *slot = theirs.clone();
             }
         }
+        // After a pass resolves, the viewer knows that its left-hand neighbour holds what
+        // the viewer passed it (`received` of that seat), until the neighbour lays them.
+        if let (Some(me), Phase::Turn) = (me, &state.phase) {
+            let left = (me + 1) % state.seats.max(1);
+            if left != me
+                && let (Some(given), Some(rack), Some(slot)) = (
+                    state.received.get(left),
+                    state.racks.get(left),
+                    pinned.get_mut(left),
+                )
+            {
+                slot.extend(given.iter().filter(|t| rack.contains(t)));
+            }
+        }
+        // The bag is kept sorted and drawn from at random, so its hidden part is its
+        // contents: they are pooled with the other racks' unknown tiles and dealt anew. A
+        // fresh RNG below then makes every later draw (bag, refill, draw_three) differ.
         let mut pool: Vec<Tile> = next.bag.clone();
         let mut hidden_count: Vec<usize> = vec![0; state.seats];
         for s in (0..state.seats).filter(|&s| Some(s) != me) {
@@ -262,7 +286,10 @@ impl Game for CrosswordRummy {
                 pick.sort_unstable();
                 *c = pick;
             }
-            if let Some(r) = next.received.get_mut(s) {
+            // What another seat received is hidden from the viewer unless the viewer gave it.
+            if (me.map(|m| (m + 1) % state.seats.max(1)) != Some(s))
+                && let Some(r) = next.received.get_mut(s)
+            {
                 r.clear();
             }
         }
@@ -274,5 +301,19 @@ impl Game for CrosswordRummy {
 
     fn check_data(&self) -> Result<(), String> {
         data::load().map(|_| ())
+    }
+
+    fn check_invariants(&self, state: &State) -> Result<(), String> {
+        invariants::check(state)
+    }
+
+    fn check_step(
+        &self,
+        before: &State,
+        seat: Seat,
+        action: &Action,
+        after: &State,
+    ) -> Result<(), String> {
+        invariants::check_step(before, seat, action, after)
     }
 }

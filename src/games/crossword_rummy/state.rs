@@ -118,8 +118,20 @@ pub struct GameRecord {
     pub racks: Vec<Vec<Tile>>,
 }
 
+/// The rules version new games start under. 2: no new group before everyone has opened,
+/// even when a merge in the same move keeps the group count (issue 18.4).
+pub const RULES_VERSION: u32 = 2;
+
+/// Snapshots from before the field existed were set up under version 1.
+fn rules_version_1() -> u32 {
+    1
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
+    /// The rules version this game was set up under; replays branch on it.
+    #[serde(default = "rules_version_1")]
+    pub rules_version: u32,
     /// The data-file numbers this game started with.
     pub rules: Rules,
     pub options: Options,

@@ -3,7 +3,44 @@
 
 use super::validate::codes as v;
 use super::*;
-use crate::engine::harness::{PlayoutConfig, check_many};
+use crate::engine::harness::{PlayoutConfig, assert_resample_covers, check_many};
+
+/// State fields everyone sees (digest 7), so `resample_hidden` keeps them. Hidden and
+/// resampled: the bag's contents (`bag[]`), other racks, other seats' `received`, the tiles
+/// chosen in a pending pass (`phase.chosen`), and the RNG.
+const PUBLIC: &[&str] = &[
+    "rules_version",
+    // The data-file numbers and the options.
+    "rules",
+    "options",
+    "seats",
+    // Face up: the open display and the table.
+    "display",
+    "table",
+    "opened",
+    "turn",
+    "starter",
+    "passes_in_row",
+    // Played action tiles leave the game face up.
+    "played_actions",
+    // Public event lines and series results (racks are revealed at a game's end).
+    "events",
+    "game_no",
+    "totals",
+    "history",
+    "phase.outcome",
+];
+
+/// Coverage of every hidden field. An empty bag serialises as the leaf `bag`: its size is
+/// public and there is nothing in it to vary, so that one leaf is dropped here rather than
+/// declaring `bag` public (which would also cover the hidden `bag[]`).
+fn assert_covers(mut stats: crate::engine::harness::PlayoutStats) {
+    stats.state_paths.remove("bag");
+    assert_resample_covers(&stats, PUBLIC);
+    for hidden in ["bag[]", "racks[][]", "rng.seed"] {
+        assert!(stats.varied_paths.contains(hidden), "{hidden} never varied");
+    }
+}
 
 // ---------------------------------------------------------------------------------------
 // Helpers: hand-made states.
@@ -134,6 +171,14 @@ fn contract(players: usize, deep: usize, shallow: usize, seed: u64) {
         ..PlayoutConfig::default()
     };
     let stats = check_many(&game, &Options::default(), players, deep, seed, &deep_cfg);
+    assert!(
+        stats
+            .varied_paths
+            .iter()
+            .any(|p| p.starts_with("phase.chosen")),
+        "pending passes were never resampled: {stats:?}"
+    );
+    assert_covers(stats.clone());
     assert!(
         stats.private_log_entries > 0,
         "no pass_two was resolved: {stats:?}"
@@ -1522,4 +1567,491 @@ fn action_and_options_schemas_describe_the_meld() {
         serde_json::from_str::<Options>(r#"{"turns":3}"#).is_err(),
         "unknown options are refused"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 18.4: no new group before everyone has opened, even when a merge keeps the count
+// (seed: "Ingen anden spiller må lægge endnu en gruppe ud på bordet, før alle spillere har
+// lagt deres første gruppe ud"). Rules version 2; version 1 games keep the old count rule.
+
+/// 3 players: A (seat 0) opened R4-R6, B (seat 1) opened R8-R10, C (seat 2) has not.
+fn merge_before_all_opened(version: u32) -> State {
+    let mut s = hand_state(
+        3,
+        &[
+            ("R4", 0, 0),
+            ("R5", 1, 0),
+            ("R6", 2, 0),
+            ("R8", 4, 0),
+            ("R9", 5, 0),
+            ("R10", 6, 0),
+        ],
+        &[
+            &["R7", "B11", "B12", "B13", "Y1"],
+            &["Y9", "Y8"],
+            &["G7", "G8", "G9", "R11", "B1", "B2", "B3", "Y5"],
+        ],
+        &[true, true, false],
+        0,
+    );
+    s.rules_version = version;
+    s
+}
+
+const MERGE_AND_NEW_GROUP: [(&str, i32, i32); 4] =
+    [("R7", 3, 0), ("B11", 0, 5), ("B12", 1, 5), ("B13", 2, 5)];
+
+#[test]
+fn issue_18_4_a_merge_does_not_free_a_slot_before_everyone_opened() {
+    let s = merge_before_all_opened(state::RULES_VERSION);
+    assert_eq!(validate::count_groups(&s.table), 2);
+    // R7 joins the two red runs (2 -> 1 group) and B11-B13 start a new one (back to 2).
+    let e = refused(
+        meld(&s, 0, with_new(&s, &MERGE_AND_NEW_GROUP)),
+        v::NOT_ALL_OPENED,
+    );
+    assert!(e.message.contains("even when a merge"), "{e}");
+    // The merge alone is fine.
+    let merged = meld(&s, 0, with_new(&s, &[("R7", 3, 0)])).unwrap();
+    assert_eq!(validate::count_groups(&merged.table), 1);
+}
+
+#[test]
+fn issue_18_4_splitting_a_group_while_merging_two_starts_a_group() {
+    // 3 players, C has not opened; 3 groups: a blue run and two red runs.
+    let mut s = hand_state(
+        3,
+        &[
+            ("B1", 0, 0),
+            ("B2", 1, 0),
+            ("B3", 2, 0),
+            ("B4", 3, 0),
+            ("B5", 4, 0),
+            ("B6", 5, 0),
+            ("R4", 0, 5),
+            ("R5", 1, 5),
+            ("R6", 2, 5),
+            ("R8", 4, 5),
+            ("R9", 5, 5),
+            ("R10", 6, 5),
+        ],
+        &[&["R7", "Y1"], &["Y9"], &["G1"]],
+        &[true, true, false],
+        0,
+    );
+    // R7 merges the red runs (3 -> 2) and B4-B6 move away from B1-B3 (2 -> 3): the count
+    // stays 3, but the split half is a further group.
+    let mut table = grid(&[
+        ("B1", 0, 0),
+        ("B2", 1, 0),
+        ("B3", 2, 0),
+        ("B4", 10, 0),
+        ("B5", 11, 0),
+        ("B6", 12, 0),
+        ("R7", 3, 5),
+    ]);
+    table.extend(grid(&[
+        ("R4", 0, 5),
+        ("R5", 1, 5),
+        ("R6", 2, 5),
+        ("R8", 4, 5),
+        ("R9", 5, 5),
+        ("R10", 6, 5),
+    ]));
+    refused(meld(&s, 0, table.clone()), v::NOT_ALL_OPENED);
+    s.rules_version = 1;
+    assert!(meld(&s, 0, table).is_ok(), "version 1 compared counts only");
+}
+
+#[test]
+fn issue_18_4_version_1_games_keep_the_count_rule() {
+    let s = merge_before_all_opened(1);
+    let next = meld(&s, 0, with_new(&s, &MERGE_AND_NEW_GROUP)).unwrap();
+    assert_eq!(validate::count_groups(&next.table), 2);
+    assert_eq!(next.rules_version, 1, "an old game stays on its rules");
+}
+
+#[test]
+fn issue_18_4_an_opener_may_not_use_a_merge_to_start_a_second_group() {
+    // C opens with G7-G9, merges the red runs with R7 and lays B1-B3 as a second new group.
+    let mut s = merge_before_all_opened(state::RULES_VERSION);
+    s.racks[2] = {
+        let r = s.rules.clone();
+        let mut v: Vec<Tile> = ["G7", "G8", "G9", "R7", "B1", "B2", "B3"]
+            .iter()
+            .map(|t| tile(&r, t))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    s.bag.retain(|t| !s.racks[2].contains(t));
+    s.bag.push(tile(&s.rules, "R11"));
+    s.bag.sort_unstable();
+    s.turn = 2;
+    let opening = [("G7", 0, 9), ("G8", 1, 9), ("G9", 2, 9)];
+    let second = [("B1", 0, 12), ("B2", 1, 12), ("B3", 2, 12)];
+    let mut all: Vec<(&str, i32, i32)> = vec![("R7", 3, 0)];
+    all.extend(opening);
+    all.extend(second);
+    // 2 groups -> merge to 1, plus 2 new = 3 <= 2 + 1: version 1 accepted this.
+    refused(meld(&s, 2, with_new(&s, &all)), v::TOO_MANY_NEW_GROUPS);
+    let mut old = s.clone();
+    old.rules_version = 1;
+    assert!(meld(&old, 2, with_new(&old, &all)).is_ok());
+    // Opening plus the merge is fine.
+    let mut ok: Vec<(&str, i32, i32)> = vec![("R7", 3, 0)];
+    ok.extend(opening);
+    let next = meld(&s, 2, with_new(&s, &ok)).unwrap();
+    assert!(next.opened[2]);
+}
+
+#[test]
+fn issue_18_4_new_games_record_version_2_and_old_snapshots_decode_as_version_1() {
+    let s = CrosswordRummy
+        .setup(&Options::default(), 3, GameRng::seed_from_u64(1))
+        .unwrap();
+    assert_eq!(s.rules_version, 2);
+    assert_eq!(CrosswordRummy.info().rules_version, 2);
+    assert_eq!(CrosswordRummy.replays_rules_versions(), 1..=2);
+    let mut v = serde_json::to_value(&s).unwrap();
+    v.as_object_mut().unwrap().remove("rules_version");
+    let old: State = serde_json::from_value(v).unwrap();
+    assert_eq!(old.rules_version, 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 18.8a: games won by emptying a rack. Uniform random play ends blocked; the steered
+// player (melds weighted by the tiles they lay) reaches rack-emptying wins.
+
+fn emptied_wins(players: usize, games: u64, steered: bool) -> usize {
+    use crate::engine::harness::random_playout_steered;
+    let steer: crate::engine::harness::Steer<'_, CrosswordRummy> = &steer::prefer_big_melds;
+    (0..games)
+        .filter(|&seed| {
+            let p = random_playout_steered(
+                &CrosswordRummy,
+                &Options::default(),
+                players,
+                seed,
+                20_000,
+                steered.then_some(steer),
+            )
+            .unwrap();
+            assert!(p.finished, "seed {seed} did not finish");
+            !p.state.history[0].blocked
+        })
+        .count()
+}
+
+#[test]
+fn issue_18_8a_steered_play_reaches_rack_emptying_wins() {
+    const N: u64 = 40;
+    let uniform = emptied_wins(2, N, false);
+    let steered = emptied_wins(2, N, true);
+    let steered_4p = emptied_wins(4, N / 2, true);
+    eprintln!(
+        "games won by an empty rack: uniform 2p {uniform}/{N}, steered 2p {steered}/{N}, steered 4p {steered_4p}/{}",
+        N / 2
+    );
+    // Measured (seeds fixed, so deterministic): uniform 2p 0/40, steered 2p 2/40, steered 4p
+    // 7/20. The bounds sit at the steered counts and above the uniform one.
+    assert!(steered >= 2, "steered 2p: {steered}/{N}");
+    assert!(
+        uniform < 2,
+        "uniform play got {uniform}/{N}: the bound proves nothing"
+    );
+    assert!(steered_4p >= 5, "steered 4p: {steered_4p}/{}", N / 2);
+}
+
+#[test]
+fn issue_18_8a_contract_holds_under_steered_play() {
+    use crate::engine::harness::check_many_steered;
+    let cfg = PlayoutConfig {
+        deep_every: 3,
+        ..PlayoutConfig::default()
+    };
+    for players in 2..=4 {
+        let stats = check_many_steered(
+            &CrosswordRummy,
+            &Options::default(),
+            players,
+            8,
+            50_000 + players as u64 * 100,
+            &cfg,
+            &steer::prefer_big_melds,
+        );
+        assert!(stats.invariant_checks > stats.actions);
+    }
+}
+
+#[test]
+fn issue_18_8a_scenario_a_game_won_by_emptying_a_rack() {
+    use crate::engine::harness::random_playout_steered;
+    // The first steered 3-player game that ends by an emptied rack, replayed action by action
+    // through `apply` as the server would.
+    let (seed, log) = (0..200u64)
+        .find_map(|seed| {
+            let p = random_playout_steered(
+                &CrosswordRummy,
+                &Options::default(),
+                3,
+                seed,
+                20_000,
+                Some(&steer::prefer_big_melds),
+            )
+            .ok()?;
+            (!p.state.history[0].blocked).then_some((seed, p.log))
+        })
+        .expect("a steered game won by an empty rack");
+    let mut s = CrosswordRummy
+        .setup(&Options::default(), 3, GameRng::seed_from_u64(seed))
+        .unwrap();
+    for (i, (seat, a)) in log.iter().enumerate() {
+        assert!(!CrosswordRummy.status(&s).is_finished(), "finished early");
+        invariants::check(&s).unwrap();
+        s = CrosswordRummy
+            .apply(&s, *seat, a)
+            .unwrap_or_else(|e| panic!("action {i}: {e}"));
+    }
+    let (last_seat, last) = log.last().unwrap();
+    assert!(matches!(last, Action::Meld { .. }), "won by a meld");
+    let rec = &s.history[0];
+    assert_eq!(rec.winners, vec![*last_seat]);
+    assert!(!rec.blocked && rec.racks[*last_seat].is_empty());
+    let Status::Finished(outcome) = CrosswordRummy.status(&s) else {
+        panic!("not finished")
+    };
+    assert_eq!(outcome.winners(), vec![*last_seat]);
+    for p in &outcome.ranking {
+        let expect: i64 = if p.seat == *last_seat {
+            0
+        } else {
+            rec.racks[p.seat].iter().map(|&t| s.rules.penalty(t)).sum()
+        };
+        assert_eq!(p.score, Some(expect));
+        assert!(p.seat == *last_seat || p.rank > 1);
+    }
+    assert!(outcome.summary.contains(&format!("Seat {}", last_seat + 1)));
+    let text = CrosswordRummy.render_text(&s, Viewer::Spectator);
+    assert!(!text.is_empty());
+    assert!(CrosswordRummy.legal_actions(&s, *last_seat).is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 12: resample_hidden varies every hidden field, consistently with what the viewer
+// knows.
+
+#[test]
+fn resample_keeps_tiles_the_viewer_passed_in_the_neighbours_rack() {
+    let s = hand_state(
+        3,
+        &[],
+        &[
+            &["P2", "R1", "R2", "R3"],
+            &["B1", "B2", "B3"],
+            &["G1", "G2", "G3"],
+        ],
+        &[false; 3],
+        0,
+    );
+    let mut s = s;
+    s.refill_display();
+    let g = CrosswordRummy;
+    let mut s = g
+        .apply(
+            &s,
+            0,
+            &Action::PlayAction {
+                tile: id("P2"),
+                target: None,
+            },
+        )
+        .unwrap();
+    for (seat, tiles) in [(0, ["R1", "R2"]), (1, ["B1", "B2"]), (2, ["G1", "G2"])] {
+        s = g
+            .apply(
+                &s,
+                seat,
+                &Action::PassTiles {
+                    tiles: tiles.iter().map(|t| id(t)).collect(),
+                },
+            )
+            .unwrap();
+    }
+    let (r1, r2) = (tile(&s.rules, "R1"), tile(&s.rules, "R2"));
+    assert!(s.racks[1].contains(&r1) && s.racks[1].contains(&r2));
+    let mut rng = GameRng::seed_from_u64(3);
+    let mut changed = false;
+    for _ in 0..30 {
+        let r = g.resample_hidden(&s, Viewer::Seat(0), &mut rng);
+        // Seat 0 gave R1 R2 to seat 1: any state seat 0 cannot tell apart has them there.
+        assert!(
+            r.racks[1].contains(&r1) && r.racks[1].contains(&r2),
+            "{:?}",
+            r.racks[1]
+        );
+        assert_eq!(r.racks[0], s.racks[0]);
+        changed |= r.racks[1] != s.racks[1];
+        invariants::check(&r).unwrap();
+    }
+    assert!(changed, "seat 1's third tile is hidden and must vary");
+}
+
+#[test]
+fn resample_makes_a_preview_unable_to_predict_a_bag_draw() {
+    // The server's email preview applies a move to a resampled state: the tile a seat would
+    // draw must depend on resampled hidden information, not on the real bag and RNG.
+    let g = CrosswordRummy;
+    let s = g
+        .setup(&Options::default(), 3, GameRng::seed_from_u64(77))
+        .unwrap();
+    let me = s.turn;
+    let real = g.apply(&s, me, &Action::DrawBag).unwrap();
+    let drawn = |after: &State| -> Vec<Tile> {
+        after.racks[me]
+            .iter()
+            .copied()
+            .filter(|t| !s.racks[me].contains(t))
+            .collect()
+    };
+    let real_tile = drawn(&real);
+    let mut rng = GameRng::seed_from_u64(5);
+    let mut tiles = std::collections::BTreeSet::new();
+    let mut same_as_real = 0;
+    for _ in 0..40 {
+        let r = g.resample_hidden(&s, Viewer::Seat(me), &mut rng);
+        assert_ne!(r.rng, s.rng, "the RNG is resampled");
+        assert_eq!(r.racks[me], s.racks[me]);
+        assert_eq!(r.display, s.display);
+        assert_eq!(r.bag.len(), s.bag.len());
+        let t = drawn(&g.apply(&r, me, &Action::DrawBag).unwrap());
+        same_as_real += usize::from(t == real_tile);
+        tiles.extend(t);
+    }
+    assert!(tiles.len() > 10, "previewed draws: {tiles:?}");
+    assert!(same_as_real < 10, "the preview predicts the real draw");
+}
+
+// ---------------------------------------------------------------------------------------
+// Invariants: each check can fail.
+
+fn midgame() -> State {
+    let p = crate::engine::harness::random_playout_steered(
+        &CrosswordRummy,
+        &Options::default(),
+        3,
+        11,
+        60,
+        Some(&steer::prefer_big_melds),
+    )
+    .unwrap();
+    assert!(!p.state.table.is_empty(), "no meld in 60 actions");
+    p.state
+}
+
+#[test]
+fn invariants_hold_in_play_and_catch_broken_states() {
+    let s = midgame();
+    invariants::check(&s).unwrap();
+    let broken = |f: &dyn Fn(&mut State), what: &str| {
+        let mut b = s.clone();
+        f(&mut b);
+        let e = invariants::check(&b).expect_err(what);
+        eprintln!("{what}: {e}");
+    };
+    broken(
+        &|b| {
+            b.bag.pop();
+        },
+        "a tile lost from the bag",
+    );
+    broken(
+        &|b| {
+            let t = b.bag[0];
+            b.racks[1].push(t);
+            b.racks[1].sort_unstable();
+        },
+        "a tile in the bag and a rack",
+    );
+    broken(
+        &|b| {
+            let t = b.racks[0].remove(0);
+            b.bag.push(t);
+        },
+        "the bag out of order",
+    );
+    broken(
+        &|b| {
+            b.table[0].y += 7;
+        },
+        "a table tile knocked out of its line",
+    );
+    broken(
+        &|b| {
+            b.table[1].x = b.table[0].x;
+            b.table[1].y = b.table[0].y;
+        },
+        "two tiles in one cell",
+    );
+    broken(
+        &|b| {
+            b.totals[0] = 5;
+        },
+        "a total without games",
+    );
+    broken(
+        &|b| {
+            b.game_no = 2;
+        },
+        "a game number ahead of the record",
+    );
+}
+
+#[test]
+fn invariants_catch_a_wrong_score_and_a_bad_step() {
+    let mut s = example_9_8(1);
+    s.refill_display();
+    let done = meld(&s, 0, with_new(&s, &[("R4", 3, 0)])).unwrap();
+    assert!(CrosswordRummy.status(&done).is_finished());
+    invariants::check(&done).unwrap();
+    let mut b = done.clone();
+    b.history[0].points[1] += 1;
+    b.totals[1] += 1;
+    assert!(invariants::check(&b).is_err(), "points not from the rack");
+    // A step that removes a table tile.
+    let before = midgame();
+    let mut after = before.clone();
+    let gone = after.table.remove(0);
+    after.bag.push(gone.tile);
+    after.bag.sort_unstable();
+    assert!(invariants::check_step(&before, 0, &Action::DrawBag, &after).is_err());
+}
+
+#[test]
+fn generator_offers_chains_and_crossings_and_each_is_accepted() {
+    let g = CrosswordRummy;
+    let s = hand_state(
+        2,
+        &[("R4", 0, 0), ("R5", 1, 0), ("R6", 2, 0)],
+        &[&["R7", "R8", "Y5", "B5", "G1"], &["G9"]],
+        &[true, true],
+        0,
+    );
+    let legal = g.legal_actions(&s, 0);
+    let texts: Vec<String> = legal.iter().map(|a| g.describe_action(&s, 0, a)).collect();
+    // A chain: R7 then R8 at the run's right end.
+    assert!(
+        texts.contains(&"meld: lay R7 (3,0), R8 (4,0)".to_string()),
+        "{texts:?}"
+    );
+    // A crossing: a column of fives through the table's R5.
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("Y5 (1,") && t.contains("B5 (1,")),
+        "{texts:?}"
+    );
+    for a in &legal {
+        assert!(g.apply(&s, 0, a).is_ok(), "{a:?}");
+    }
 }

@@ -49,6 +49,9 @@ pub struct MeldContext<'a> {
     pub rack: &'a [Tile],
     pub opened: &'a [bool],
     pub mover: Seat,
+    /// The rules version of the game (see `State::rules_version`): version 1 let a merge in
+    /// the same move hide a new group before everyone had opened (issue 18.4).
+    pub rules_version: u32,
 }
 
 /// An accepted meld.
@@ -200,6 +203,100 @@ fn analyse(grid: &[Placed]) -> Result<Analysis, (i32, i32)> {
         group_of,
         groups,
     })
+}
+
+/// How many groups of the new grid are new: groups that cannot each be traced back to a
+/// distinct group of the old table through a tile they share. A group made only of rack
+/// tiles is new; so is one half of a split group. A merge makes two old groups one, which
+/// frees no trace for another group (the largest matching decides).
+fn new_group_count(old_table: &[Placed], grid: &[Placed], analysis: &Analysis) -> usize {
+    let Ok(before) = analyse(old_table) else {
+        return analysis.groups;
+    };
+    // The old group of each tile id that was on the table.
+    let mut old_group: Vec<Option<usize>> = Vec::new();
+    for (i, p) in old_table.iter().enumerate() {
+        let t = p.tile.0 as usize;
+        if old_group.len() <= t {
+            old_group.resize(t + 1, None);
+        }
+        old_group[t] = before.group_of.get(i).copied();
+    }
+    // Which old groups each new group shares a tile with.
+    let mut links: Vec<Vec<usize>> = vec![Vec::new(); analysis.groups];
+    for (i, p) in grid.iter().enumerate() {
+        if let (Some(Some(g_old)), Some(g_new)) = (
+            old_group.get(p.tile.0 as usize),
+            analysis.group_of.get(i).copied(),
+        ) && let Some(l) = links.get_mut(g_new)
+            && !l.contains(g_old)
+        {
+            l.push(*g_old);
+        }
+    }
+    // Largest matching of new groups to old groups (Kuhn's augmenting paths; a handful of
+    // groups at most).
+    fn augment(
+        g: usize,
+        links: &[Vec<usize>],
+        seen: &mut [bool],
+        owner: &mut [Option<usize>],
+    ) -> bool {
+        for &o in &links[g] {
+            if seen[o] {
+                continue;
+            }
+            seen[o] = true;
+            if owner[o].is_none_or(|h| augment(h, links, seen, owner)) {
+                owner[o] = Some(g);
+                return true;
+            }
+        }
+        false
+    }
+    let mut owner: Vec<Option<usize>> = vec![None; before.groups];
+    let mut traced = 0;
+    for g in 0..analysis.groups {
+        let mut seen = vec![false; before.groups];
+        if augment(g, &links, &mut seen, &mut owner) {
+            traced += 1;
+        }
+    }
+    analysis.groups - traced
+}
+
+/// Why a table on record is not a valid crossword (for the invariant checks): two tiles in
+/// one cell, an action tile, a bad or short line, a lone tile, or too many groups.
+pub fn table_problem(rules: &Rules, players: usize, table: &[Placed]) -> Option<String> {
+    let analysis = match analyse(table) {
+        Ok(a) => a,
+        Err((x, y)) => return Some(format!("two tiles share the cell ({x},{y})")),
+    };
+    let mut covered = vec![false; table.len()];
+    for line in &analysis.lines {
+        let faces: Vec<Face> = line
+            .iter()
+            .filter_map(|&i| rules.face(table[i].tile))
+            .collect();
+        if faces.len() != line.len() {
+            return Some("a table tile is not a tile".into());
+        }
+        if let Err(why) = line_kind(rules, &faces) {
+            let at: Vec<(i32, i32)> = line.iter().map(|&i| (table[i].x, table[i].y)).collect();
+            return Some(format!("the line at {} is not legal: {why}", cells(&at)));
+        }
+        for &i in line {
+            covered[i] = true;
+        }
+    }
+    if let Some(i) = covered.iter().position(|c| !c) {
+        return Some(format!(
+            "the tile at ({},{}) is in no line",
+            table[i].x, table[i].y
+        ));
+    }
+    let max = rules.max_groups(players);
+    (analysis.groups > max).then(|| format!("{} groups, at most {max}", analysis.groups))
 }
 
 /// Number of groups on a (valid) table.
@@ -444,23 +541,38 @@ pub fn validate_table(
                 ),
             ));
         }
-        if groups_after > groups_before + 1 {
+        // Version 2 (issue 18.4): only the opening group itself may be new, even when a
+        // merge keeps the count down. Version 1 compared the counts only.
+        let too_many = if ctx.rules_version >= 2 {
+            new_group_count(ctx.table, &grid, &analysis) > 1
+        } else {
+            groups_after > groups_before + 1
+        };
+        if too_many {
             return Err(refuse(
                 codes::TOO_MANY_NEW_GROUPS,
                 "V5 opening",
                 format!(
-                    "an opening meld may start only one group: {groups_before} groups before, {groups_after} after ({})",
+                    "an opening meld may start only the opening group, and a merge frees no slot before everyone has opened: {groups_before} groups before, {groups_after} after ({})",
                     group_cells()
                 ),
             ));
         }
         opens = true;
-    } else if !all_opened && groups_after > groups_before {
+    } else if !all_opened
+        && if ctx.rules_version >= 2 {
+            // Seed: nobody lays a further group until everyone has opened. A merge in the
+            // same move does not free a slot for one (issue 18.4); version 1 let it.
+            new_group_count(ctx.table, &grid, &analysis) > 0
+        } else {
+            groups_after > groups_before
+        }
+    {
         return Err(refuse(
             codes::NOT_ALL_OPENED,
             "V5 groups",
             format!(
-                "no further group may start until every player has opened: {groups_before} groups before, {groups_after} after ({})",
+                "no further group may start until every player has opened, even when a merge keeps the count: {groups_before} groups before, {groups_after} after ({})",
                 group_cells()
             ),
         ));
@@ -506,6 +618,7 @@ impl BenchFixture {
             rack: &self.rack,
             opened: &self.opened,
             mover: 0,
+            rules_version: super::state::RULES_VERSION,
         }
     }
 }

@@ -3,6 +3,7 @@
 mod actions;
 mod board;
 mod data;
+mod invariants;
 mod jobs;
 mod render;
 mod rules;
@@ -215,14 +216,45 @@ impl Game for Sp4x {
         let mut out = st.clone();
         let me = viewer.seat();
         // Other hands and the deck between its visible top and the star are one hidden pool.
+        // A card the viewer lost to a thief this age is known to be in the thief's hand
+        // while the thief still holds such a card: it stays there.
+        let mut pinned: Vec<Vec<Card>> = vec![Vec::new(); out.players.len()];
+        if let Some(m) = me {
+            for r in st
+                .steals
+                .iter()
+                .filter(|r| r.age == st.age && r.victim == m)
+            {
+                if r.thief == m {
+                    continue;
+                }
+                let (Some(hand), Some(pin)) = (st.players.get(r.thief), pinned.get_mut(r.thief))
+                else {
+                    continue;
+                };
+                let held = hand.hand.iter().filter(|&&c| c == r.card).count();
+                if pin.iter().filter(|&&c| c == r.card).count() < held {
+                    pin.push(r.card);
+                }
+            }
+        }
         let mut pool: Vec<Card> = Vec::new();
         let mut sizes = Vec::new();
         for (s, p) in out.players.iter_mut().enumerate() {
             if Some(s) == me {
                 sizes.push(0);
             } else {
-                sizes.push(p.hand.len());
-                pool.append(&mut p.hand);
+                let pin = pinned.get(s).map_or(&[][..], |v| &v[..]);
+                sizes.push(p.hand.len().saturating_sub(pin.len()));
+                let mut kept = pin.to_vec();
+                for c in p.hand.drain(..) {
+                    match kept.iter().position(|&k| k == c) {
+                        Some(i) => {
+                            kept.swap_remove(i);
+                        }
+                        None => pool.push(c),
+                    }
+                }
             }
         }
         let deck_mid = if out.deck.len() > 2 {
@@ -239,6 +271,7 @@ impl Game for Sp4x {
             }
             let k = sizes.get(s).copied().unwrap_or(0).min(pool.len());
             p.hand = pool.split_off(pool.len() - k);
+            p.hand.extend(pinned.get(s).map_or(&[][..], |v| &v[..]));
             p.hand.sort_unstable();
         }
         let tail = out.deck.split_off(out.deck.len().min(1));
@@ -272,5 +305,19 @@ impl Game for Sp4x {
 
     fn check_data(&self) -> Result<(), String> {
         data::data().map(|_| ())
+    }
+
+    fn check_invariants(&self, st: &State) -> Result<(), String> {
+        invariants::check(data::data()?, st)
+    }
+
+    fn check_step(
+        &self,
+        before: &State,
+        seat: Seat,
+        action: &Action,
+        after: &State,
+    ) -> Result<(), String> {
+        invariants::check_step(before, seat, action, after)
     }
 }

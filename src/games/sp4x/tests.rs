@@ -4,7 +4,38 @@ use super::board::{age_end_value, move_dests, network_score};
 use super::data::{FactionMode, data};
 use super::state::{Job, Road, Step, Tile, edge};
 use super::*;
-use crate::engine::harness::{PlayoutConfig, check_many, random_playout};
+use crate::engine::harness::{PlayoutConfig, assert_resample_covers, check_many, random_playout};
+
+/// State fields everyone sees, so `resample_hidden` keeps them. Hidden and resampled: other
+/// hands (`players[].hand`), the deck between its face-up top and the star, the tile stack
+/// below its face-up top, the card of a steal the viewer was not party to, and the RNG.
+const PUBLIC: &[&str] = &[
+    "seats", "age", "current", "step",
+    // The map: tiles, men, bases and roads are on the table.
+    "tiles", "roads", // Discarded pairs and shown cards lie face up.
+    "discard",
+    // The action being resolved: the shown card and its pending steps are public.
+    "frames", "events",
+];
+
+/// Coverage of every hidden field. An empty tile stack or steal list serialises as a bare
+/// leaf (`tile_stack`, `steals`): its size is public and there is nothing in it to vary,
+/// so those leaves are dropped rather than declaring the fields public (which would also
+/// cover the hidden `tile_stack[]` and `steals[].card`).
+fn assert_covers(mut stats: crate::engine::harness::PlayoutStats) {
+    stats.state_paths.remove("tile_stack");
+    stats.state_paths.remove("steals");
+    assert_resample_covers(&stats, PUBLIC);
+    for hidden in [
+        "players[].hand[]",
+        "deck[]",
+        "tile_stack[]",
+        "steals[].card",
+        "rng.seed",
+    ] {
+        assert!(stats.varied_paths.contains(hidden), "{hidden} never varied");
+    }
+}
 
 fn h(q: i32, r: i32) -> Hex {
     Hex::new(q, r)
@@ -1131,6 +1162,7 @@ fn contract_3_players() {
         ..PlayoutConfig::default()
     };
     let s = check_many(&Sp4x, &Options::default(), 3, 10, 1, &deep);
+    assert_covers(s.clone());
     assert!(s.resamples_that_changed_state > 0 && s.illegal_tried > 0);
     let light = PlayoutConfig {
         deep_every: 150,
@@ -1147,6 +1179,7 @@ fn contract_4_players() {
         ..PlayoutConfig::default()
     };
     let s = check_many(&Sp4x, &Options::default(), 4, 10, 1, &deep);
+    assert_covers(s.clone());
     assert!(s.resamples_that_changed_state > 0 && s.illegal_tried > 0);
     let light = PlayoutConfig {
         deep_every: 150,
@@ -1281,4 +1314,133 @@ fn fuzz_random_actions_never_panic() {
             st = Sp4x.apply(&st, *s, a).unwrap();
         }
     }
+}
+
+// ------------------------------------------------------------------ invariants
+
+fn midgame() -> State {
+    random_playout(&Sp4x, &Options::default(), 3, 21, 80)
+        .unwrap()
+        .state
+}
+
+#[test]
+fn invariants_hold_in_play_and_catch_broken_states() {
+    let d = super::data::data().unwrap();
+    let s = midgame();
+    super::invariants::check(d, &s).unwrap();
+    let broken = |f: &dyn Fn(&mut State), what: &str| {
+        let mut b = s.clone();
+        f(&mut b);
+        let e = super::invariants::check(d, &b).expect_err(what);
+        eprintln!("{what}: {e}");
+    };
+    broken(
+        &|b| {
+            b.players[0].hand.pop();
+        },
+        "a card lost from a hand",
+    );
+    broken(
+        &|b| {
+            b.deck.insert(0, Card::War);
+        },
+        "a card added to the deck",
+    );
+    broken(
+        &|b| {
+            b.deck.pop();
+        },
+        "the star lost",
+    );
+    broken(
+        &|b| {
+            b.tile_stack.pop();
+        },
+        "a map tile lost",
+    );
+    broken(
+        &|b| {
+            let h = b.tiles[1].hex;
+            b.tiles[2].hex = h;
+        },
+        "two tiles on one hex",
+    );
+    broken(
+        &|b| {
+            b.tiles[0].men[1] = 40;
+        },
+        "more men than the supply",
+    );
+    broken(
+        &|b| {
+            let r = b.roads[0];
+            b.roads.push(r);
+        },
+        "a road twice",
+    );
+    broken(
+        &|b| {
+            b.players[2].res[1] = 9;
+        },
+        "a resource beyond its track",
+    );
+}
+
+#[test]
+fn step_invariant_catches_a_free_payment() {
+    let s = midgame();
+    let seat = 0;
+    let mut before = s.clone();
+    before.players[seat].res = [0, 0, 0];
+    let after = before.clone();
+    let pay = Action::SpendFoodMan {
+        at: crate::engine::hex::Hex::new(0, 0),
+    };
+    assert!(super::invariants::check_step(&before, seat, &pay, &after).is_err());
+    before.players[seat].res = [0, 2, 0];
+    let mut after = before.clone();
+    after.players[seat].res = [0, 1, 0];
+    super::invariants::check_step(&before, seat, &pay, &after).unwrap();
+}
+
+// ------------------------------------------------------------------ resampling (issue 12)
+
+#[test]
+fn resample_keeps_a_stolen_card_in_the_thiefs_hand_for_the_victim() {
+    // Find a state where a card was just drawn from an opponent this age.
+    let (st, rec) = (0..60u64)
+        .find_map(|seed| {
+            let p = random_playout(&Sp4x, &Options::default(), 3, seed, 400).ok()?;
+            let mut s = Sp4x
+                .setup(&Options::default(), 3, GameRng::seed_from_u64(seed))
+                .ok()?;
+            for (seat, a) in &p.log {
+                s = Sp4x.apply(&s, *seat, a).ok()?;
+                if matches!(a, Action::DrawFrom { .. }) {
+                    let r = s.steals.last()?.clone();
+                    return Some((s, r));
+                }
+            }
+            None
+        })
+        .expect("a steal in random play");
+    let mut rng = GameRng::seed_from_u64(8);
+    let mut moved = false;
+    for _ in 0..40 {
+        let r = Sp4x.resample_hidden(&st, Viewer::Seat(rec.victim), &mut rng);
+        assert!(
+            r.players[rec.thief].hand.contains(&rec.card),
+            "the victim knows the thief holds {:?}",
+            rec.card
+        );
+        assert_eq!(r.players[rec.victim].hand, st.players[rec.victim].hand);
+        assert_eq!(
+            r.players[rec.thief].hand.len(),
+            st.players[rec.thief].hand.len()
+        );
+        super::invariants::check(data().unwrap(), &r).unwrap();
+        moved |= r.players[rec.thief].hand != st.players[rec.thief].hand;
+    }
+    assert!(moved, "the thief's other cards are still hidden");
 }
