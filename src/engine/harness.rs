@@ -138,6 +138,11 @@ fn leaves(v: &Value, path: &mut String, out: &mut BTreeMap<String, String>) {
                 path.truncate(len);
             }
         }
+        // An empty list is the same field as its elements (`bag[]`), so an empty bag
+        // counts as varied when bags vary, rather than as a field of its own.
+        Value::Array(_) => {
+            out.insert(format!("{path}[]"), "[]".into());
+        }
         leaf => {
             out.insert(path.clone(), leaf.to_string());
         }

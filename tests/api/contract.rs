@@ -224,3 +224,23 @@ fn etags_change_with_the_answer_and_if_match_guards_actions() {
     let r = post(Some("\"nonsense\""), json!({"action": action}));
     assert_eq!(assert_problem(r, "bad If-Match").0, 400);
 }
+
+#[test]
+fn the_readme_requests_play_a_move() {
+    let app = spawn_app();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/readme_requests.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .env("BASE", &app.address)
+        .output()
+        .expect("bash");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the README's requests failed (needs curl and jq): {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.starts_with("playing "), "{stdout}");
+    let last: Value = serde_json::from_str(&stdout[stdout.find('{').unwrap()..]).unwrap();
+    assert_eq!(last["version"], 1, "{stdout}");
+}
