@@ -204,14 +204,13 @@ pub fn check_step(
     }
     award(last.map(side_of), sc.last_capture);
     let lines = after.history.last().map(Vec::as_slice).unwrap_or(&[]);
-    for side in 0..sides {
+    for (side, &worth) in points.iter().enumerate() {
         let added = after.scores.get(side).copied().unwrap_or(0)
             - before.scores.get(side).copied().unwrap_or(0);
         let line = lines.get(side).map_or(i64::MIN, |l| l.points);
-        if added != points[side] || line != points[side] {
+        if added != worth || line != worth {
             return Err(format!(
-                "side {side} scored {added} (line {line}) but its cards are worth {}",
-                points[side]
+                "side {side} scored {added} (line {line}) but its cards are worth {worth}"
             ));
         }
     }
