@@ -206,6 +206,20 @@ pub fn apply(state: &State, seat: Seat, action: &Action) -> Result<State, RuleEr
                 ));
             }
             check_loose(state, cards)?;
+            // Rules version 2 (issue 18.6): when the played card alone is worth the value
+            // ("mere syv"), it is laid on one loose card of that value, not on a sum.
+            if state.rules_version >= 2
+                && p.tv(*card) == *value
+                && !cards.iter().any(|&c| p.tv(c) == *value)
+            {
+                return Err(err(
+                    "mere_needs_equal_card",
+                    format!(
+                        "{} alone is worth {value}: a \"mere\" build lays it on a loose card worth {value}, not on a sum",
+                        card.pretty()
+                    ),
+                ));
+            }
             let mut vals = vec![p.tv(*card)];
             vals.extend(cards.iter().map(|&c| p.tv(c)));
             if *value == 0 || partition(&vals, *value).is_none() {
@@ -477,8 +491,16 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Action> {
             for value in values {
                 let starts = subsets_summing(&tvs, value - tv);
                 let groups = subsets_summing(&tvs, value);
+                // A mere build (the card alone worth the value) needs a loose card of the
+                // value to lie on (rules version 2).
+                let needs_equal = state.rules_version >= 2 && tv == value;
+                let equal: u64 = tvs
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &v)| v == value)
+                    .fold(0, |m, (i, _)| m | (1u64 << i));
                 for mask in unions(&starts, &groups) {
-                    if mask != 0 {
+                    if mask != 0 && (!needs_equal || mask & equal != 0) {
                         out.push(Action::Build {
                             card,
                             value,

@@ -4,6 +4,7 @@
 mod actions;
 mod combos;
 mod data;
+mod invariants;
 mod render;
 mod scoring;
 mod state;
@@ -13,7 +14,7 @@ mod tests;
 pub use actions::Action;
 pub use data::Params;
 pub use render::View;
-pub use state::{Build, BuildKind, Item, Options, RoundLine, State};
+pub use state::{Build, BuildKind, CURRENT_RULES, FIRST_RULES, Item, Options, RoundLine, State};
 
 use crate::engine::{Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer};
 
@@ -35,8 +36,26 @@ impl Game for Kasino {
             name: "Kasino",
             min_players: 2,
             max_players: 4,
-            rules_version: 1,
+            rules_version: CURRENT_RULES,
         }
+    }
+
+    fn replays_rules_versions(&self) -> std::ops::RangeInclusive<u32> {
+        FIRST_RULES..=CURRENT_RULES
+    }
+
+    fn check_invariants(&self, state: &State) -> Result<(), String> {
+        invariants::check_state(state)
+    }
+
+    fn check_step(
+        &self,
+        before: &State,
+        seat: Seat,
+        action: &Action,
+        after: &State,
+    ) -> Result<(), String> {
+        invariants::check_step(before, seat, action, after)
     }
 
     fn setup(&self, options: &Options, seats: usize, rng: GameRng) -> Result<State, SetupError> {

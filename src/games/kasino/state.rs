@@ -61,8 +61,23 @@ pub struct RoundLine {
     pub points: i64,
 }
 
+/// Rules of games set up before the version was recorded in the state.
+pub const FIRST_RULES: u32 = 1;
+
+/// Rules of new games. Version 2 (issue 18.6): a "mere" build, where the played card alone
+/// is worth the build value, must lay it on a loose card of that value.
+pub const CURRENT_RULES: u32 = 2;
+
+/// The serde default of `State::rules_version`: snapshots without it are version 1.
+fn first_rules() -> u32 {
+    FIRST_RULES
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
+    /// The rules version the game was set up under (absent in version-1 snapshots).
+    #[serde(default = "first_rules")]
+    pub rules_version: u32,
     pub params: Params,
     pub options: Options,
     pub seats: usize,
@@ -118,6 +133,7 @@ impl State {
         let dealer = rng.below(seats);
         let sides = if options.teams { 2 } else { seats };
         let mut state = State {
+            rules_version: CURRENT_RULES,
             params,
             options: options.clone(),
             seats,

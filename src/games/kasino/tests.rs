@@ -1,10 +1,12 @@
 //! Contract runs, the digest's worked examples (9.x), one test per house rule (HR-n), edge
 //! cases and leak checks.
 
-use super::scoring::{SideTake, game_over, score_round};
+use super::scoring::{SideTake, score_round};
 use super::*;
 use crate::engine::cards::{Card, standard_deck};
-use crate::engine::harness::{PlayoutConfig, check_many, random_playout};
+use crate::engine::harness::{
+    PlayoutConfig, PlayoutStats, assert_resample_covers, check_many, random_playout,
+};
 
 const GAME: Kasino = Kasino;
 
@@ -105,6 +107,44 @@ fn loose_cards(st: &State) -> Vec<Card> {
 
 // ---------------------------------------------------------------- contract runs
 
+/// The harness records an empty array as a leaf of its own (`hands[]` for an empty hand,
+/// `stock` for an empty stock). An empty hidden container cannot be resampled (its size is
+/// public), so its empty leaf counts as covered when the container's elements were varied
+/// by resampling. Nothing else is dropped: every hidden card must still have been varied.
+fn without_empty_containers(stats: &PlayoutStats) -> PlayoutStats {
+    let mut s = stats.clone();
+    let varied = s.varied_paths.clone();
+    s.state_paths
+        .retain(|p| !varied.iter().any(|v| v.starts_with(&format!("{p}[]"))));
+    s
+}
+
+/// State fields everyone may see, so `resample_hidden` keeps them. The other hands, the
+/// stock order and the RNG are hidden and must be resampled.
+const PUBLIC: &[&str] = &[
+    "rules_version",
+    // The rule numbers of data.toml, copied into the state.
+    "params",
+    "options",
+    "seats",
+    "round",
+    "hand_no",
+    "dealer",
+    "turn",
+    "table",
+    // Capture piles lie face down, but every card in them was taken face up in a public
+    // capture (digest 7), so their contents are public knowledge.
+    "piles",
+    "sweeps",
+    "last_capturer",
+    "last_hand",
+    "built_last_turn",
+    "next_build_id",
+    "scores",
+    "history",
+    "finished",
+];
+
 #[test]
 fn contract_two_players_1000_playouts() {
     let opts = Options::default();
@@ -115,6 +155,8 @@ fn contract_two_players_1000_playouts() {
         ..PlayoutConfig::default()
     };
     let b = check_many(&GAME, &opts, 2, 750, 10_001, &light);
+    assert_resample_covers(&without_empty_containers(&a), PUBLIC);
+    assert!(a.invariant_checks > a.actions && b.invariant_checks > b.actions);
     assert!(a.actions + b.actions > 1000 * 100, "{a:?} {b:?}");
     assert!(a.illegal_tried > 0 && b.illegal_tried > 0);
     assert!(a.resamples_that_changed_state > 0);
@@ -129,6 +171,7 @@ fn contract_three_players() {
         ..PlayoutConfig::default()
     };
     let s = check_many(&GAME, &Options::default(), 3, 120, 20_001, &cfg);
+    assert_resample_covers(&without_empty_containers(&s), PUBLIC);
     assert!(s.views_checked > 0 && s.illegal_tried > 0);
 }
 
@@ -145,6 +188,7 @@ fn contract_four_players_alone_and_in_teams() {
         ..Options::default()
     };
     let t = check_many(&GAME, &teams, 4, 100, 40_001, &cfg);
+    assert_resample_covers(&without_empty_containers(&t), PUBLIC);
     assert!(t.views_checked > 0);
 }
 
@@ -612,36 +656,40 @@ fn ex_9_14_keep_rule_o3() {
     assert_eq!(refused(&o2, 0, trail("4C")), "must_capture");
 }
 
-#[test]
-fn ex_9_15_game_end_tie_then_winner() {
-    assert!(!game_over(&[22, 22, 15], 21));
-    assert!(game_over(&[25, 23, 17], 21));
-    assert!(!game_over(&[20, 19], 21));
-    let mut st = position(&["3C", "4C", "5C"], loose("9D"), 0);
-    st.scores = vec![25, 23, 17];
-    st.finished = true;
-    let o = st.outcome();
-    assert_eq!(o.winners(), vec![0]);
-    assert!(o.summary.contains("Seat 1 wins with 25"));
-}
-
 // ---------------------------------------------------------------- house rules
 
 #[test]
 fn hr_1_dual_values_hand_and_table() {
-    let p = Params::load().unwrap();
-    assert_eq!((p.cv(c("AH")), p.tv(c("AH"))), (14, 1));
-    assert_eq!((p.cv(c("2S")), p.tv(c("2S"))), (15, 2));
-    assert_eq!((p.cv(c("10D")), p.tv(c("10D"))), (16, 10));
-    assert_eq!((p.cv(c("2H")), p.tv(c("2H"))), (2, 2));
-    // ♠2 played onto the table counts 2: built with a 7 it makes 9.
+    // From hand an ace takes 14 (A + K), the ♠2 takes 15 (8 + 7), the ♦10 takes 16 (9 + 7);
+    // none of them takes its face value.
+    let st = position(
+        &["AH 2S 10D", "4D 5D"],
+        loose("AC KD 8C 7H 9S 7D 2H 10C"),
+        0,
+    );
+    let legal = GAME.legal_actions(&st, 0);
+    assert!(legal.contains(&capture("AH", "AC KD", &[])));
+    assert!(legal.contains(&capture("2S", "8C 7H", &[])));
+    assert!(legal.contains(&capture("10D", "9S 7D", &[])));
+    assert_eq!(refused(&st, 0, capture("2S", "2H", &[])), "bad_capture_sum");
+    assert_eq!(
+        refused(&st, 0, capture("10D", "10C", &[])),
+        "bad_capture_sum"
+    );
+    // On the table they count 1, 2 and 10: a 3 takes A + ♠2, a plain 10 the ♦10.
+    let st = position(&["3H 10C", "4D 5D"], loose("AC 2S 10D"), 0);
+    let legal = GAME.legal_actions(&st, 0);
+    assert!(legal.contains(&capture("3H", "AC 2S", &[])));
+    assert!(legal.contains(&capture("10C", "10D", &[])));
+    // Played onto the table the ♠2 counts 2: built with a 7 it makes 9.
     let st = position(&["2S 9H", "4D 5D"], loose("7C"), 0);
     let b = Action::Build {
         card: c("2S"),
         value: 9,
         cards: cards("7C"),
     };
-    assert!(GAME.legal_actions(&st, 0).contains(&b));
+    let next = play(&st, 0, b);
+    assert_eq!(next.owned_build(0).map(|b| b.value), Some(9));
 }
 
 #[test]
@@ -1071,7 +1119,8 @@ fn options_and_player_counts_are_validated() {
     assert!(Params::parse("[players]\nmin = 2").is_err());
     let broken = include_str!("data.toml").replace("later_hand = 4", "later_hand = 5");
     assert!(Params::parse(&broken).unwrap_err().contains("divide"));
-    assert_eq!(GAME.info().rules_version, 1);
+    assert_eq!(GAME.info().rules_version, 2);
+    assert_eq!(GAME.replays_rules_versions(), 1..=2);
 }
 
 // ---------------------------------------------------------------- hidden information
@@ -1150,4 +1199,187 @@ fn action_and_options_schemas_are_documented() {
     }
     let o = serde_json::to_string(&schemars::schema_for!(Options)).unwrap();
     assert!(o.contains("sweeps_cancel") && o.contains("teams") && o.contains("HR-10"));
+}
+
+// ---------------------------------------------------------------- issue 18
+
+/// Issue 18.6: a "mere" build (the played card alone worth N) lays the card on one loose
+/// card of value N, as the seed's "mere syv"; a 7 put on 3 + 4 is not a build.
+#[test]
+fn mere_build_lays_the_card_on_one_loose_card_of_its_value() {
+    let st = position(&["7H 7C 2D", "KD 3D"], loose("3C 4D 7S"), 0);
+    let on_combination = Action::Build {
+        card: c("7H"),
+        value: 7,
+        cards: cards("3C 4D"),
+    };
+    assert_eq!(refused(&st, 0, on_combination), "mere_needs_equal_card");
+    let legal = GAME.legal_actions(&st, 0);
+    let mere = Action::Build {
+        card: c("7H"),
+        value: 7,
+        cards: cards("7S"),
+    };
+    assert!(legal.contains(&mere), "{legal:?}");
+    // HR-8: a further group of 7 may join the mere build.
+    let with_group = Action::Build {
+        card: c("7H"),
+        value: 7,
+        cards: cards("3C 4D 7S"),
+    };
+    assert!(legal.contains(&with_group), "{legal:?}");
+    let next = play(&st, 0, with_group);
+    let b = next.owned_build(0).unwrap();
+    assert_eq!(
+        (b.value, b.kind, b.cards.len()),
+        (7, BuildKind::Multiple, 4)
+    );
+}
+
+/// A 2-player position in the last hand: `hands` still to play, the table empty, seat 0's
+/// and seat 1's capture piles as given and every other card in seat 2's (or seat 1's with
+/// two players) pile, seat 2 the last capturer.
+fn last_hand(st: &State, hands: &[&str], a: &str, b: &str) -> State {
+    let mut s = st.clone();
+    s.hands = hands.iter().map(|h| cards(h)).collect();
+    s.table.clear();
+    s.stock.clear();
+    s.last_hand = true;
+    s.turn = 0;
+    s.built_last_turn = vec![false; s.seats];
+    s.sweeps = vec![0; s.seats];
+    let (pa, pb) = (cards(a), cards(b));
+    let held = s.hands.concat();
+    let rest: Vec<Card> = standard_deck()
+        .into_iter()
+        .filter(|x| !pa.contains(x) && !pb.contains(x) && !held.contains(x))
+        .collect();
+    s.piles = vec![pa, pb, rest];
+    s.last_capturer = Some(2);
+    s
+}
+
+/// Example 9.15 played out: round 3 ends 22 / 22 / 15 (tie at the top: round 4), round 4
+/// ends 25 / 23 / 22 and the game is over, all by playing the last cards of each round.
+#[test]
+fn ex_9_15_game_end_tie_then_winner_by_play() {
+    let mut st = GAME
+        .setup(&Options::default(), 3, GameRng::seed_from_u64(4))
+        .unwrap();
+    st.round = 3;
+    st.scores = vec![18, 18, 12];
+    // A: ♦10 and two aces (4); B: most spades, ♠2 and an ace (4); C: most cards, the ace
+    // of spades and the last capture (3).
+    st = last_hand(
+        &st,
+        &["3C", "4C", "5C"],
+        "10D AH AD",
+        "2S 3S 4S 5S 6S 7S 8S 9S AC",
+    );
+    for seat in 0..3 {
+        assert!(!GAME.status(&st).is_finished());
+        st = play(&st, seat, trail(["3C", "4C", "5C"][seat]));
+    }
+    assert_eq!(st.scores, vec![22, 22, 15]);
+    assert_eq!(st.round, 4, "the top is tied: another round");
+    assert!(!GAME.status(&st).is_finished());
+    // Round 4: A ♦10 and an ace (3); B ♠2 (1); C the rest (7).
+    st = last_hand(&st, &["3C", "4C", "5C"], "10D AH", "2S");
+    for seat in 0..3 {
+        st = play(&st, seat, trail(["3C", "4C", "5C"][seat]));
+    }
+    assert_eq!(st.scores, vec![25, 23, 22]);
+    let Status::Finished(o) = GAME.status(&st) else {
+        panic!("the game must be over")
+    };
+    assert_eq!(o.winners(), vec![0]);
+    assert!(o.summary.contains("Seat 1 wins with 25"), "{}", o.summary);
+    assert_eq!(refused(&st, 0, trail("3C")), "game_over");
+}
+
+/// Issue 18.7: the invariants catch lost or duplicated cards and doctored scores.
+#[test]
+fn invariants_catch_broken_states() {
+    let st = GAME
+        .setup(&Options::default(), 3, GameRng::seed_from_u64(2))
+        .unwrap();
+    assert_eq!(GAME.check_invariants(&st), Ok(()));
+    let mut lost = st.clone();
+    lost.stock.pop();
+    assert!(GAME.check_invariants(&lost).unwrap_err().contains("52"));
+    let mut twice = st.clone();
+    let extra = twice.stock[0];
+    twice.piles[1].push(extra);
+    assert!(GAME.check_invariants(&twice).is_err());
+    let mut score = st.clone();
+    score.scores[2] += 1;
+    assert!(GAME.check_invariants(&score).unwrap_err().contains("score"));
+    let mut bad_build = position(
+        &["9H 4C", "KD 3D"],
+        vec![build(1, 9, BuildKind::Single, 0, "2C 6D")],
+        0,
+    );
+    assert!(
+        GAME.check_invariants(&bad_build)
+            .unwrap_err()
+            .contains("B1")
+    );
+    bad_build.table = vec![build(1, 8, BuildKind::Single, 0, "2C 6D")];
+    assert_eq!(GAME.check_invariants(&bad_build), Ok(()));
+}
+
+/// Issue 18.7: the points a round adds are recomputed from the captured cards.
+#[test]
+fn round_end_points_are_recomputed_in_check_step() {
+    let mut st = position(&["2H", "9C"], loose("4D 5C KH"), 0);
+    st.stock.clear();
+    st.last_hand = true;
+    let rest: Vec<Card> = standard_deck()
+        .into_iter()
+        .filter(|x| !cards("2H 9C 4D 5C KH").contains(x))
+        .collect();
+    st.piles = vec![rest[..20].to_vec(), rest[20..].to_vec()];
+    st.last_capturer = Some(0);
+    assert_eq!(GAME.check_invariants(&st), Ok(()));
+    let st = play(&st, 0, trail("2H"));
+    let a = capture("9C", "4D 5C", &[]);
+    let after = play(&st, 1, a.clone());
+    assert_eq!(after.history.len(), 1);
+    assert_eq!(GAME.check_invariants(&after), Ok(()));
+    assert_eq!(GAME.check_step(&st, 1, &a, &after), Ok(()));
+    // Points moved from one side to the other, consistently in scores and history: only
+    // the recomputation from the piles can tell.
+    let mut doctored = after.clone();
+    doctored.scores[0] += 1;
+    doctored.scores[1] -= 1;
+    doctored.history[0][0].points += 1;
+    doctored.history[0][1].points -= 1;
+    doctored.history[0][0].items.push(("aces".into(), 1));
+    doctored.history[0][1].items.push(("aces".into(), -1));
+    assert!(GAME.check_step(&st, 1, &a, &doctored).is_err());
+}
+
+/// A game set up under rules version 1 keeps the old build rule: a 7 could be built on
+/// 3 + 4 as a "mere" build.
+#[test]
+fn version_1_games_keep_the_old_mere_rule() {
+    let mut st = position(&["7H 7C 2D", "KD 3D"], loose("3C 4D 7S"), 0);
+    assert_eq!(st.rules_version, 2);
+    let on_combination = Action::Build {
+        card: c("7H"),
+        value: 7,
+        cards: cards("3C 4D"),
+    };
+    st.rules_version = 1;
+    assert!(GAME.legal_actions(&st, 0).contains(&on_combination));
+    let next = play(&st, 0, on_combination);
+    assert_eq!(
+        next.owned_build(0).map(|b| b.kind),
+        Some(BuildKind::Multiple)
+    );
+    // A snapshot from before the version was recorded decodes as version 1.
+    let mut json = serde_json::to_value(&st).unwrap();
+    json.as_object_mut().unwrap().remove("rules_version");
+    let old: State = serde_json::from_value(json).unwrap();
+    assert_eq!(old.rules_version, 1);
 }

@@ -57,7 +57,9 @@ pub enum Action {
         /// The track field (0 to 63) of the piece that moves back.
         from: u8,
     },
-    /// Play a seven split into parts that add up to 7, carried out in order.
+    /// Play a seven split into parts that add up to 7, carried out in order. Once the
+    /// own pieces are all home, later parts move the partner's pieces. Any order of a split
+    /// equivalent to a listed one (same end position) is accepted as that one.
     Seven {
         card: Card,
         /// The parts in the order they are carried out; each lands (and captures) before

@@ -4,7 +4,9 @@
 
 pub mod actions;
 pub mod data;
+mod invariants;
 pub mod moves;
+pub mod rules;
 pub mod state;
 pub mod view;
 
@@ -35,13 +37,13 @@ fn data_error(e: String) -> RuleError {
 
 /// Every legal play for the hand at position `p` (the discard exactly when nothing else).
 pub fn play_actions(d: &Data, st: &State, p: usize) -> Vec<Action> {
-    let c = st.controlled(p);
+    let r = st.rules();
     let mut out: Vec<Action> = st
         .hands
         .get(p)
         .map(|h| {
             h.iter()
-                .flat_map(|&card| moves::card_actions(d, &st.pieces, c, card))
+                .flat_map(|&card| moves::card_actions(d, r, &st.pieces, p, card))
                 .collect()
         })
         .unwrap_or_default();
@@ -52,7 +54,7 @@ pub fn play_actions(d: &Data, st: &State, p: usize) -> Vec<Action> {
 }
 
 /// Why a play that is not in the legal list is refused, in words for a person.
-fn diagnose(d: &Data, st: &State, p: usize, action: &Action, legal: &[Action]) -> RuleError {
+fn diagnose(d: &Data, st: &State, p: usize, action: &Action) -> RuleError {
     let hand = st.hands.get(p).cloned().unwrap_or_default();
     if let Action::Exchange { .. } = action {
         return RuleError::new("wrong_phase", "cards are exchanged only right after a deal");
@@ -88,17 +90,38 @@ fn diagnose(d: &Data, st: &State, p: usize, action: &Action, legal: &[Action]) -
         );
     }
     let mut pieces = st.pieces.clone();
-    match moves::perform(d, &mut pieces, st.controlled(p), action, &mut Vec::new()) {
+    match moves::perform(d, st.rules(), &mut pieces, p, action, &mut Vec::new()) {
         Err(e) => e,
-        Ok(()) => {
-            let hint = if legal.iter().any(|a| matches!(a, Action::Seven { .. })) {
-                "this split gives the same result as a listed one: submit the listed form"
-            } else {
-                "that move is not among the legal ones"
-            };
-            RuleError::new("not_listed", hint)
-        }
+        Ok(()) => RuleError::new("not_listed", "that move is not among the legal ones"),
     }
+}
+
+/// The listed seven that ends in the same position as `action`, a split of the same card
+/// in another order or with other parts (issue 18.3): equivalent splits are one play,
+/// carried out in the listed form so every order gives the same state and log.
+fn listed_equivalent(
+    d: &Data,
+    st: &State,
+    p: usize,
+    action: &Action,
+    legal: &[Action],
+) -> Option<Action> {
+    let Action::Seven { card, .. } = action else {
+        return None;
+    };
+    let r = st.rules();
+    let outcome = |a: &Action| {
+        let mut pieces = st.pieces.clone();
+        moves::perform(d, r, &mut pieces, p, a, &mut Vec::new())
+            .ok()
+            .map(|()| moves::key(&pieces, p))
+    };
+    let want = outcome(action)?;
+    legal
+        .iter()
+        .filter(|a| matches!(a, Action::Seven { card: c, .. } if c == card))
+        .find(|a| outcome(a) == Some(want))
+        .cloned()
 }
 
 impl Partners {
@@ -162,8 +185,12 @@ impl Game for Partners {
             name: "Partners",
             min_players: 2,
             max_players: 4,
-            rules_version: 1,
+            rules_version: rules::CURRENT,
         }
+    }
+
+    fn replays_rules_versions(&self) -> std::ops::RangeInclusive<u32> {
+        rules::FIRST..=rules::CURRENT
     }
 
     fn setup(&self, options: &Options, seats: usize, rng: GameRng) -> Result<State, SetupError> {
@@ -271,6 +298,7 @@ impl Game for Partners {
             if let Some(slot) = next.pending.get_mut(p) {
                 *slot = Some(*card);
             }
+            // Public: that a card was chosen, never which (issue 12).
             next.note(format!(
                 "{} chose a card for {}",
                 cap(d.colour(p)),
@@ -287,13 +315,19 @@ impl Game for Partners {
         // Only the named card's plays need listing (the discard needs them all).
         let legal = match action.card() {
             Some(card) if st.hands.get(p).is_some_and(|h| h.contains(&card)) => {
-                moves::card_actions(d, &st.pieces, st.controlled(p), card)
+                moves::card_actions(d, st.rules(), &st.pieces, p, card)
             }
             _ => play_actions(d, st, p),
         };
-        if !legal.contains(action) {
-            return Err(diagnose(d, st, p, action, &legal));
-        }
+        let normalised;
+        let action = if legal.contains(action) {
+            action
+        } else if let Some(listed) = listed_equivalent(d, st, p, action, &legal) {
+            normalised = listed;
+            &normalised
+        } else {
+            return Err(diagnose(d, st, p, action));
+        };
         let mut next = st.clone();
         let who = cap(d.colour(p));
         match action {
@@ -326,7 +360,7 @@ impl Game for Partners {
                 }
                 next.played.push(card);
                 let mut events = Vec::new();
-                moves::perform(d, &mut next.pieces, st.controlled(p), action, &mut events)?;
+                moves::perform(d, st.rules(), &mut next.pieces, p, action, &mut events)?;
                 next.note(format!(
                     "{who} plays {}: {}",
                     card.pretty(),
@@ -358,11 +392,20 @@ impl Game for Partners {
     fn action_visibility(&self, st: &State, seat: Seat, action: &Action) -> Visibility {
         match action {
             Action::Exchange { .. } => {
-                // The card is seen by the giver and the partner only (4.1, 7).
+                // The card is seen by the giver, and by the partner only if the partner has
+                // already chosen: the exchange is simultaneous and hidden (4.1, 7; issue 12).
+                // The entry of the first of two partners stays the giver's alone.
                 let mut seen_by: Vec<Seat> = st
                     .positions_of(seat)
                     .into_iter()
-                    .flat_map(|p| [st.controller(p), st.controller(State::partner(p))])
+                    .filter(|&p| st.pending.get(p).is_some_and(Option::is_none))
+                    .take(1)
+                    .filter(|&p| {
+                        st.pending
+                            .get(State::partner(p))
+                            .is_some_and(Option::is_some)
+                    })
+                    .map(|p| st.controller(State::partner(p)))
                     .collect();
                 seen_by.push(seat);
                 seen_by.sort_unstable();
@@ -398,7 +441,7 @@ impl Game for Partners {
                 let card = action.card().map_or_else(String::new, |c| c.pretty());
                 let mut pieces = st.pieces.clone();
                 let mut events = Vec::new();
-                match moves::perform(d, &mut pieces, st.controlled(p), action, &mut events) {
+                match moves::perform(d, st.rules(), &mut pieces, p, action, &mut events) {
                     Ok(()) => format!("{card}: {}", events.join(", ")),
                     Err(e) => format!("{card}: not possible ({})", e.message),
                 }
@@ -429,9 +472,7 @@ impl Game for Partners {
         let mut out = st.clone();
         let seat = viewer.seat();
         let sees_hand = |p: usize| seat == Some(st.controller(p));
-        let sees_exchange = |p: usize| {
-            seat.is_some_and(|s| s == st.controller(p) || s == st.controller(State::partner(p)))
-        };
+        let sees_exchange = |p: usize| st.sees_exchange_of(p, seat);
         let mut pool: Vec<Card> = std::mem::take(&mut out.deck);
         let mut fixed: Vec<Vec<Card>> = vec![Vec::new(); COLOURS];
         let mut sizes = [0usize; COLOURS];
@@ -440,8 +481,8 @@ impl Game for Partners {
                 continue;
             }
             let hand = out.hands.get_mut(p).map(std::mem::take).unwrap_or_default();
-            // The card the viewer's side gave this hand is known to still be in it.
-            let known = if sees_exchange(p) {
+            // The card the viewer gave this hand is known to still be in it.
+            let known = if sees_exchange(State::partner(p)) {
                 st.given.get(State::partner(p)).copied().flatten()
             } else {
                 None
@@ -500,6 +541,20 @@ impl Game for Partners {
         }
         out.rng = rng.fork();
         out
+    }
+
+    fn check_invariants(&self, st: &State) -> Result<(), String> {
+        invariants::check_state(data()?, st)
+    }
+
+    fn check_step(
+        &self,
+        before: &State,
+        _seat: Seat,
+        action: &Action,
+        after: &State,
+    ) -> Result<(), String> {
+        invariants::check_step(before, action, after)
     }
 
     fn check_data(&self) -> Result<(), String> {

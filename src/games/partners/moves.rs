@@ -5,6 +5,7 @@ use std::collections::HashSet;
 
 use super::actions::{Action, Part, Spot};
 use super::data::{COLOURS, Data};
+use super::rules::Rules;
 use super::state::{Loc, Piece};
 use super::view::cap;
 use crate::engine::RuleError;
@@ -46,7 +47,8 @@ pub fn loc_text(l: Loc) -> String {
     }
 }
 
-/// The colour and number of pieces on track field `f` (a field holds one colour at most).
+/// The colour and number of pieces on track field `f` (a field holds one colour at most:
+/// a piece landing on another colour knocks one of them out).
 pub fn occupant(pieces: &Pieces, f: u8) -> Option<(usize, usize)> {
     let mut found: Option<(usize, usize)> = None;
     for (c, ps) in pieces.iter().enumerate() {
@@ -80,17 +82,29 @@ fn piece_index(pieces: &Pieces, c: usize, loc: Loc) -> Option<usize> {
     pieces.get(c)?.iter().position(|p| p.loc == loc)
 }
 
-pub fn team_home(pieces: &Pieces, team: usize) -> bool {
-    [team, team + 2].iter().all(|&c| {
-        pieces
-            .get(c)
-            .is_some_and(|ps| ps.iter().all(|p| matches!(p.loc, Loc::Home(_))))
-    })
+pub fn colour_home(pieces: &Pieces, c: usize) -> bool {
+    pieces
+        .get(c)
+        .is_some_and(|ps| ps.iter().all(|p| matches!(p.loc, Loc::Home(_))))
 }
 
-/// The landing field must not hold a pair of the mover's own colour (a field holds at most
-/// two pieces: our reading of "doubled pair", see the report).
-fn check_landing(d: &Data, pieces: &Pieces, c: usize, f: u8) -> Result<(), Why> {
+pub fn team_home(pieces: &Pieces, team: usize) -> bool {
+    [team, team + 2].iter().all(|&c| colour_home(pieces, c))
+}
+
+/// The colour the hand of colour `p` moves: its own, or its partner's once its own pieces
+/// are all home (seed; digest 5.4).
+pub fn mover(pieces: &Pieces, p: usize) -> usize {
+    if colour_home(pieces, p) {
+        (p + 2) % COLOURS
+    } else {
+        p
+    }
+}
+
+/// The landing field must not be blocked; under rules version 1 it also must not hold a
+/// pair of the mover's own colour (version 2 dropped that invented limit, issue 18.2).
+fn check_landing(d: &Data, r: Rules, pieces: &Pieces, c: usize, f: u8) -> Result<(), Why> {
     if blocked_for(d, pieces, c, f) {
         return Err(refuse(
             "blocked",
@@ -98,7 +112,7 @@ fn check_landing(d: &Data, pieces: &Pieces, c: usize, f: u8) -> Result<(), Why> 
             u16::from(f),
         ));
     }
-    if occupant(pieces, f) == Some((c, 2)) {
+    if r.two_per_field() && occupant(pieces, f) == Some((c, 2)) {
         return Err(refuse(
             "own_pair_full",
             "field {} already holds a pair of your pieces",
@@ -112,6 +126,7 @@ fn check_landing(d: &Data, pieces: &Pieces, c: usize, f: u8) -> Result<(), Why> 
 /// `into_home` takes the branch into the home at the own start field (HR-3).
 pub fn walk_forward(
     d: &Data,
+    r: Rules,
     pieces: &Pieces,
     c: usize,
     from: Loc,
@@ -188,7 +203,7 @@ pub fn walk_forward(
                     }
                 }
                 let f = ((u16::from(pos) + u16::from(steps)) % u16::from(track)) as u8;
-                check_landing(d, pieces, c, f)?;
+                check_landing(d, r, pieces, c, f)?;
                 return Ok(Loc::Track(f));
             }
             // Track steps to reach the own start field; a piece that has not yet left it
@@ -238,7 +253,14 @@ pub fn walk_forward(
 }
 
 /// Where a backward move ends (never into home; home pieces are protected).
-pub fn walk_back(d: &Data, pieces: &Pieces, c: usize, from: u8, steps: u8) -> Result<u8, Why> {
+pub fn walk_back(
+    d: &Data,
+    r: Rules,
+    pieces: &Pieces,
+    c: usize,
+    from: u8,
+    steps: u8,
+) -> Result<u8, Why> {
     let track = u16::from(d.board.track_fields);
     if piece_index(pieces, c, Loc::Track(from)).is_none() {
         return Err(refuse(
@@ -258,11 +280,11 @@ pub fn walk_back(d: &Data, pieces: &Pieces, c: usize, from: u8, steps: u8) -> Re
         }
     }
     let f = ((u16::from(from) + track * 2 - u16::from(steps) % track) % track) as u8;
-    check_landing(d, pieces, c, f)?;
+    check_landing(d, r, pieces, c, f)?;
     Ok(f)
 }
 
-pub fn check_start(d: &Data, pieces: &Pieces, c: usize) -> Result<(), Why> {
+pub fn check_start(d: &Data, r: Rules, pieces: &Pieces, c: usize) -> Result<(), Why> {
     if piece_index(pieces, c, Loc::Circle).is_none() {
         return Err(refuse(
             "no_piece_in_circle",
@@ -271,7 +293,7 @@ pub fn check_start(d: &Data, pieces: &Pieces, c: usize) -> Result<(), Why> {
         ));
     }
     let f = d.start_field(c);
-    if occupant(pieces, f) == Some((c, 2)) {
+    if r.two_per_field() && occupant(pieces, f) == Some((c, 2)) {
         return Err(refuse(
             "own_pair_full",
             "your start field {} already holds a pair",
@@ -328,7 +350,7 @@ pub fn move_piece(
 }
 
 /// Puts piece `i` of colour `c` on field `f`: a single piece of another colour there goes
-/// back to its circle; a pair of another colour sends the mover back instead.
+/// back to its circle; two or more of another colour send the mover back instead.
 fn land(d: &Data, pieces: &mut Pieces, c: usize, i: usize, f: u8, events: &mut Vec<String>) {
     let before = occupant(pieces, f);
     let Some(p) = pieces.get_mut(c).and_then(|ps| ps.get_mut(i)) else {
@@ -340,7 +362,7 @@ fn land(d: &Data, pieces: &mut Pieces, c: usize, i: usize, f: u8, events: &mut V
     // any other move means it has left (HR-3).
     p.left_start = was != Loc::Circle;
     match before {
-        Some((e, 2)) if e != c => {
+        Some((e, n)) if e != c && n >= 2 => {
             p.loc = Loc::Circle;
             p.left_start = false;
             events.push(format!(
@@ -402,19 +424,21 @@ fn movable_spots(pieces: &Pieces, c: usize) -> Vec<Spot> {
     spots
 }
 
-/// Every legal play of `card` for colour `c` (the mover's team is `c % 2`).
-pub fn card_actions(d: &Data, pieces: &Pieces, c: usize, card: Card) -> Vec<Action> {
+/// Every legal play of `card` from the hand of colour `p` (which moves its own colour, or
+/// its partner's once its own are home).
+pub fn card_actions(d: &Data, r: Rules, pieces: &Pieces, p: usize, card: Card) -> Vec<Action> {
     let mut out = Vec::new();
     let Some(info) = d.card(card.rank) else {
         return out;
     };
-    if info.start && check_start(d, pieces, c).is_ok() {
+    let c = mover(pieces, p);
+    if info.start && check_start(d, r, pieces, c).is_ok() {
         out.push(Action::Start { card });
     }
     for &steps in &info.forward {
         for from in movable_spots(pieces, c) {
             for into_home in [false, true] {
-                if walk_forward(d, pieces, c, spot_loc(from), steps, into_home).is_ok() {
+                if walk_forward(d, r, pieces, c, spot_loc(from), steps, into_home).is_ok() {
                     out.push(Action::Forward {
                         card,
                         from,
@@ -428,14 +452,14 @@ pub fn card_actions(d: &Data, pieces: &Pieces, c: usize, card: Card) -> Vec<Acti
     if info.back > 0 {
         for from in movable_spots(pieces, c) {
             if let Spot::Track(f) = from
-                && walk_back(d, pieces, c, f, info.back).is_ok()
+                && walk_back(d, r, pieces, c, f, info.back).is_ok()
             {
                 out.push(Action::Back { card, from: f });
             }
         }
     }
     if info.split > 0 {
-        out.extend(seven_actions(d, pieces, c, card, info.split));
+        out.extend(seven_actions(d, r, pieces, p, card, info.split));
     }
     if info.swap {
         // One pass over the pieces: the single track pieces and their colours.
@@ -466,38 +490,42 @@ pub fn card_actions(d: &Data, pieces: &Pieces, c: usize, card: Card) -> Vec<Acti
     out
 }
 
-/// A compact key of a position reached inside a split: the mover's pieces as sorted
-/// (location, flag) codes of 9 bits, and which other pieces have been knocked out (other
-/// colours only ever change that way during a split). Needs at most 4 pieces per colour
-/// and a track of at most 200 fields (checked in `data.rs`).
-fn key(pieces: &Pieces, c: usize) -> u64 {
-    let mut own: Vec<u64> = pieces
-        .get(c)
-        .map(|ps| {
-            ps.iter()
-                .map(|p| {
-                    let l = match p.loc {
-                        Loc::Circle => 0,
-                        Loc::Track(f) => 1 + u64::from(f),
-                        Loc::Home(h) => 202 + u64::from(h),
-                    };
-                    l * 2 + u64::from(p.left_start)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    own.sort_unstable();
-    let mut k = 0u64;
-    for code in own {
-        k = (k << 9) | (code & 0x1ff);
+/// A compact key of a position reached inside a split: the pieces of the hand's team (both
+/// colours, since the rest of a seven may move the partner's) as sorted (location, flag)
+/// codes of 9 bits, and which opponent pieces have been knocked out (opponents only ever
+/// change that way during a split). Needs at most 4 pieces per colour and a track of at
+/// most 200 fields (checked in `data.rs`).
+pub fn key(pieces: &Pieces, p: usize) -> u128 {
+    let mut k = 0u128;
+    for c in [p % COLOURS, (p + 2) % COLOURS] {
+        let mut codes: Vec<u128> = pieces
+            .get(c)
+            .map(|ps| {
+                ps.iter()
+                    .map(|pc| {
+                        let l = match pc.loc {
+                            Loc::Circle => 0,
+                            Loc::Track(f) => 1 + u128::from(f),
+                            Loc::Home(h) => 202 + u128::from(h),
+                        };
+                        l * 2 + u128::from(pc.left_start)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        codes.sort_unstable();
+        // Pad to four codes so the two colours never run into each other.
+        for i in 0..4 {
+            k = (k << 9) | (codes.get(i).copied().unwrap_or(0x1ff) & 0x1ff);
+        }
     }
-    let mut bit = 36;
+    let mut bit = 72;
     for (e, ps) in pieces.iter().enumerate() {
-        if e == c {
+        if e % 2 == p % 2 {
             continue;
         }
-        for p in ps {
-            if p.loc == Loc::Circle {
+        for pc in ps {
+            if pc.loc == Loc::Circle && bit < 128 {
                 k |= 1 << bit;
             }
             bit += 1;
@@ -508,10 +536,14 @@ fn key(pieces: &Pieces, c: usize) -> u64 {
 
 struct SevenSearch<'a> {
     d: &'a Data,
-    c: usize,
+    r: Rules,
+    /// The colour of the hand playing the seven.
+    p: usize,
+    /// Under rules version 1 the colour moved is fixed when the seven is played.
+    fixed: Option<usize>,
     card: Card,
-    nodes: HashSet<(u64, u8)>,
-    finals: HashSet<u64>,
+    nodes: HashSet<(u128, u8)>,
+    finals: HashSet<u128>,
     path: Vec<Part>,
     out: Vec<Action>,
 }
@@ -519,8 +551,8 @@ struct SevenSearch<'a> {
 impl SevenSearch<'_> {
     fn dfs(&mut self, pieces: &Pieces, rem: u8) {
         // The game ends the moment a team is home, even inside a split (6).
-        if rem == 0 || (!self.path.is_empty() && team_home(pieces, self.c % 2)) {
-            if self.finals.insert(key(pieces, self.c)) {
+        if rem == 0 || (!self.path.is_empty() && team_home(pieces, self.p % 2)) {
+            if self.finals.insert(key(pieces, self.p)) {
                 self.out.push(Action::Seven {
                     card: self.card,
                     parts: self.path.clone(),
@@ -528,26 +560,20 @@ impl SevenSearch<'_> {
             }
             return;
         }
-        if !self.nodes.insert((key(pieces, self.c), rem)) {
+        if !self.nodes.insert((key(pieces, self.p), rem)) {
             return;
         }
-        for from in movable_spots(pieces, self.c) {
+        let c = self.fixed.unwrap_or_else(|| mover(pieces, self.p));
+        for from in movable_spots(pieces, c) {
             for steps in (1..=rem).rev() {
                 for into_home in [false, true] {
                     let Ok(dest) =
-                        walk_forward(self.d, pieces, self.c, spot_loc(from), steps, into_home)
+                        walk_forward(self.d, self.r, pieces, c, spot_loc(from), steps, into_home)
                     else {
                         continue;
                     };
                     let mut next = pieces.clone();
-                    move_piece(
-                        self.d,
-                        &mut next,
-                        self.c,
-                        spot_loc(from),
-                        dest,
-                        &mut Vec::new(),
-                    );
+                    move_piece(self.d, &mut next, c, spot_loc(from), dest, &mut Vec::new());
                     self.path.push(Part {
                         from,
                         steps,
@@ -561,14 +587,25 @@ impl SevenSearch<'_> {
     }
 }
 
-/// Every distinct outcome of splitting the card's steps among the pieces of colour `c`
-/// (HR-1, HR-9). Splits that end in the same position are one play; the one listed is the
-/// first in search order (pieces by field, larger parts first), so "one piece moves 7"
-/// is preferred over seven parts of 1.
-pub fn seven_actions(d: &Data, pieces: &Pieces, c: usize, card: Card, total: u8) -> Vec<Action> {
+/// Every distinct outcome of splitting the card's steps among the pieces the hand of
+/// colour `p` moves (HR-1, HR-9; from rules version 2 the partner's once the own are all
+/// home, even within the split). Splits that end in the same position are one play; the one
+/// listed is the first in search order (pieces by field, larger parts first), so "one
+/// piece moves 7" is preferred over seven parts of 1. `apply` accepts any other order of an
+/// equivalent split and carries out the listed one (issue 18.3).
+pub fn seven_actions(
+    d: &Data,
+    r: Rules,
+    pieces: &Pieces,
+    p: usize,
+    card: Card,
+    total: u8,
+) -> Vec<Action> {
     let mut s = SevenSearch {
         d,
-        c,
+        r,
+        p,
+        fixed: (!r.seven_carries_over()).then(|| mover(pieces, p)),
         card,
         nodes: HashSet::new(),
         finals: HashSet::new(),
@@ -579,21 +616,23 @@ pub fn seven_actions(d: &Data, pieces: &Pieces, c: usize, card: Card, total: u8)
     s.out
 }
 
-/// Carries out a play action for colour `c` (validating each step); events describe what
-/// happened. Exchange and discard are handled by the caller.
+/// Carries out a play action from the hand of colour `p` (validating each step); events
+/// describe what happened. Exchange and discard are handled by the caller.
 pub fn perform(
     d: &Data,
+    r: Rules,
     pieces: &mut Pieces,
-    c: usize,
+    p: usize,
     action: &Action,
     events: &mut Vec<String>,
 ) -> Result<(), RuleError> {
+    let c = mover(pieces, p);
     let info = action.card().and_then(|card| d.card(card.rank));
     let back = info.map_or(0, |i| i.back);
     let split = info.map_or(0, |i| i.split);
     match action {
         Action::Start { .. } => {
-            check_start(d, pieces, c)?;
+            check_start(d, r, pieces, c)?;
             events.push(format!(
                 "{} enters on {}",
                 cap(d.colour(c)),
@@ -608,7 +647,7 @@ pub fn perform(
             ..
         } => {
             let from = spot_loc(*from);
-            let dest = walk_forward(d, pieces, c, from, *steps, *into_home)?;
+            let dest = walk_forward(d, r, pieces, c, from, *steps, *into_home)?;
             events.push(format!(
                 "{} {} → {}",
                 cap(d.colour(c)),
@@ -621,7 +660,7 @@ pub fn perform(
             if back == 0 {
                 return Err(RuleError::new("wrong_card", "only a four moves backwards"));
             }
-            let dest = walk_back(d, pieces, c, *from, back)?;
+            let dest = walk_back(d, r, pieces, c, *from, back)?;
             events.push(format!("{} {from} → {dest} (backwards)", cap(d.colour(c))));
             move_piece(d, pieces, c, Loc::Track(*from), Loc::Track(dest), events);
         }
@@ -630,15 +669,21 @@ pub fn perform(
                 return Err(RuleError::new("wrong_card", "only a seven can be split"));
             }
             let total: u32 = parts.iter().map(|p| u32::from(p.steps)).sum();
-            if total > u32::from(split) || parts.is_empty() || parts.iter().any(|p| p.steps == 0) {
+            if total > u32::from(split) || parts.is_empty() || parts.iter().any(|q| q.steps == 0) {
                 return Err(RuleError::new(
                     "split_must_total_7",
                     format!("the parts of a seven must each be at least 1 and add up to {split}"),
                 ));
             }
             for (i, part) in parts.iter().enumerate() {
+                // From version 2 the colour moved is decided part by part (issue 18.1).
+                let c = if r.seven_carries_over() {
+                    mover(pieces, p)
+                } else {
+                    c
+                };
                 let from = spot_loc(part.from);
-                let dest = walk_forward(d, pieces, c, from, part.steps, part.into_home)?;
+                let dest = walk_forward(d, r, pieces, c, from, part.steps, part.into_home)?;
                 events.push(format!(
                     "{} {} → {}",
                     cap(d.colour(c)),
@@ -647,14 +692,14 @@ pub fn perform(
                 ));
                 move_piece(d, pieces, c, from, dest, events);
                 // The game ends the moment a team is home, even inside a split (6).
-                if team_home(pieces, c % 2) && i + 1 < parts.len() {
+                if team_home(pieces, p % 2) && i + 1 < parts.len() {
                     return Err(RuleError::new(
                         "game_already_won",
                         "the team is home before the last part",
                     ));
                 }
             }
-            if total != u32::from(split) && !team_home(pieces, c % 2) {
+            if total != u32::from(split) && !team_home(pieces, p % 2) {
                 return Err(RuleError::new(
                     "split_must_total_7",
                     format!("the parts of a seven must add up to {split}: all steps must be used"),

@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::data::{COLOURS, Data};
+use super::rules::{self, Rules};
 use super::view::cap;
 use crate::engine::GameRng;
 use crate::engine::cards::{Card, standard_deck};
@@ -51,6 +52,9 @@ pub enum Phase {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
+    /// The rules version the game was set up under (absent in version-1 snapshots).
+    #[serde(default = "rules::first")]
+    pub rules_version: u32,
     pub seats: usize,
     pub options: Options,
     pub rng: GameRng,
@@ -102,6 +106,7 @@ impl State {
             })
             .collect();
         let mut st = State {
+            rules_version: rules::CURRENT,
             seats,
             options: options.clone(),
             rng,
@@ -125,6 +130,10 @@ impl State {
         st
     }
 
+    pub fn rules(&self) -> Rules {
+        Rules::new(self.rules_version)
+    }
+
     /// The seat that plays colour position `p`.
     pub fn controller(&self, p: usize) -> usize {
         p % self.seats.max(1)
@@ -135,6 +144,20 @@ impl State {
         (0..COLOURS)
             .filter(|&p| self.controller(p) == seat)
             .collect()
+    }
+
+    /// May `seat` know the card colour `p` chose for its partner this deal? The giver
+    /// always; the receiver only once both partners have chosen, since the exchange is
+    /// simultaneous and hidden (seed; issue 12). Nobody else, ever.
+    pub fn sees_exchange_of(&self, p: usize, seat: Option<usize>) -> bool {
+        let Some(s) = seat else {
+            return false;
+        };
+        let q = State::partner(p);
+        s == self.controller(p)
+            || (s == self.controller(q)
+                && (self.given.get(p).is_some_and(Option::is_some)
+                    || self.pending.get(q).is_some_and(Option::is_some)))
     }
 
     pub fn team_of(p: usize) -> usize {

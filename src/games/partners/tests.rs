@@ -2,7 +2,7 @@
 //! the issue's edge cases and leak checks.
 
 use super::*;
-use crate::engine::harness::{PlayoutConfig, check_many};
+use crate::engine::harness::{PlayoutConfig, PlayoutStats, assert_resample_covers, check_many};
 
 fn d() -> &'static Data {
     data().unwrap()
@@ -87,6 +87,58 @@ fn data_is_valid() {
     assert!(err.contains("twice"), "{err}");
 }
 
+/// The harness records an empty array as a leaf of its own (`hands[]` for an empty hand,
+/// `stock` for an empty stock). An empty hidden container cannot be resampled (its size is
+/// public), so its empty leaf counts as covered when the container's elements were varied
+/// by resampling. Nothing else is dropped: every hidden card must still have been varied.
+fn without_empty_containers(stats: &PlayoutStats) -> PlayoutStats {
+    let mut s = stats.clone();
+    let varied = s.varied_paths.clone();
+    s.state_paths
+        .retain(|p| !varied.iter().any(|v| v.starts_with(&format!("{p}[]"))));
+    s
+}
+
+/// State fields everyone may see, so `resample_hidden` keeps them. Everything else (the
+/// deck order, other hands, exchange choices and cards, the RNG) must be resampled.
+const PUBLIC: &[&str] = &[
+    "rules_version",
+    "seats",
+    "options",
+    // Cards on the pile lie face up (HR-11 for laid-down hands).
+    "played",
+    "dealer",
+    "deal_in_cycle",
+    "deals",
+    "discarded",
+    "phase",
+    "turn",
+    "pieces",
+    "winner",
+    // The public event lines ("Yellow chose a card for Blue", never which).
+    "log",
+];
+
+/// With two players there is no exchange (HR-5): `pending` and `given` stay empty, so
+/// there is nothing in them to resample.
+const PUBLIC_TWO_SEATS: &[&str] = &[
+    "rules_version",
+    "seats",
+    "options",
+    "played",
+    "dealer",
+    "deal_in_cycle",
+    "deals",
+    "discarded",
+    "phase",
+    "turn",
+    "pieces",
+    "winner",
+    "log",
+    "pending",
+    "given",
+];
+
 #[test]
 fn contract_four_seats() {
     let t = std::time::Instant::now();
@@ -98,9 +150,12 @@ fn contract_four_seats() {
     };
     let stats = check_many(&Partners, &capped, 4, 900, 1, &cfg);
     eprintln!(
-        "4 seats, 900 capped, deep 3: {stats:?} at {:?}",
+        "4 seats, 900 capped, deep 3: {} actions at {:?}",
+        stats.actions,
         t.elapsed()
     );
+    assert_resample_covers(&without_empty_containers(&stats), PUBLIC);
+    assert!(stats.invariant_checks > stats.actions, "{stats:?}");
     assert!(stats.private_log_entries >= 900 * 4 * 3, "{stats:?}");
     assert!(stats.resamples_that_changed_state > 0 && stats.illegal_tried > 0);
     let deep = PlayoutConfig {
@@ -109,9 +164,11 @@ fn contract_four_seats() {
     };
     let stats = check_many(&Partners, &capped, 4, 100, 5_000, &deep);
     eprintln!(
-        "4 seats, 100 capped, deep 1: {stats:?} at {:?}",
+        "4 seats, 100 capped, deep 1: {} actions at {:?}",
+        stats.actions,
         t.elapsed()
     );
+    assert_resample_covers(&without_empty_containers(&stats), PUBLIC);
     assert!(stats.private_log_entries >= 100 * 4 * 3, "{stats:?}");
     // Whole games, uncapped, to the win.
     let sparse = PlayoutConfig {
@@ -121,7 +178,8 @@ fn contract_four_seats() {
     let stats = check_many(&Partners, &Options::default(), 4, 30, 9_000, &sparse);
     assert!(stats.actions > 30 * 100, "{stats:?}");
     eprintln!(
-        "4 seats, 30 whole games, deep 20: {stats:?} at {:?}",
+        "4 seats, 30 whole games, deep 20: {} actions at {:?}",
+        stats.actions,
         t.elapsed()
     );
 }
@@ -136,9 +194,11 @@ fn contract_two_seats() {
     let t = std::time::Instant::now();
     let stats = check_many(&Partners, &capped, 2, 150, 20_000, &cfg);
     eprintln!(
-        "2 seats, 150 capped, deep 2: {stats:?} at {:?}",
+        "2 seats, 150 capped, deep 2: {} actions at {:?}",
+        stats.actions,
         t.elapsed()
     );
+    assert_resample_covers(&without_empty_containers(&stats), PUBLIC_TWO_SEATS);
     // HR-5: no exchange with two players, so nothing private in the log.
     assert_eq!(stats.private_log_entries, 0);
     assert!(stats.resamples_that_changed_state > 0);
@@ -148,7 +208,8 @@ fn contract_two_seats() {
     };
     let stats = check_many(&Partners, &Options::default(), 2, 10, 30_000, &sparse);
     eprintln!(
-        "2 seats, 10 whole games, deep 20: {stats:?} at {:?}",
+        "2 seats, 10 whole games, deep 20: {} actions at {:?}",
+        stats.actions,
         t.elapsed()
     );
     assert!(stats.actions > 10 * 100, "{stats:?}");
@@ -834,7 +895,8 @@ fn exchanged_card_and_hands_do_not_leak_to_the_other_team() {
     else {
         panic!("the exchange must be private")
     };
-    assert_eq!(seen_by, vec![0, 2]);
+    // Blue has not chosen yet, so even Blue may not see Yellow's card (issue 12).
+    assert_eq!(seen_by, vec![0]);
     assert_eq!(
         public_form,
         serde_json::json!({"type": "exchange", "card": "hidden"})
@@ -843,7 +905,7 @@ fn exchanged_card_and_hands_do_not_leak_to_the_other_team() {
     assert_eq!(Partners.status(&next).to_act(), &[1, 2, 3]);
     let needle_json = format!("\"{give}\"");
     let needle_text = give.pretty();
-    let check = |s: &State, stage: &str| {
+    let check = |s: &State, stage: &str, partner_sees: bool| {
         for viewer in [Viewer::Seat(1), Viewer::Seat(3), Viewer::Spectator] {
             let view = serde_json::to_string(&Partners.view(s, viewer)).unwrap();
             let text = Partners.render_text(s, viewer);
@@ -867,24 +929,26 @@ fn exchanged_card_and_hands_do_not_leak_to_the_other_team() {
             }
         }
         let partner = serde_json::to_string(&Partners.view(s, Viewer::Seat(2))).unwrap();
-        assert!(
+        assert_eq!(
             partner.contains(&needle_json),
-            "{stage}: the partner sees the card"
+            partner_sees,
+            "{stage}: the partner sees the card only once both have chosen"
         );
-        assert!(
+        assert_eq!(
             Partners
                 .render_text(s, Viewer::Seat(2))
-                .contains(&needle_text)
+                .contains(&needle_text),
+            partner_sees
         );
     };
-    check(&next, "pending");
+    check(&next, "pending", false);
     for seat in 1..4 {
         let a = Partners.legal_actions(&next, seat)[0].clone();
         next = Partners.apply(&next, seat, &a).unwrap();
     }
     assert_eq!(next.phase, Phase::Play);
     assert!(next.hands[2].contains(&give));
-    check(&next, "after the exchange");
+    check(&next, "after the exchange", true);
 }
 
 /// 1,000 whole four-seat games, uncapped, each to a team's win: all finish, replay equals
@@ -921,4 +985,348 @@ fn contract_1000_whole_games_part_3() {
 #[test]
 fn contract_1000_whole_games_part_4() {
     whole_games(100_750);
+}
+
+// ---------------------------------------------------------------- issue 12 and 18
+
+/// Issue 12: the exchange is simultaneous and hidden, so a partner must not learn the card
+/// meant for them before choosing their own (view, text, log, description).
+#[test]
+fn partner_sees_the_exchanged_card_only_after_choosing_their_own() {
+    let st = Partners
+        .setup(&Options::default(), 4, GameRng::seed_from_u64(5))
+        .unwrap();
+    let give = st.hands[0][0];
+    let action = Action::Exchange { card: give };
+    // The first chooser's log entry is hidden from the partner too, with one public form
+    // for every card.
+    let forms: Vec<Visibility> = st.hands[0]
+        .iter()
+        .map(|&card| Partners.action_visibility(&st, 0, &Action::Exchange { card }))
+        .collect();
+    for v in &forms {
+        let Visibility::Private {
+            seen_by,
+            public_form,
+        } = v
+        else {
+            panic!("the exchange must be private")
+        };
+        assert_eq!(seen_by, &vec![0], "the partner has not chosen yet");
+        assert_eq!(
+            public_form,
+            &serde_json::json!({"type": "exchange", "card": "hidden"})
+        );
+    }
+    let next = Partners.apply(&st, 0, &action).unwrap();
+    let view = serde_json::to_string(&Partners.view(&next, Viewer::Seat(2))).unwrap();
+    let text = Partners.render_text(&next, Viewer::Seat(2));
+    let yellow_hand_now: Vec<Card> = next.hands[0].clone();
+    assert!(
+        !view.contains(&format!("\"{give}\"")),
+        "blue sees yellow's choice before choosing: {view}"
+    );
+    assert!(
+        !text.contains(&give.pretty()),
+        "blue's text shows yellow's choice: {text}"
+    );
+    // Blue's own legal exchange choices (and their descriptions) do not depend on it.
+    for a in Partners.legal_actions(&next, 2) {
+        assert!(
+            !Partners
+                .describe_action(&next, 2, &a)
+                .contains(&give.pretty())
+        );
+    }
+    // The giver still sees its own choice.
+    let own = serde_json::to_string(&Partners.view(&next, Viewer::Seat(0))).unwrap();
+    assert!(own.contains(&format!("\"{give}\"")));
+    assert!(yellow_hand_now.iter().all(|c| *c != give));
+    // Blue chooses second: now both have chosen, so blue's entry may be seen by yellow and
+    // blue sees yellow's card.
+    let blue_give = next.hands[2][0];
+    let Visibility::Private { seen_by, .. } =
+        Partners.action_visibility(&next, 2, &Action::Exchange { card: blue_give })
+    else {
+        panic!("the exchange must be private")
+    };
+    assert_eq!(seen_by, vec![0, 2]);
+    let both = Partners
+        .apply(&next, 2, &Action::Exchange { card: blue_give })
+        .unwrap();
+    let view = serde_json::to_string(&Partners.view(&both, Viewer::Seat(2))).unwrap();
+    assert!(view.contains(&format!("\"{give}\"")), "{view}");
+    assert!(
+        Partners
+            .render_text(&both, Viewer::Seat(0))
+            .contains(&blue_give.pretty())
+    );
+    // Red and green still see neither.
+    for viewer in [Viewer::Seat(1), Viewer::Seat(3), Viewer::Spectator] {
+        let v = serde_json::to_string(&Partners.view(&both, viewer)).unwrap();
+        assert!(!v.contains(&format!("\"{give}\"")) && !v.contains(&format!("\"{blue_give}\"")));
+    }
+}
+
+/// Issue 12: once all four have chosen, the card received shows in the receiver's view.
+#[test]
+fn received_card_shows_to_the_receiver_after_the_exchange() {
+    let mut st = Partners
+        .setup(&Options::default(), 4, GameRng::seed_from_u64(9))
+        .unwrap();
+    let give = st.hands[0][0];
+    st = Partners
+        .apply(&st, 0, &Action::Exchange { card: give })
+        .unwrap();
+    for seat in 1..4 {
+        let a = Partners.legal_actions(&st, seat)[0].clone();
+        st = Partners.apply(&st, seat, &a).unwrap();
+    }
+    assert_eq!(st.phase, Phase::Play);
+    let v = Partners.view(&st, Viewer::Seat(2));
+    assert!(v.colours[2].hand.as_ref().unwrap().contains(&give));
+    assert_eq!(v.colours[0].exchange_card, Some(give));
+    assert!(
+        Partners
+            .render_text(&st, Viewer::Seat(2))
+            .contains(&format!("gives {} to Blue", give.pretty()))
+    );
+}
+
+/// Issue 18.1: a seven that brings the last own piece home goes on with the partner's.
+#[test]
+fn seven_split_into_home_then_for_the_partner() {
+    let mut st = table(4);
+    place(&mut st, YELLOW, &[Home(2), Home(3), Home(4), Track(62)]);
+    place(&mut st, BLUE, &[Track(40)]);
+    st.hands[0] = cards(&["7H"]);
+    let seven = Action::Seven {
+        card: card("7H"),
+        parts: vec![
+            Part {
+                from: Spot::Track(62),
+                steps: 3,
+                into_home: true,
+            },
+            part(40, 4),
+        ],
+    };
+    let legal = Partners.legal_actions(&st, 0);
+    assert!(legal.contains(&seven), "{legal:?}");
+    let next = Partners.apply(&st, 0, &seven).unwrap();
+    assert!(next.colour_home(YELLOW));
+    assert_eq!(locs(&next, BLUE)[3], Track(44));
+    assert!(
+        Partners
+            .describe_action(&st, 0, &seven)
+            .contains("Blue 40 → 44")
+    );
+}
+
+/// Issue 18.2: the seed has no limit of two pieces per field.
+#[test]
+fn a_third_own_piece_may_join_a_pair() {
+    let mut st = table(4);
+    place(&mut st, YELLOW, &[Track(10), Track(12), Track(12)]);
+    st.hands[0] = cards(&["2C"]);
+    let two = fwd("2C", Spot::Track(10), 2, false);
+    assert!(Partners.legal_actions(&st, 0).contains(&two));
+    let next = Partners.apply(&st, 0, &two).unwrap();
+    assert_eq!(locs(&next, YELLOW)[1..], [Track(12), Track(12), Track(12)]);
+    // A start card may bring a third piece onto the own start field.
+    let mut st = table(4);
+    place(&mut st, YELLOW, &[Track(0), Track(0)]);
+    st.hands[0] = cards(&["KS"]);
+    let start = Action::Start { card: card("KS") };
+    assert!(Partners.legal_actions(&st, 0).contains(&start));
+    let next = Partners.apply(&st, 0, &start).unwrap();
+    assert_eq!(
+        next.pieces[YELLOW]
+            .iter()
+            .filter(|p| p.loc == Track(0))
+            .count(),
+        3
+    );
+    // Three of a colour still knock out a single piece landing on them, and cannot be swapped.
+    let mut st = table(4);
+    place(&mut st, GREEN, &[Track(23), Track(23), Track(23)]);
+    place(&mut st, YELLOW, &[Track(20), Track(30)]);
+    st.hands[0] = cards(&["3H", "JS"]);
+    let next = Partners
+        .apply(&st, 0, &fwd("3H", Spot::Track(20), 3, false))
+        .unwrap();
+    assert_eq!(circle_count(&next, YELLOW), 3);
+    assert_eq!(circle_count(&next, GREEN), 1);
+    assert!(
+        !Partners
+            .legal_actions(&st, 0)
+            .iter()
+            .any(|a| matches!(a, Action::Swap { .. }))
+    );
+}
+
+/// Issue 18.3: every order of an equivalent split is accepted and gives the listed result.
+#[test]
+fn any_order_of_an_equivalent_seven_split_is_accepted() {
+    let mut st = table(4);
+    place(&mut st, YELLOW, &[Track(10), Track(30)]);
+    place(&mut st, RED, &[Track(35)]);
+    st.hands[0] = cards(&["7H"]);
+    let listed = Action::Seven {
+        card: card("7H"),
+        parts: vec![part(10, 2), part(30, 5)],
+    };
+    assert!(Partners.legal_actions(&st, 0).contains(&listed));
+    let want = Partners.apply(&st, 0, &listed).unwrap();
+    for parts in [
+        vec![part(30, 5), part(10, 2)],
+        vec![part(10, 1), part(30, 5), part(11, 1)],
+        vec![part(30, 2), part(10, 2), part(32, 3)],
+    ] {
+        let other = Action::Seven {
+            card: card("7H"),
+            parts: parts.clone(),
+        };
+        assert!(!Partners.legal_actions(&st, 0).contains(&other));
+        let got = Partners
+            .apply(&st, 0, &other)
+            .unwrap_or_else(|e| panic!("{parts:?} refused: {e}"));
+        assert_eq!(got, want, "{parts:?} is normalised to the listed form");
+    }
+    // A split that is not equivalent to any legal one is still refused.
+    let short = Action::Seven {
+        card: card("7H"),
+        parts: vec![part(30, 5), part(10, 1)],
+    };
+    assert_eq!(
+        Partners.apply(&st, 0, &short).unwrap_err().code,
+        "split_must_total_7"
+    );
+}
+
+// ---------------------------------------------------------------- rules versions
+
+#[test]
+fn new_games_use_rules_version_2_and_old_snapshots_decode_as_version_1() {
+    assert_eq!(Partners.info().rules_version, 2);
+    assert_eq!(Partners.replays_rules_versions(), 1..=2);
+    let st = Partners
+        .setup(&Options::default(), 4, GameRng::seed_from_u64(1))
+        .unwrap();
+    assert_eq!(st.rules_version, 2);
+    let mut json = serde_json::to_value(&st).unwrap();
+    json.as_object_mut().unwrap().remove("rules_version");
+    let old: State = serde_json::from_value(json).unwrap();
+    assert_eq!(old.rules_version, 1);
+}
+
+/// A version-1 game keeps its rules: no third piece on a field, and a seven moves only
+/// the colour it started with.
+#[test]
+fn version_1_games_keep_the_old_rules() {
+    let mut st = table(4);
+    st.rules_version = 1;
+    place(&mut st, YELLOW, &[Track(10), Track(12), Track(12)]);
+    st.hands[0] = cards(&["2C"]);
+    let two = fwd("2C", Spot::Track(10), 2, false);
+    assert!(!Partners.legal_actions(&st, 0).contains(&two));
+    assert_eq!(
+        Partners.apply(&st, 0, &two).unwrap_err().code,
+        "own_pair_full"
+    );
+    st.rules_version = 2;
+    assert!(Partners.apply(&st, 0, &two).is_ok());
+
+    let mut st = table(4);
+    st.rules_version = 1;
+    place(&mut st, YELLOW, &[Home(2), Home(3), Home(4), Track(62)]);
+    place(&mut st, BLUE, &[Track(40)]);
+    st.hands[0] = cards(&["7H"]);
+    let carry = Action::Seven {
+        card: card("7H"),
+        parts: vec![
+            Part {
+                from: Spot::Track(62),
+                steps: 3,
+                into_home: true,
+            },
+            part(40, 4),
+        ],
+    };
+    assert!(!Partners.legal_actions(&st, 0).contains(&carry));
+    assert!(Partners.apply(&st, 0, &carry).is_err());
+    assert!(Partners.legal_actions(&st, 0).contains(&Action::Seven {
+        card: card("7H"),
+        parts: vec![part(62, 7)],
+    }));
+}
+
+// ---------------------------------------------------------------- invariants
+
+#[test]
+fn invariants_catch_broken_states() {
+    let st = Partners
+        .setup(&Options::default(), 4, GameRng::seed_from_u64(3))
+        .unwrap();
+    assert_eq!(Partners.check_invariants(&st), Ok(()));
+    let mut lost_piece = st.clone();
+    lost_piece.pieces[2].pop();
+    assert!(Partners.check_invariants(&lost_piece).is_err());
+    let mut lost_card = st.clone();
+    lost_card.deck.pop();
+    assert!(
+        Partners
+            .check_invariants(&lost_card)
+            .unwrap_err()
+            .contains("cards")
+    );
+    let mut twice = st.clone();
+    let c = twice.deck[0];
+    twice.played.push(c);
+    assert!(Partners.check_invariants(&twice).is_err());
+    let mut two_colours = table(4);
+    place(&mut two_colours, YELLOW, &[Track(10)]);
+    place(&mut two_colours, RED, &[Track(10)]);
+    two_colours.hands[0] = cards(&["2C"]);
+    let rest: Vec<Card> = crate::engine::cards::standard_deck()
+        .into_iter()
+        .filter(|x| *x != card("2C"))
+        .collect();
+    two_colours.deck = rest;
+    two_colours.played.clear();
+    assert!(
+        Partners
+            .check_invariants(&two_colours)
+            .unwrap_err()
+            .contains("two colours")
+    );
+    let mut bad_turn = st.clone();
+    bad_turn.phase = Phase::Play;
+    bad_turn.turn = 7;
+    assert!(Partners.check_invariants(&bad_turn).is_err());
+    let mut home_unnoticed = table(4);
+    place(
+        &mut home_unnoticed,
+        YELLOW,
+        &[Home(1), Home(2), Home(3), Home(4)],
+    );
+    place(
+        &mut home_unnoticed,
+        BLUE,
+        &[Home(1), Home(2), Home(3), Home(4)],
+    );
+    assert!(Partners.check_invariants(&home_unnoticed).is_err());
+
+    // A step that takes a piece out of its home is caught.
+    let mut before = table(4);
+    place(&mut before, YELLOW, &[Home(1)]);
+    before.hands[0] = cards(&["2C"]);
+    let mut after = before.clone();
+    after.pieces[YELLOW][0].loc = Track(5);
+    assert!(
+        Partners
+            .check_step(&before, 0, &Action::Discard, &after)
+            .unwrap_err()
+            .contains("home")
+    );
 }

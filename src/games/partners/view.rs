@@ -37,7 +37,8 @@ pub struct ColourView {
     pub laid_down: bool,
     /// This deal's exchange choice has been made (public; the card is not).
     pub exchange_chosen: bool,
-    /// The card chosen for the partner, to the two partners only.
+    /// The card chosen for the partner: to its giver, and to the partner once both have
+    /// chosen (the exchange is simultaneous and hidden).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exchange_card: Option<Card>,
 }
@@ -79,12 +80,7 @@ pub fn cap(s: &str) -> String {
 
 pub fn build(d: &Data, st: &State, viewer: Viewer) -> View {
     let sees_hand = |p: usize| viewer.seat() == Some(st.controller(p));
-    // The exchanged card is shared by the two partners (4.1).
-    let sees_exchange = |p: usize| {
-        viewer
-            .seat()
-            .is_some_and(|s| s == st.controller(p) || s == st.controller(State::partner(p)))
-    };
+    let sees_exchange = |p: usize| st.sees_exchange_of(p, viewer.seat());
     let colours = (0..COLOURS)
         .map(|p| {
             let ps = st.pieces.get(p).cloned().unwrap_or_default();
