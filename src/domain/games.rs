@@ -203,6 +203,9 @@ impl Domain {
                     name: info.name.to_string(),
                     min_players: info.min_players,
                     max_players: info.max_players,
+                    player_counts: (info.min_players..=info.max_players)
+                        .filter(|&n| g.setup(&Value::Null, n, [0; 32]).is_ok())
+                        .collect(),
                     options_schema: g.options_schema(),
                     action_schema: g.action_schema(),
                     legal_actions_complete: g.legal_actions_complete(),
@@ -261,8 +264,14 @@ impl Domain {
                 ),
             ));
         }
+        // A count the game cannot seat is a player-count problem whatever the game says;
+        // anything else the set-up refuses is about the options.
         let setup_err = |e: crate::engine::SetupError| DomainError::Invalid {
-            code: "invalid_options",
+            code: if e.code == "invalid_player_count" {
+                "invalid_player_count"
+            } else {
+                "invalid_options"
+            },
             message: e.message.clone(),
             extra: Some(json!({ "rule_code": e.code })),
         };

@@ -101,6 +101,9 @@ pub struct GameTypeResponse {
     pub name: String,
     pub min_players: usize,
     pub max_players: usize,
+    /// Every player count the game can be set up for with default options (Partners:
+    /// 2 or 4, not 3).
+    pub player_counts: Vec<usize>,
     /// JSON Schema of the `options` object accepted by `POST /api/v1/games`.
     #[schema(value_type = Object)]
     pub options_schema: Value,

@@ -244,3 +244,24 @@ fn the_readme_requests_play_a_move() {
     let last: Value = serde_json::from_str(&stdout[stdout.find('{').unwrap()..]).unwrap();
     assert_eq!(last["version"], 1, "{stdout}");
 }
+
+#[test]
+fn partners_with_three_players_is_a_player_count_problem() {
+    let app = spawn_app();
+    let a = app.player("Ada");
+    let types: Value = app.get("/api/v1/game-types", None).json().unwrap();
+    let partners = types
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "partners")
+        .unwrap();
+    assert_eq!(partners["player_counts"], json!([2, 4]));
+    let r = app.post(
+        "/api/v1/games",
+        Some(&a.token),
+        &json!({"game_type": "partners", "players": 3}),
+    );
+    let (s, v) = assert_problem(r, "partners with 3");
+    assert_eq!((s, v["code"].as_str()), (422, Some("invalid_player_count")));
+}
