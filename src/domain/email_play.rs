@@ -389,7 +389,15 @@ impl Domain {
                     Vec::new(),
                 ))
             }
-            _ if token.version != row.version => {
+            _ if token.version != row.version
+                && !self.seat_unchanged_since(
+                    conn,
+                    &row,
+                    player.seat,
+                    token.version,
+                    state.as_ref(),
+                )? =>
+            {
                 let detail = format!(
                     "this reply answers move {}, but the game has moved on to move {}; nothing was played",
                     token.version + 1,

@@ -517,21 +517,24 @@ impl Domain {
                     extra: Some(json!({ "game_status": row.status })),
                 });
             }
+            let state = self.load(&row)?.ok_or_else(|| {
+                DomainError::Internal(anyhow::anyhow!("active game {id} has no snapshot"))
+            })?;
             // The HTTP layer fills it from If-Match, or refuses the request without one.
             let expected = req.expected_version.unwrap_or(-1);
-            if expected != row.version {
+            if expected != row.version
+                && !self.seat_unchanged_since(conn, &row, seat, expected, state.as_ref())?
+            {
                 return Err(DomainError::Conflict {
                     code: "stale_version",
                     message: format!(
-                        "the game is at version {}, not {expected}; reload it and choose again",
+                        "the game is at version {}, not {expected}, and your position changed since; \
+                         reload it and choose again",
                         row.version
                     ),
                     extra: Some(json!({ "current_version": row.version })),
                 });
             }
-            let state = self.load(&row)?.ok_or_else(|| {
-                DomainError::Internal(anyhow::anyhow!("active game {id} has no snapshot"))
-            })?;
             let before = state.status();
             let applied = state
                 .apply(seat as usize, &req.action)
@@ -976,6 +979,31 @@ impl Domain {
         })
     }
 
+    /// Whether `seat` sees the game now as it did at version `seen` (its view and legal
+    /// actions: the game's decision basis): then an action chosen at `seen` means what it meant, though
+    /// others moved since (simultaneous steps, offers between other seats). Looks back at
+    /// most [`MAX_LOOKBACK`] versions.
+    pub(crate) fn seat_unchanged_since(
+        &self,
+        conn: &mut PgConnection,
+        row: &GameRow,
+        seat: i32,
+        seen: i64,
+        now: &dyn LoadedGame,
+    ) -> DomainResult<bool> {
+        if seen < 0 || seen >= row.version || row.version - seen > MAX_LOOKBACK {
+            return Ok(false);
+        }
+        let actions: Vec<ActionRow> = game_actions::table
+            .filter(game_actions::game_id.eq(row.id).and(game_actions::seq.le(seen)))
+            .order(game_actions::seq.asc())
+            .select(ActionRow::as_select())
+            .load(conn)?;
+        let then = self.replay(row, &actions).map_err(DomainError::Internal)?;
+        let me = seat as usize;
+        Ok(then.decision_basis(me) == now.decision_basis(me))
+    }
+
     /// Rebuilds a game's state from its seed and `actions` (in order).
     pub fn replay(
         &self,
@@ -1005,6 +1033,10 @@ impl Domain {
         Ok(state)
     }
 }
+
+/// How many versions back a seat's unchanged position is looked for before an action
+/// chosen there counts as stale.
+pub const MAX_LOOKBACK: i64 = 64;
 
 /// How the log marks an action a bot chose for a seat that forfeited or timed out.
 pub const BOT_MARK: &str = "[bot] ";

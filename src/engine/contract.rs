@@ -300,6 +300,17 @@ pub trait Game: Send + Sync + 'static {
         state.clone()
     }
 
+    /// What `seat` decides on: an action it chose on an earlier state is still accepted
+    /// when this is the same then as now, though others moved in between (simultaneous
+    /// steps). By default the seat's whole view and its legal actions; a game may leave out
+    /// what cannot bear on the decision (e.g. who else has already chosen).
+    fn decision_basis(&self, state: &Self::State, seat: Seat) -> serde_json::Value {
+        serde_json::json!({
+            "view": serde_json::to_value(self.view(state, Viewer::Seat(seat))).unwrap_or_default(),
+            "legal": serde_json::to_value(self.legal_actions(state, seat)).unwrap_or_default(),
+        })
+    }
+
     /// Validate shipped data files (boards, card lists); called once at server start.
     fn check_data(&self) -> Result<(), String> {
         Ok(())

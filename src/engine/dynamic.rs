@@ -66,6 +66,8 @@ pub trait LoadedGame: Send {
     fn render_text(&self, viewer: Viewer) -> String;
     fn describe_action(&self, seat: Seat, action: &Value) -> Option<String>;
     fn seat_name(&self, seat: Seat) -> String;
+    /// What `seat` decides on (see [`Game::decision_basis`]).
+    fn decision_basis(&self, seat: Seat) -> Value;
     /// A state `viewer` cannot tell apart from this one, with everything hidden from them
     /// (the random stream included) drawn afresh from `seed`: for previews that must not
     /// foretell hidden or random outcomes.
@@ -241,6 +243,10 @@ impl<G: Game> LoadedGame for Loaded<G> {
 
     fn seat_name(&self, seat: Seat) -> String {
         self.game.seat_name(&self.state, seat)
+    }
+
+    fn decision_basis(&self, seat: Seat) -> Value {
+        self.game.decision_basis(&self.state, seat)
     }
 
     fn resample_hidden(&self, viewer: Viewer, seed: [u8; 32]) -> Box<dyn LoadedGame> {

@@ -338,6 +338,9 @@ mod tests {
         fn seat_name(&self, seat: Seat) -> String {
             format!("Seat {seat}")
         }
+        fn decision_basis(&self, _: Seat) -> Value {
+            Value::Null
+        }
         fn resample_hidden(&self, _: Viewer, _: [u8; 32]) -> Box<dyn LoadedGame> {
             Box::new(Many(self.0))
         }

@@ -265,3 +265,62 @@ fn partners_with_three_players_is_a_player_count_problem() {
     let (s, v) = assert_problem(r, "partners with 3");
     assert_eq!((s, v["code"].as_str()), (422, Some("invalid_player_count")));
 }
+
+#[test]
+fn simultaneous_choices_made_on_one_version_are_not_false_conflicts() {
+    let app = spawn_app();
+    let players: Vec<_> = ["A", "B", "C", "D"].iter().map(|n| app.player(n)).collect();
+    let refs: Vec<&crate::helpers::Player> = players.iter().collect();
+    let id = app.start_game("partners", json!({}), &refs);
+    let mut false_conflicts = 0;
+    let mut exchanges = 0;
+    for _ in 0..3 {
+        let g = app.game(id, refs[0]);
+        let to_act: Vec<usize> = g["to_act"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_u64().unwrap() as usize)
+            .collect();
+        // Everyone who must choose reads the game at the same version...
+        let version = g["version"].clone();
+        let choices: Vec<(&crate::helpers::Player, Value)> = to_act
+            .iter()
+            .map(|&seat| {
+                let p = refs
+                    .iter()
+                    .find(|p| g["seats"][seat]["account_id"] == p.id)
+                    .unwrap();
+                let mine = app.game(id, p);
+                (*p, mine["legal_actions"][0].clone())
+            })
+            .collect();
+        // ...and submits on it, one after another.
+        for (p, action) in &choices {
+            let r = app.post(
+                &format!("/api/v1/games/{id}/actions"),
+                Some(&p.token),
+                &json!({"expected_version": version, "action": action}),
+            );
+            if r.status() == 409 {
+                false_conflicts += 1;
+            } else {
+                assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+            }
+        }
+        exchanges += usize::from(choices.len() > 1);
+        if choices.len() <= 1 {
+            break;
+        }
+    }
+    assert!(exchanges >= 1, "no simultaneous step was reached");
+    assert_eq!(false_conflicts, 0);
+    // A seat whose position did change is still refused: replaying the first choice.
+    let g = app.game(id, refs[0]);
+    let r = app.post(
+        &format!("/api/v1/games/{id}/actions"),
+        Some(&refs[0].token),
+        &json!({"expected_version": 0, "action": g["legal_actions"][0]}),
+    );
+    assert_ne!(r.status(), 200);
+}
