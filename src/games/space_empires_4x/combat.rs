@@ -4,7 +4,7 @@ use crate::engine::{RuleError, Seat};
 
 use super::actions::Action;
 use super::data::Data;
-use super::rules::{counters_of, destroy_group, eff_tech, err, is_combat};
+use super::rules::{counters_of, destroy_group, eff_tech, err, is_combat, public_tech};
 use super::state::*;
 
 /// Class rank for the firing order: A = 0 ... E = 4. Terrain makes every ship class E.
@@ -134,17 +134,38 @@ pub fn start_battle(s: &mut State, d: &Data, attacker: Seat, defender: Seat, pos
     }
 }
 
+/// A revealed group for the public battle log: type, size and the tech it was built with.
+/// Shipyards, bases (and every ship under `instant_upgrades`) fight with their owner's
+/// current levels, which are secret (HR-24), so the log leaves them out.
 pub fn describe_group(s: &State, g: &Group) -> String {
+    let tech = match (
+        public_tech(s, g, Tech::Attack),
+        public_tech(s, g, Tech::Defense),
+        public_tech(s, g, Tech::Tactics),
+    ) {
+        (Some(a), Some(d), Some(t)) => format!(" (att {a} def {d} tac {t})"),
+        _ => String::new(),
+    };
     format!(
-        "#{} Seat {} {}x{} (att {} def {} tac {})",
+        "#{} Seat {} {}x{}{tech}",
         g.id,
         g.owner + 1,
         g.kind.name(),
         g.count,
-        eff_tech(s, g, Tech::Attack),
-        eff_tech(s, g, Tech::Defense),
-        eff_tech(s, g, Tech::Tactics)
     )
+}
+
+/// The to-hit number as the public log may show it: only when every level in it is one
+/// everyone knows (built tech of revealed ships). Otherwise it would tell the shooter's
+/// current attack or the target's current defense.
+fn public_to_hit(s: &State, shooter: &Group, target: &Group, th: i32) -> String {
+    let known = public_tech(s, shooter, Tech::Attack).is_some()
+        && public_tech(s, target, Tech::Defense).is_some();
+    if known {
+        format!(" vs {th}")
+    } else {
+        String::new()
+    }
 }
 
 /// Ends the battle when a side has no units, or no combat units (its others are lost).
@@ -198,6 +219,11 @@ fn screened_of(p: &Plan, id: u32) -> u8 {
 }
 
 /// Legal retreat hexes for a group (digest 5.4 Retreat; 9.15).
+///
+/// The seed allows "the same distance, or less, from one of its colonies": from rules
+/// version 2 a hex qualifies when it is no farther than the battle hex from any one own
+/// colony or the Homeworld, so a ship may fall back toward a colony that is not the
+/// nearest. Version 1 games measured only against the nearest colony.
 pub fn retreat_hexes(s: &State, d: &Data, g: &Group) -> Vec<usize> {
     if !d.unit(g.kind).mobile || !is_combat(d, g.kind) {
         return Vec::new();
@@ -208,22 +234,31 @@ pub fn retreat_hexes(s: &State, d: &Data, g: &Group) -> Vec<usize> {
         .filter(|c| c.owner == g.owner)
         .map(|c| c.pos)
         .collect();
-    let dist = |h: usize| {
+    let nearest = |h: usize| {
         colonies
             .iter()
             .map(|c| s.distance(h, *c))
             .min()
             .unwrap_or(u32::MAX)
     };
-    let here = dist(g.pos);
+    let toward_some = |h: usize| {
+        colonies
+            .iter()
+            .any(|c| s.distance(h, *c) <= s.distance(g.pos, *c))
+    };
     s.neighbours(g.pos)
         .into_iter()
         .filter(|n| {
             let c = &s.cells[*n];
+            let distance_ok = if s.rules_version >= 2 {
+                toward_some(*n)
+            } else {
+                nearest(*n) <= nearest(g.pos)
+            };
             c.explored
                 && c.marker != Marker::Supernova
                 && !s.groups.iter().any(|o| o.pos == *n && o.owner != g.owner)
-                && dist(*n) <= here
+                && distance_ok
         })
         .collect()
 }
@@ -480,10 +515,11 @@ pub fn resolve_round(s: &mut State, d: &Data) {
             let r = s.rng.die(d.general.die_sides);
             let hit = hits(r, th);
             s.log(format!(
-                "#{id} {} fires at #{} {}: roll {r} vs {th}: {}.",
+                "#{id} {} fires at #{} {}: roll {r}{}: {}.",
                 g.kind.name(),
                 t.id,
                 t.kind.name(),
+                public_to_hit(s, &g, &t, th),
                 if hit { "hit" } else { "miss" }
             ));
             if hit {

@@ -160,6 +160,13 @@ pub fn build_problem(
         UnitKind::Shipyard | UnitKind::Base if col.value == 0 => {
             return Some("only an income-producing colony or the Homeworld can have it".into());
         }
+        // A blockaded colony produces nothing this phase, so it is not income-producing
+        // (seed: bases and shipyards only at income-producing colonies). Rules version 2.
+        UnitKind::Shipyard | UnitKind::Base
+            if s.rules_version >= 2 && dr.blockaded.contains(&pos) =>
+        {
+            return Some("a blockaded colony produces no income and cannot have it".into());
+        }
         UnitKind::Shipyard if same_here => {
             return Some("at most one new shipyard per planet per phase".into());
         }

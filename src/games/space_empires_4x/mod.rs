@@ -6,6 +6,8 @@ pub mod actions;
 pub mod combat;
 pub mod data;
 pub mod econ;
+pub mod hidden;
+pub mod invariants;
 pub mod render;
 pub mod rules;
 pub mod state;
@@ -29,15 +31,29 @@ pub const ID: &str = "space-empires-4x";
 
 pub struct SpaceEmpires4x;
 
+/// HR-17: the round cap a table gets when it names none. A play-by-email game needs an
+/// end; uniform random play never destroyed a Homeworld in 200,000 actions (issue 12).
+pub const DEFAULT_ROUND_CAP: u32 = 20;
+
 /// Table options (digest 5.7 and 6).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
     /// HR-17: end the game after the Economic Phase of this round; the highest Homeworld +
-    /// colony value wins (ties: more CP banked). None = play until one Homeworld remains.
+    /// colony value wins (ties: more CP banked). Left out, the cap is 20 rounds; `null`
+    /// plays until one Homeworld remains, which may take very long.
     pub round_cap: Option<u32>,
     /// All ships use their owner's current tech instead of the tech they were built with.
     pub instant_upgrades: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            round_cap: Some(DEFAULT_ROUND_CAP),
+            instant_upgrades: false,
+        }
+    }
 }
 
 fn data_err(e: String) -> RuleError {
@@ -394,8 +410,13 @@ impl Game for SpaceEmpires4x {
             name: "Space Empires 4X",
             min_players: 2,
             max_players: 4,
-            rules_version: 1,
+            rules_version: RULES_VERSION,
         }
+    }
+
+    /// Version 1 games (before issue 12) replay with their old retreat and build rules.
+    fn replays_rules_versions(&self) -> std::ops::RangeInclusive<u32> {
+        1..=RULES_VERSION
     }
 
     fn setup(&self, options: &Options, seats: usize, rng: GameRng) -> Result<State, SetupError> {
@@ -456,7 +477,10 @@ impl Game for SpaceEmpires4x {
             | Action::Scuttle { .. }
             | Action::SubmitOrders => "econ_order",
             // The size of a face-down group is secret: how it is split stays with its owner.
-            Action::Split { .. } | Action::Merge { .. } => "regroup",
+            // A peek names the counter, and only cruisers peek: which counter peeked stays
+            // with its owner too (the public log says where). One form for all three, as
+            // they are alternatives of the same movement step.
+            Action::Split { .. } | Action::Merge { .. } | Action::Peek { .. } => "secret_move_step",
             _ => return Visibility::Public,
         };
         Visibility::Private {
@@ -478,47 +502,21 @@ impl Game for SpaceEmpires4x {
     }
 
     fn resample_hidden(&self, state: &State, viewer: Viewer, rng: &mut GameRng) -> State {
-        let mut s = state.clone();
-        let me = viewer.seat().filter(|m| *m < state.seats);
-        // Unexplored markers the viewer has not peeked at, reshuffled within each border colour.
-        let known: Vec<usize> = me
-            .map(|m| s.players[m].peeks.iter().map(|(p, _)| *p).collect())
-            .unwrap_or_default();
-        for border in std::iter::once(None).chain((0..s.seats).map(Some)) {
-            let idx: Vec<usize> = (0..s.cells.len())
-                .filter(|i| {
-                    s.on_map[*i]
-                        && !s.cells[*i].explored
-                        && s.cells[*i].home_of == border
-                        && !known.contains(i)
-                })
-                .collect();
-            let mut ms: Vec<Marker> = idx.iter().map(|i| s.cells[*i].marker).collect();
-            rng.shuffle(&mut ms);
-            for (i, m) in idx.into_iter().zip(ms) {
-                s.cells[i].marker = m;
-            }
-        }
-        for st in s.home_stock.iter_mut() {
-            rng.shuffle(st);
-        }
-        for seat in 0..s.seats {
-            // At the end the banks decide ties and are announced, so they stay.
-            if Some(seat) == me || s.phase == Phase::Over {
-                continue;
-            }
-            // Other players' banks and the tech of their face-down groups are secret (HR-24).
-            s.players[seat].cp = rng.below(31) as i64;
-        }
-        for g in s.groups.iter_mut() {
-            if Some(g.owner) != me && !g.face_up {
-                g.attack = rng.below(4) as u8;
-                g.defense = rng.below(4) as u8;
-                g.tactics = rng.below(4) as u8;
-            }
-        }
-        s.rng = rng.fork();
-        s
+        hidden::resample(state, data::load().ok(), viewer, rng)
+    }
+
+    fn check_invariants(&self, state: &State) -> Result<(), String> {
+        invariants::check_state(state, data::load()?)
+    }
+
+    fn check_step(
+        &self,
+        before: &State,
+        _seat: Seat,
+        _action: &Action,
+        after: &State,
+    ) -> Result<(), String> {
+        invariants::check_step(before, after)
     }
 
     fn check_data(&self) -> Result<(), String> {
@@ -622,6 +620,7 @@ fn fallback_state() -> State {
             round_cap: None,
             instant_upgrades: false,
             rng: GameRng::seed_from_u64(0),
+            rules_version: RULES_VERSION,
         },
     }
 }

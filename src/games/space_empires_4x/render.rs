@@ -8,7 +8,7 @@ use crate::engine::{Seat, Status, Viewer};
 
 use super::actions::Action;
 use super::econ;
-use super::rules::{allowance, eff_tech};
+use super::rules::{allowance, eff_tech, public_tech};
 use super::state::*;
 
 #[derive(Clone, Debug, Serialize)]
@@ -133,13 +133,11 @@ fn group_view(s: &State, g: &Group, me: Option<Seat>) -> GroupView {
     let mine = me == Some(g.owner);
     let open = mine || g.face_up;
     // Others see built-in tech of revealed ships, never the owner's current levels (HR-24).
-    let tech = |t: Tech, v: u8| {
+    let tech = |t: Tech, _built: u8| {
         if mine {
             Some(eff_tech(s, g, t))
-        } else if g.face_up && !g.kind.current_tech() && !s.instant_upgrades {
-            Some(v)
         } else {
-            None
+            public_tech(s, g, t)
         }
     };
     GroupView {

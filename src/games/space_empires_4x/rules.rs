@@ -104,6 +104,7 @@ pub fn setup(
         round_cap,
         instant_upgrades: instant,
         rng,
+        rules_version: RULES_VERSION,
     })
 }
 
@@ -225,6 +226,17 @@ pub fn eff_tech(s: &State, g: &Group, t: Tech) -> u8 {
         Tech::Tactics => g.tactics,
         Tech::Movement => g.movement,
         _ => p.level(t),
+    }
+}
+
+/// The tech level of `g` that everyone may know: the level a revealed ship was built with.
+/// None when the level is the owner's current one (shipyards, bases, decoys, and every
+/// ship with `instant_upgrades`), which stays secret (HR-24), or the group is face down.
+pub fn public_tech(s: &State, g: &Group, t: Tech) -> Option<u8> {
+    if g.face_up && !g.kind.current_tech() && !s.instant_upgrades {
+        Some(eff_tech(s, g, t))
+    } else {
+        None
     }
 }
 
@@ -808,7 +820,9 @@ pub fn bombard(s: &mut State, d: &Data, seat: Seat, pos: usize) -> Result<(), Ru
     }
     s.bombarded.push(pos);
     let asteroids = s.cells[pos].explored && s.cells[pos].marker == Marker::Asteroids;
-    let shooters: Vec<(u8, i32)> = s
+    // (ships, to-hit, whether the to-hit may be shown): a face-down shooter's to-hit
+    // would tell its type and tech, so only revealed ships with built tech show it.
+    let shooters: Vec<(u8, i32, bool)> = s
         .groups
         .iter()
         .filter(|g| g.pos == pos && g.owner == seat && is_armed_ship(d, g.kind))
@@ -819,19 +833,28 @@ pub fn bombard(s: &mut State, d: &Data, seat: Seat, pos: usize) -> Result<(), Ru
             } else {
                 eff_tech(s, g, Tech::Attack).min(u.hull) as i32
             };
-            (g.count, u.attack + tech)
+            (
+                g.count,
+                u.attack + tech,
+                public_tech(s, g, Tech::Attack).is_some(),
+            )
         })
         .collect();
     let name = s.hex_name(pos);
-    for (n, to_hit) in shooters {
+    for (n, to_hit, shown) in shooters {
         for _ in 0..n {
             let Some(ci) = s.colonies.iter().position(|c| c.pos == pos) else {
                 return Ok(());
             };
             let r = s.rng.die(d.general.die_sides);
             let hit = r == 1 || (r as i32) <= to_hit;
+            let vs = if shown {
+                format!(" vs {to_hit}")
+            } else {
+                String::new()
+            };
             s.log(format!(
-                "Bombardment of {name}: roll {r} vs {to_hit}: {}.",
+                "Bombardment of {name}: roll {r}{vs}: {}.",
                 if hit { "hit" } else { "miss" }
             ));
             if hit {

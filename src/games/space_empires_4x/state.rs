@@ -385,6 +385,22 @@ pub struct State {
     pub round_cap: Option<u32>,
     pub instant_upgrades: bool,
     pub rng: GameRng,
+    /// The rules version the game was set up under. Snapshots from before the field existed
+    /// are version 1 games; version 1 is not written out, so they re-encode byte for byte.
+    #[serde(default = "rules_v1", skip_serializing_if = "is_rules_v1")]
+    pub rules_version: u32,
+}
+
+/// Rules version 2 (issue 12): retreat toward any own colony, no base or shipyard at a
+/// blockaded colony, a default round cap.
+pub const RULES_VERSION: u32 = 2;
+
+fn rules_v1() -> u32 {
+    1
+}
+
+fn is_rules_v1(v: &u32) -> bool {
+    *v == 1
 }
 
 pub const MAX_EVENTS: usize = 60;

@@ -3,7 +3,14 @@
 
 use super::*;
 use crate::engine::Viewer;
-use crate::engine::harness::{PlayoutConfig, check_many};
+use crate::engine::harness::{
+    PlayoutConfig, PlayoutStats, assert_resample_covers, check_many, check_many_steered,
+};
+
+mod battles;
+mod hidden_info;
+mod invariant_checks;
+mod rules_v2;
 
 fn cfg(deep: usize) -> PlayoutConfig {
     PlayoutConfig {
@@ -63,19 +70,100 @@ fn json<T: serde::Serialize>(v: &T) -> String {
 
 // ------------------------------------------------------------------ contract
 
+/// State fields everyone may see, so `resample_hidden` keeps them (digest section 7).
+/// Every other field must be varied by the resampling of some viewer.
+const PUBLIC: &[&str] = &[
+    // The map's shape.
+    "seats",
+    "width",
+    "height",
+    "on_map",
+    // Colonies and Homeworlds with their current CP value and delivered loads.
+    "colonies",
+    // Where play stands and who owes what.
+    "round",
+    "turn",
+    "order",
+    "current",
+    "phase",
+    "pending",
+    "battle.pos",
+    "battle.attacker",
+    "battle.defender",
+    "battle.round",
+    "bombarded",
+    // The current player's unexplored hexes: where its (visible) counters stand.
+    "explore_queue",
+    // The stack moving now; its moves are in the public log.
+    "active",
+    // Revealed bids and the counters each seat placed.
+    "last_reveal",
+    "bids",
+    // Counter ids are printed on the map.
+    "next_id",
+    "round_cap",
+    "instant_upgrades",
+    "rules_version",
+];
+
+/// An empty list or absent object is a leaf of its own (`groups` = [] at setup,
+/// `battle` = null): nothing in it to resample. It counts as varied when the fields it
+/// holds once filled (`groups[].kind`, `battle.plans[]...`) were varied.
+fn drop_empty_leaves(stats: &mut PlayoutStats) {
+    let varied = stats.varied_paths.clone();
+    stats.state_paths.retain(|p| {
+        varied.contains(p)
+            || !varied
+                .iter()
+                .any(|v| v.starts_with(&format!("{p}[")) || v.starts_with(&format!("{p}.")))
+    });
+}
+
 #[test]
 fn contract_two_players_deep() {
     let o = Options {
         round_cap: Some(3),
         instant_upgrades: false,
     };
-    let st = check_many(&G, &o, 2, 40, 1, &cfg(1));
+    let mut st = check_many(&G, &o, 2, 40, 1, &cfg(1));
     assert!(
         st.private_log_entries > 0,
         "econ orders and combat plans are private"
     );
     assert!(st.resamples_that_changed_state > 0);
     assert!(st.illegal_tried > 0);
+    assert!(st.invariant_checks > 40 * 100);
+    // Steered play reaches battles, so combat plans are resampled too.
+    let steered = check_many_steered(&G, &o, 2, 10, 500, &cfg(1), &battles::toward_enemies);
+    assert!(
+        steered
+            .state_paths
+            .iter()
+            .any(|p| p.starts_with("battle.plans"))
+    );
+    st.merge(steered);
+    drop_empty_leaves(&mut st);
+    for hidden in [
+        "home_stock[][]",
+        "players[].cp",
+        "players[].tech[]",
+        "groups[].kind",
+        "groups[].count",
+        "groups[].attack",
+        "drafts[].bid",
+        "drafts[].lines[].tech",
+        "last_orders[][].tech",
+        "events[].text",
+        "cells[].marker",
+        "battle.plans[].targets[]",
+    ] {
+        assert!(
+            st.varied_paths.contains(hidden),
+            "{hidden}: {:?}",
+            st.varied_paths
+        );
+    }
+    assert_resample_covers(&st, PUBLIC);
 }
 
 #[test]
@@ -98,12 +186,17 @@ fn contract_three_and_four_players() {
     let st3 = check_many(&G, &o, 3, 20, 5000, &cfg(5));
     let st4 = check_many(&G, &o, 4, 20, 6000, &cfg(5));
     assert!(st3.private_log_entries > 0 && st4.private_log_entries > 0);
+    let steered = check_many_steered(&G, &o, 3, 5, 7000, &cfg(5), &battles::toward_enemies);
+    assert!(steered.invariant_checks > 0);
 }
 
 #[test]
 fn playouts_without_cap_reach_late_rounds_and_stay_legal() {
     // No round cap: the game must still accept every listed action deep into play.
-    let o = Options::default();
+    let o = Options {
+        round_cap: None,
+        instant_upgrades: false,
+    };
     let p = crate::engine::harness::random_playout(&G, &o, 2, 3, 6000).unwrap();
     assert!(p.finished || p.state.round >= 4, "round {}", p.state.round);
 }
@@ -1928,7 +2021,7 @@ fn options_and_action_schema() {
             y: 0
         }
     );
-    assert_eq!(G.info().rules_version, 1);
+    assert_eq!(G.info().rules_version, RULES_VERSION);
     assert_eq!(G.info().id, ID);
 }
 
@@ -1992,7 +2085,7 @@ fn leak_splitting_does_not_tell_the_group_size() {
         panic!()
     };
     assert_eq!(seen_by, vec![0]);
-    assert_eq!(public_form, serde_json::json!({"type": "regroup"}));
+    assert_eq!(public_form, serde_json::json!({"type": "secret_move_step"}));
     let n = G.apply(&s, 0, &a).unwrap();
     let t = G.render_text(&n, Viewer::Seat(1));
     assert!(t.contains(&format!("#{g} Seat 1 face-down counter at (6,0)")));
