@@ -995,7 +995,11 @@ impl Domain {
             return Ok(false);
         }
         let actions: Vec<ActionRow> = game_actions::table
-            .filter(game_actions::game_id.eq(row.id).and(game_actions::seq.le(seen)))
+            .filter(
+                game_actions::game_id
+                    .eq(row.id)
+                    .and(game_actions::seq.le(seen)),
+            )
             .order(game_actions::seq.asc())
             .select(ActionRow::as_select())
             .load(conn)?;
@@ -1022,7 +1026,12 @@ impl Domain {
             .try_into()
             .map_err(|_| anyhow::anyhow!("malformed seed"))?;
         let mut state = engine
-            .setup(&row.options, row.players as usize, seed)
+            .setup_version(
+                &row.options,
+                row.players as usize,
+                seed,
+                row.rules_version as u32,
+            )
             .map_err(|e| anyhow::anyhow!("setup: {e}"))?;
         for a in actions {
             state = state

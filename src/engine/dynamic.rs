@@ -33,6 +33,28 @@ pub trait DynGame: Send + Sync {
         seats: usize,
         seed: [u8; 32],
     ) -> Result<Box<dyn LoadedGame>, SetupError>;
+    /// [`DynGame::setup`] for a stored game of an older rules version: the set-up state
+    /// records `rules_version` (a top-level `rules_version` member, by convention), so a
+    /// replay from the log follows the rules the game started with.
+    fn setup_version(
+        &self,
+        options: &Value,
+        seats: usize,
+        seed: [u8; 32],
+        rules_version: u32,
+    ) -> Result<Box<dyn LoadedGame>, SetupError> {
+        let state = self.setup(options, seats, seed)?;
+        if rules_version == self.info().rules_version {
+            return Ok(state);
+        }
+        let mut json: Value = serde_json::from_str(&state.encode())
+            .map_err(|e| SetupError::invalid_options(e.to_string()))?;
+        if let Some(v) = json.get_mut("rules_version") {
+            *v = Value::from(rules_version);
+        }
+        self.load(&json.to_string())
+            .map_err(|e| SetupError::invalid_options(e.to_string()))
+    }
     fn load(&self, state_json: &str) -> Result<Box<dyn LoadedGame>, DecodeError>;
     fn legal_actions_complete(&self) -> bool;
     fn check_data(&self) -> Result<(), String>;

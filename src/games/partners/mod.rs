@@ -382,6 +382,38 @@ impl Game for Partners {
         Ok(next)
     }
 
+    /// Who else has already chosen an exchange card cannot bear on one's own choice: an
+    /// exchange card chosen while partners and opponents were still choosing stays valid.
+    /// The `recent` lines only narrate what the rest of the view shows, and during the
+    /// exchange a hand that shrinks by one only says that its owner has chosen.
+    fn decision_basis(&self, st: &State, seat: Seat) -> serde_json::Value {
+        fn blank(v: &mut serde_json::Value, keys: &[&str]) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    for k in keys {
+                        if let Some(x) = m.get_mut(*k) {
+                            *x = serde_json::Value::Null;
+                        }
+                    }
+                    m.values_mut().for_each(|x| blank(x, keys));
+                }
+                serde_json::Value::Array(items) => items.iter_mut().for_each(|x| blank(x, keys)),
+                _ => {}
+            }
+        }
+        let mut view = serde_json::to_value(self.view(st, Viewer::Seat(seat))).unwrap_or_default();
+        if st.phase == state::Phase::Exchange {
+            blank(&mut view, &["exchange_chosen", "cards_in_hand"]);
+        }
+        if let Some(recent) = view.get_mut("recent") {
+            *recent = serde_json::Value::Null;
+        }
+        serde_json::json!({
+            "view": view,
+            "legal": serde_json::to_value(self.legal_actions(st, seat)).unwrap_or_default(),
+        })
+    }
+
     fn view(&self, st: &State, viewer: Viewer) -> View {
         match data() {
             Ok(d) => view::build(d, st, viewer),
