@@ -81,6 +81,13 @@ impl PlayoutStats {
             .iter()
             .filter(|p| !self.varied_paths.contains(*p))
             .filter(|p| parent_object(p).is_none_or(|o| !varied_objects.contains(o)))
+            // An empty list (`steals[]`) counts as varied when its elements' fields did.
+            .filter(|p| {
+                !self
+                    .varied_paths
+                    .iter()
+                    .any(|v| v.len() > p.len() && path_has_prefix(v, p))
+            })
             .filter(|p| !public.iter().any(|pre| path_has_prefix(p, pre)))
             .cloned()
             .collect()
