@@ -147,7 +147,7 @@ fn initdb(bin: &Path, data: &Path, password: &str) -> Result<()> {
     Ok(())
 }
 
-fn server_options(port: u16) -> Vec<String> {
+fn server_options(port: u16, max_connections: u32) -> Vec<String> {
     vec![
         "-p".into(),
         port.to_string(),
@@ -158,7 +158,7 @@ fn server_options(port: u16) -> Vec<String> {
         "-c".into(),
         "unix_socket_directories=".into(),
         "-c".into(),
-        "max_connections=200".into(),
+        format!("max_connections={max_connections}"),
     ]
 }
 
@@ -226,7 +226,7 @@ impl PrivateCluster {
             .arg(&log)
             .args(["-w", "-t", "60", "-o"])
             .arg(
-                server_options(port)
+                server_options(port, 200)
                     .iter()
                     .map(|a| shell_quote(a))
                     .collect::<Vec<_>>()
@@ -397,7 +397,9 @@ impl ThrowawayCluster {
         argv.push(bin.join("postgres").display().to_string());
         argv.push("-D".into());
         argv.push(data.display().to_string());
-        argv.extend(server_options(port));
+        // A test run keeps dozens of app instances alive at once, each with a small pool
+        // and an event listener.
+        argv.extend(server_options(port, 1000));
         argv.extend(["-c".to_string(), "fsync=off".to_string()]);
         let quoted: Vec<String> = argv.iter().map(|a| shell_quote(a)).collect();
         let script = format!(

@@ -78,6 +78,24 @@ fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, Box<ApiError>> {
     }
 }
 
+/// A game type's rules as players read them (Markdown), house rules named.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = String, Path, description = "Game type id, e.g. `kasino`")),
+    responses(
+        (status = 200, description = "The rules", content_type = "text/markdown", body = String),
+        (status = 404, description = "`not_found`: no such game type", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/game-types/{id}/rules")]
+pub async fn game_rules(id: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let text = crate::games::rules_text(&id)
+        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such game type"))?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/markdown; charset=utf-8")
+        .body(text))
+}
+
 /// Every game type this server hosts, with its options and action schemas.
 #[utoipa::path(tag = "games", responses((status = 200, body = Vec<GameTypeResponse>)))]
 #[get("/game-types")]

@@ -71,6 +71,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(accounts::vacation)
                 .service(events::events)
                 .service(games::game_types)
+                .service(games::game_rules)
                 .service(games::create_game)
                 .service(games::list_games)
                 .service(games::get_game)

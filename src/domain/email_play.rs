@@ -362,10 +362,13 @@ impl Domain {
         match request {
             Request::Help => {
                 let mut body = format!(
-                    "How to play {} #{} by email\n\n{REPLY_HELP}\nQuoted text and signatures are ignored. \
+                    "How to play {} #{} by email\n\nThe rules: {}/api/v1/game-types/{}/rules\n\n{REPLY_HELP}\nQuoted text and signatures are ignored. \
                      A reply to an old email (the game has moved on since) plays nothing and brings the \
                      current position.\n\n",
-                    info.name, row.id
+                    info.name,
+                    row.id,
+                    self.public_url.trim_end_matches('/'),
+                    info.id
                 );
                 compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
                 Ok(ctx.answer(

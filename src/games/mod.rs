@@ -61,6 +61,20 @@ impl Registry {
     }
 }
 
+/// Each game's rules as players read them (`src/games/<id>/RULES.md`), compiled in.
+pub fn rules_text(id: &str) -> Option<&'static str> {
+    Some(match id {
+        "kasino" => include_str!("kasino/RULES.md"),
+        "crossword-rummy" => include_str!("crossword_rummy/RULES.md"),
+        "partners" => include_str!("partners/RULES.md"),
+        "fuldrigger" => include_str!("fuldrigger/RULES.md"),
+        "sp4x" => include_str!("sp4x/RULES.md"),
+        "space-empires-4x" => include_str!("space_empires_4x/RULES.md"),
+        "starfarers" => include_str!("starfarers/RULES.md"),
+        _ => return None,
+    })
+}
+
 fn erased<G: crate::engine::Game>(game: G) -> Arc<dyn DynGame> {
     Arc::new(Erased::new(game))
 }
@@ -71,6 +85,15 @@ mod tests {
 
     /// A stored game of an older rules version replays under that version: its set-up
     /// state says so, whatever the current version is.
+    #[test]
+    fn every_game_has_its_rules_document() {
+        for g in Registry::standard().all() {
+            let text = super::rules_text(g.info().id).unwrap_or_default();
+            assert!(text.len() > 1000, "{} has no RULES.md", g.info().id);
+            assert!(text.contains("HR-"), "{} names no house rule", g.info().id);
+        }
+    }
+
     #[test]
     fn setup_version_records_the_stored_rules_version() {
         let registry = Registry::standard();

@@ -324,3 +324,21 @@ fn simultaneous_choices_made_on_one_version_are_not_false_conflicts() {
     );
     assert_ne!(r.status(), 200);
 }
+
+#[test]
+fn each_game_serves_its_rules() {
+    let app = spawn_app();
+    let types: Value = app.get("/api/v1/game-types", None).json().unwrap();
+    for t in types.as_array().unwrap() {
+        let r = app.get(
+            &format!("/api/v1/game-types/{}/rules", t["id"].as_str().unwrap()),
+            None,
+        );
+        assert_eq!(r.status(), 200);
+        assert!(r.text().unwrap().contains("HR-"));
+    }
+    assert_eq!(
+        app.get("/api/v1/game-types/chess/rules", None).status(),
+        404
+    );
+}

@@ -67,6 +67,10 @@ fn a_move_through_node_a_reaches_an_sse_client_on_node_b_within_a_second() {
         let (at, event, data) = rx.recv_timeout(Duration::from_secs(5)).expect("event");
         let data: Value = serde_json::from_str(&data).unwrap();
         assert_eq!(data["id"], id);
+        // The game's start (version 0) may still be on its way to node B.
+        if data["version"] == 0 {
+            continue;
+        }
         assert_eq!(data["version"], 1);
         got.push((event, at.duration_since(sent)));
     }

@@ -16,7 +16,7 @@ fn game_types_describe_every_hosted_game() {
         .expect("kasino is hosted");
     assert_eq!(kasino["min_players"], 2);
     assert_eq!(kasino["max_players"], 4);
-    assert_eq!(kasino["rules_version"], 1);
+    assert_eq!(kasino["rules_version"], 2);
     assert!(kasino["options_schema"].is_object());
     assert!(kasino["action_schema"].is_object());
 }

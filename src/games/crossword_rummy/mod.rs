@@ -1,5 +1,5 @@
 //! Crossword Rummy (working title): Thade Precht's tile game on a grid. Digest:
-//! `shared/rules/crossword-rummy.md`; seed `002_2dc2ad7e6b0c4d83.txt`.
+//! RULES.md beside this file.
 
 pub mod actions;
 pub mod data;

@@ -1,4 +1,4 @@
-//! Kasino, the Danish fishing card game (rules: shared/rules/kasino.md): capture table
+//! Kasino, the Danish fishing card game (rules: RULES.md beside this file): capture table
 //! cards by matching and adding up, build, sweep, and play rounds to 21.
 
 mod actions;

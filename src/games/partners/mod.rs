@@ -1,5 +1,5 @@
 //! Partners: the Danish team race game driven by playing cards (rules digest
-//! `shared/rules/partners.md`). Four colours in two teams sitting opposite; with two
+//! RULES.md beside this file). Four colours in two teams sitting opposite; with two
 //! players each plays one team's two colours (HR-5).
 
 pub mod actions;

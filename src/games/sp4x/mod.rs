@@ -1,4 +1,4 @@
-//! SP4X: Old Maid meets 4X on a hex map (Fastaval). Rules: shared/rules/sp4x.md.
+//! SP4X: Old Maid meets 4X on a hex map (Fastaval). Rules: RULES.md beside this file.
 
 mod actions;
 mod board;
