@@ -79,7 +79,7 @@ impl EventHub {
             // The iterator only reads what has arrived; a short nap bounds the delay, and
             // a ping now and then notices a dead connection.
             idle += 1;
-            if idle % 600 == 0 {
+            if idle.is_multiple_of(600) {
                 diesel::sql_query("SELECT 1").execute(&mut conn)?;
             }
             std::thread::sleep(Duration::from_millis(25));
