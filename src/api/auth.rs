@@ -17,15 +17,7 @@ impl FromRequest for Caller {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let domain = req.app_data::<web::Data<Domain>>().cloned();
-        let token = req
-            .headers()
-            .get(actix_web::http::header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                v.strip_prefix("Bearer ")
-                    .or_else(|| v.strip_prefix("bearer "))
-            })
-            .map(|t| t.trim().to_string());
+        let token = bearer_token(req);
         Box::pin(async move {
             let Some(domain) = domain else {
                 return Err(ApiError::unauthorized("authentication is not configured"));
@@ -38,6 +30,18 @@ impl FromRequest for Caller {
             authenticate(domain, &token).await
         })
     }
+}
+
+/// The token of an `Authorization: Bearer <token>` header.
+pub fn bearer_token(req: &HttpRequest) -> Option<String> {
+    req.headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(|t| t.trim().to_string())
 }
 
 /// The caller behind a bearer token (from the header, or from a query parameter where a

@@ -11,7 +11,7 @@ use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 use utoipa::IntoParams;
 
-use super::auth::{Caller, authenticate};
+use super::auth::{Caller, authenticate, bearer_token};
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
 use crate::notify::events::{EventHub, GameEvent};
@@ -62,16 +62,7 @@ pub async fn events(
     req: HttpRequest,
     params: web::Query<EventParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let header = req
-        .headers()
-        .get(actix_web::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .map(|t| t.trim().to_string());
-    let Some(token) = header.or_else(|| params.into_inner().access_token) else {
+    let Some(token) = bearer_token(&req).or_else(|| params.into_inner().access_token) else {
         return Err(ApiError::unauthorized(
             "send Authorization: Bearer <access_token>, or ?access_token=",
         ));
