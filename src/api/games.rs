@@ -391,8 +391,10 @@ pub async fn submit_action(
 #[serde(deny_unknown_fields)]
 pub struct LogParams {
     /// Only entries with `seq` greater than this (default 0).
+    #[param(minimum = 0)]
     pub after: Option<i64>,
     /// At most this many entries, 1 to 1000 (default 200).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
 }
 

@@ -14,7 +14,7 @@ pub struct NewAccountRequest {
     #[schema(example = "Ada")]
     pub name: String,
     /// At least 10 characters.
-    #[schema(example = "correct horse battery")]
+    #[schema(example = "correct horse battery", min_length = 10, max_length = 256)]
     pub password: String,
 }
 
