@@ -233,15 +233,7 @@ impl CrosswordRummy {
                 }
             }
             Action::Meld { table } => {
-                let ctx = MeldContext {
-                    rules: &state.rules,
-                    players: state.seats,
-                    table: &state.table,
-                    rack: state.racks.get(seat).map_or(&[][..], |r| &r[..]),
-                    opened: &state.opened,
-                    mover: seat,
-                    rules_version: state.rules_version,
-                };
+                let ctx = MeldContext::for_seat(state, seat);
                 let accepted = validate_table(&ctx, table)?;
                 for &t in &accepted.new_tiles {
                     next.take_from_rack(seat, t);

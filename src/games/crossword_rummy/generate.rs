@@ -63,15 +63,7 @@ const MAX_LONGER: usize = 12;
 /// Whether the current table plus `new` is a meld `seat` may submit (the validator decides,
 /// so a generated multi-tile meld is never refused).
 fn accepted(state: &State, seat: Seat, new: &[Placed]) -> bool {
-    let ctx = MeldContext {
-        rules: &state.rules,
-        players: state.seats,
-        table: &state.table,
-        rack: state.racks.get(seat).map_or(&[][..], |r| &r[..]),
-        opened: &state.opened,
-        mover: seat,
-        rules_version: state.rules_version,
-    };
+    let ctx = MeldContext::for_seat(state, seat);
     validate_table(&ctx, &full_table(state, new)).is_ok()
 }
 

@@ -54,6 +54,21 @@ pub struct MeldContext<'a> {
     pub rules_version: u32,
 }
 
+impl<'a> MeldContext<'a> {
+    /// The context of a meld by `seat` on `state`: its rack, the table, who has opened.
+    pub fn for_seat(state: &'a super::state::State, seat: Seat) -> MeldContext<'a> {
+        MeldContext {
+            rules: &state.rules,
+            players: state.seats,
+            table: &state.table,
+            rack: state.racks.get(seat).map_or(&[][..], |r| &r[..]),
+            opened: &state.opened,
+            mover: seat,
+            rules_version: state.rules_version,
+        }
+    }
+}
+
 /// An accepted meld.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Accepted {
