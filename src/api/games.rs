@@ -12,7 +12,7 @@ use crate::domain::Domain;
 use crate::domain::games::{ListQuery, ListStatus};
 use crate::domain::shapes::{
     ActionRequest, GameListResponse, GameResponse, GameTypeResponse, LogEntry, NewGameRequest,
-    ViewAtResponse,
+    PreviewRequest, PreviewResponse, ViewAtResponse,
 };
 use crate::domain::{DomainError, DomainResult};
 
@@ -101,6 +101,23 @@ pub async fn game_rules(id: web::Path<String>) -> Result<HttpResponse, ApiError>
 #[get("/game-types")]
 pub async fn game_types(domain: web::Data<Domain>) -> web::Json<Vec<GameTypeResponse>> {
     web::Json(domain.game_types())
+}
+
+/// One game type: options, action and view schemas, player counts and rules link.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = String, Path, description = "Game type id, e.g. `kasino`")),
+    responses(
+        (status = 200, body = GameTypeResponse),
+        (status = 404, description = "`not_found`: no such game type", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/game-types/{id}")]
+pub async fn game_type(
+    domain: web::Data<Domain>,
+    id: web::Path<String>,
+) -> Result<web::Json<GameTypeResponse>, ApiError> {
+    Ok(web::Json(domain.game_type(&id)?))
 }
 
 /// Open a new game; the creator takes seat 0. It starts when the last seat is taken.
@@ -450,6 +467,86 @@ pub async fn view_at(
     let (id, version) = path.into_inner();
     let v = web::block(move || domain.view_at(caller.0, id, version)).await??;
     Ok(web::Json(v))
+}
+
+/// What an action would do, without playing it: the caller's view and picture after it,
+/// or the same problem a real submission would get. Hidden information (the next tile, a
+/// die) is drawn afresh, so a preview foretells nothing. Nothing is stored.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Game id")),
+    request_body = PreviewRequest,
+    responses(
+        (status = 200, body = PreviewResponse),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`not_your_turn`, `game_not_active`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`illegal_action` (with the game's `rule_code`), `malformed_action`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{id}/preview")]
+pub async fn preview_action(
+    domain: web::Data<Domain>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: web::Json<PreviewRequest>,
+) -> Result<web::Json<PreviewResponse>, ApiError> {
+    let id = id.into_inner();
+    let req = body.into_inner();
+    let p = web::block(move || domain.preview_action(caller.0, id, req)).await??;
+    Ok(web::Json(p))
+}
+
+/// Which version of the board to draw; the current one when absent.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct BoardQuery {
+    /// A past version (0 is the start).
+    #[param(minimum = 0)]
+    pub version: Option<i64>,
+}
+
+/// The board as the caller sees it, drawn as SVG (600 px wide, with a title and a
+/// description for screen readers). Spectators get the public picture.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Game id"), BoardQuery),
+    responses(
+        (status = 200, description = "The picture", content_type = "image/svg+xml", body = String, headers(("ETag" = String, description = "Changes whenever the picture changes"))),
+        (status = 304, description = "Not modified: the `If-None-Match` tag is current"),
+        (status = 400, body = Problem, content_type = "application/problem+json"),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_active` (not started)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/games/{id}/board.svg")]
+pub async fn board_svg(
+    domain: web::Data<Domain>,
+    req: HttpRequest,
+    caller: Caller,
+    id: web::Path<i64>,
+    query: web::Query<BoardQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let version = query.into_inner().version;
+    let (at, svg) = web::block(move || domain.board_svg(caller.0, id, version)).await??;
+    let tag = etag(at, svg.as_bytes());
+    let unchanged = header_tags(&req, header::IF_NONE_MATCH)
+        .is_some_and(|tags| tags.iter().any(|t| *t == tag || t == "*"));
+    if unchanged {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, tag))
+            .finish());
+    }
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, tag))
+        .insert_header((header::CACHE_CONTROL, "private, no-cache"))
+        .content_type("image/svg+xml; charset=utf-8")
+        .body(svg))
 }
 
 /// Give up the game: the caller's seat ranks last. With one other player left the game

@@ -22,7 +22,10 @@ use utoipa_actix_web::service_config::ServiceConfig;
     info(
         title = "Turnpost",
         description = "A server for slow, asynchronous board games played over days, by REST and by email. \
-            Errors are RFC 9457 problem documents (`application/problem+json`) with a stable `code`.",
+            Errors are RFC 9457 problem documents (`application/problem+json`) with a stable `code`.\n\n\
+            Seat numbers: the API counts seats from 0 (`seat`, `your_seat`, `to_act`, `ranking`; the creator is seat 0). \
+            Text written for people (`legal_action_texts`, log descriptions, emails, board pictures) counts from 1: \
+            API seat `n` is \"Seat n+1\" there, unless the game names its seats.",
         license(name = "MIT")
     ),
     components(schemas(problem::Problem)),
@@ -71,6 +74,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(accounts::vacation)
                 .service(events::events)
                 .service(games::game_types)
+                .service(games::game_type)
                 .service(games::game_rules)
                 .service(games::create_game)
                 .service(games::list_games)
@@ -80,6 +84,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(games::submit_action)
                 .service(games::game_log)
                 .service(games::view_at)
+                .service(games::board_svg)
+                .service(games::preview_action)
                 .service(games::resign)
                 .service(games::nudge)
                 .service(inbound::inbound_email),
@@ -99,7 +105,10 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 pub fn openapi_yaml() -> String {
-    quote_yaml11_booleans(&openapi().to_yaml().unwrap_or_default())
+    let mut doc = serde_json::to_value(openapi()).unwrap_or_default();
+    spec::add_game_models(&mut doc, &crate::games::Registry::standard());
+    spec::add_links(&mut doc);
+    quote_yaml11_booleans(&serde_yaml::to_string(&doc).unwrap_or_default())
 }
 
 /// YAML 1.2 writes the string `off` bare, and YAML 1.1 readers (PyYAML, so most Python

@@ -1,8 +1,11 @@
 //! Finishing touches on the generated OpenAPI document, applied once every route is in:
 //! every response has a description (required by OpenAPI 3.1), and every operation lists
 //! the problem responses any request can get (a bad query, a bad body, a missing token,
-//! a deadline, an overloaded server), so a generated client knows them all.
+//! a deadline, an overloaded server), so a generated client knows them all. Each game's
+//! view, action and options models join the components, and links lead from a created
+//! game to joining, reading and playing it.
 
+use serde_json::{Map, Value, json};
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::server::Server;
@@ -100,6 +103,142 @@ pub fn finish(api: &mut OpenApi) {
     let mut server = Server::new("/");
     server.description = Some("this server".into());
     api.servers = Some(vec![server]);
+}
+
+/// A game type id as a model-name prefix: `space-empires-4x` → `SpaceEmpires4x`.
+pub fn model_prefix(game_type: &str) -> String {
+    game_type
+        .split(['-', '_'])
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Points every `#/$defs/X` reference inside `schema` at `#/components/schemas/<prefix>X`.
+fn rebase_refs(schema: &mut Value, prefix: &str) {
+    match schema {
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                match (k.as_str(), v) {
+                    ("$ref", Value::String(r)) => {
+                        if let Some(name) = r.strip_prefix("#/$defs/") {
+                            *r = format!("#/components/schemas/{prefix}{name}");
+                        }
+                    }
+                    (_, v) => rebase_refs(v, prefix),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| rebase_refs(v, prefix)),
+        _ => {}
+    }
+}
+
+/// Adds a schemars root schema (and its `$defs`) to `schemas` as `<prefix><name>`.
+fn add_model(schemas: &mut Map<String, Value>, prefix: &str, name: &str, mut schema: Value) {
+    let Some(root) = schema.as_object_mut() else {
+        return;
+    };
+    root.remove("$schema");
+    let defs = root.remove("$defs");
+    root.insert("title".into(), Value::String(format!("{prefix}{name}")));
+    rebase_refs(&mut schema, prefix);
+    schemas.insert(format!("{prefix}{name}"), schema);
+    if let Some(Value::Object(defs)) = defs {
+        for (def, mut body) in defs {
+            rebase_refs(&mut body, prefix);
+            schemas.entry(format!("{prefix}{def}")).or_insert(body);
+        }
+    }
+}
+
+/// Adds each game type's view, action and options models to the components, generated
+/// from the Rust types (the same schemas `GET /api/v1/game-types/{id}` serves), so a
+/// generated client gets typed models: `KasinoView`, `KasinoAction`, ...
+pub fn add_game_models(doc: &mut Value, registry: &crate::games::Registry) {
+    let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    let mut names = Vec::new();
+    for g in registry.all() {
+        let prefix = model_prefix(g.info().id);
+        add_model(schemas, &prefix, "View", g.view_schema());
+        add_model(schemas, &prefix, "Action", g.action_schema());
+        add_model(schemas, &prefix, "Options", g.options_schema());
+        names.push((g.info().id, prefix));
+    }
+    let listing: Vec<String> = names
+        .iter()
+        .map(|(id, p)| format!("`{id}`: `{p}View`"))
+        .collect();
+    if let Some(view) = doc.pointer_mut("/components/schemas/GameResponse/properties/view")
+        && let Some(obj) = view.as_object_mut()
+    {
+        obj.insert(
+            "description".into(),
+            Value::String(format!(
+                "What the caller may see (null before the game starts). Its model depends on `game_type`: {}.",
+                listing.join(", ")
+            )),
+        );
+    }
+    let actions: Vec<String> = names
+        .iter()
+        .map(|(id, p)| format!("`{id}`: `{p}Action`"))
+        .collect();
+    if let Some(action) = doc.pointer_mut("/components/schemas/ActionRequest/properties/action")
+        && let Some(obj) = action.as_object_mut()
+    {
+        obj.insert(
+            "description".into(),
+            Value::String(format!(
+                "One of the game's `legal_actions`, or any action of its model: {}.",
+                actions.join(", ")
+            )),
+        );
+    }
+}
+
+/// OpenAPI links between operations (create → join → get → act), so clients and stateful
+/// testers can follow a game from its creation.
+pub fn add_links(doc: &mut Value) {
+    let id = json!({ "id": "$response.body#/id" });
+    let game_links = json!({
+        "GetGame": { "operationId": "get_game", "parameters": id, "description": "The game just returned" },
+        "JoinGame": { "operationId": "join_game", "parameters": id, "description": "Take a free seat" },
+        "SubmitAction": {
+            "operationId": "submit_action",
+            "parameters": id,
+            "requestBody": {
+                "action": "$response.body#/legal_actions/0",
+                "expected_version": "$response.body#/version"
+            },
+            "description": "Play the first legal action"
+        },
+        "GameLog": { "operationId": "game_log", "parameters": id, "description": "The game's log" },
+        "BoardPicture": { "operationId": "board_svg", "parameters": id, "description": "The board as the caller sees it" }
+    });
+    for (path, method, status) in [
+        ("/api/v1/games", "post", "201"),
+        ("/api/v1/games/{id}", "get", "200"),
+        ("/api/v1/games/{id}/join", "post", "200"),
+        ("/api/v1/games/{id}/actions", "post", "200"),
+    ] {
+        let pointer = format!(
+            "/paths/{}/{method}/responses/{status}",
+            path.replace('~', "~0").replace('/', "~1")
+        );
+        if let Some(resp) = doc.pointer_mut(&pointer).and_then(Value::as_object_mut) {
+            resp.insert("links".into(), game_links.clone());
+        }
+    }
 }
 
 /// The path templates of the API with the methods each allows: `(template, methods)`.

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::clocks::{self, TimeControl};
 use super::shapes::{
     ActionRequest, GameListResponse, GameResponse, GameSummary, GameTypeResponse, LogEntry,
-    NewGameRequest, SeatResponse, ViewAtResponse,
+    NewGameRequest, PreviewRequest, PreviewResponse, SeatResponse, ViewAtResponse,
 };
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{
@@ -208,11 +208,21 @@ impl Domain {
                         .collect(),
                     options_schema: g.options_schema(),
                     action_schema: g.action_schema(),
+                    view_schema: g.view_schema(),
+                    rules_url: format!("/api/v1/game-types/{}/rules", info.id),
                     legal_actions_complete: g.legal_actions_complete(),
                     rules_version: info.rules_version,
                 }
             })
             .collect()
+    }
+
+    /// One game type, by id.
+    pub fn game_type(&self, id: &str) -> DomainResult<GameTypeResponse> {
+        self.game_types()
+            .into_iter()
+            .find(|t| t.id == id)
+            .ok_or_else(|| DomainError::not_found(format!("game type {id}")))
     }
 
     /// The implementation that runs a stored game.
@@ -977,6 +987,80 @@ impl Domain {
             your_seat: me,
             view: state.view(viewer),
         })
+    }
+
+    /// What `req.action` would do for the caller's seat, without playing it: the action is
+    /// applied to a copy whose hidden parts are drawn afresh, so the preview foretells
+    /// nothing the seat cannot know. Refused exactly as a real submission would be.
+    pub fn preview_action(
+        &self,
+        account: i64,
+        id: i64,
+        req: PreviewRequest,
+    ) -> DomainResult<PreviewResponse> {
+        let mut conn = self.conn()?;
+        let row = read_game(&mut conn, id)?;
+        let seats = seat_infos(&mut conn, id)?;
+        let seat = seat_of(&seats, account).ok_or_else(|| {
+            DomainError::forbidden("not_a_player", "you have no seat in this game")
+        })?;
+        if row.status != "active" {
+            return Err(DomainError::conflict(
+                "game_not_active",
+                format!("the game is {}", row.status),
+            ));
+        }
+        let state = self.load(&row)?.ok_or_else(|| {
+            DomainError::Internal(anyhow::anyhow!("active game {id} has no snapshot"))
+        })?;
+        let me = seat as usize;
+        let copy = state.resample_hidden(Viewer::Seat(me), rand::random());
+        let applied = copy.apply(me, &req.action).map_err(rule_error)?;
+        let status = applied.state.status();
+        Ok(PreviewResponse {
+            description: applied.description,
+            view: applied.state.view(Viewer::Seat(me)),
+            board_svg: applied.state.board_svg(Viewer::Seat(me)),
+            to_act: status.to_act().iter().map(|&s| s as i32).collect(),
+            finishes_game: status.is_finished(),
+        })
+    }
+
+    /// The caller's board picture (SVG), now or at `version`, with the version drawn.
+    pub fn board_svg(
+        &self,
+        account: i64,
+        id: i64,
+        version: Option<i64>,
+    ) -> DomainResult<(i64, String)> {
+        let mut conn = self.conn()?;
+        let row = read_game(&mut conn, id)?;
+        if row.status == "open" {
+            return Err(DomainError::conflict(
+                "game_not_active",
+                "the game has not started: there is no board yet",
+            ));
+        }
+        let seats = seat_infos(&mut conn, id)?;
+        let me = seat_of(&seats, account);
+        let viewer = me.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
+        let at = version.unwrap_or(row.version);
+        if at < 0 || at > row.version {
+            return Err(DomainError::not_found(format!("version {at} of game {id}")));
+        }
+        let state = if at == row.version {
+            self.load(&row)?.ok_or_else(|| {
+                DomainError::Internal(anyhow::anyhow!("game {id} has no snapshot"))
+            })?
+        } else {
+            let actions: Vec<ActionRow> = game_actions::table
+                .filter(game_actions::game_id.eq(id).and(game_actions::seq.le(at)))
+                .order(game_actions::seq.asc())
+                .select(ActionRow::as_select())
+                .load(&mut conn)?;
+            self.replay(&row, &actions).map_err(DomainError::Internal)?
+        };
+        Ok((at, state.board_svg(viewer)))
     }
 
     /// Whether `seat` sees the game now as it did at version `seen` (its view and legal

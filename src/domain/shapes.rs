@@ -110,6 +110,14 @@ pub struct GameTypeResponse {
     /// JSON Schema of one action, as submitted to `POST /api/v1/games/{id}/actions`.
     #[schema(value_type = Object)]
     pub action_schema: Value,
+    /// JSON Schema of the `view` member of a game of this type (as any seat or a spectator
+    /// receives it). The same models are in this document's components as
+    /// `<GameType>View` and `<GameType>Action`.
+    #[schema(value_type = Object)]
+    pub view_schema: Value,
+    /// Where the rules are, as players read them (Markdown).
+    #[schema(example = "/api/v1/game-types/kasino/rules")]
+    pub rules_url: String,
     /// True when `legal_actions` lists every legal action; false when it is a useful
     /// sample and `action_schema` describes the full space.
     pub legal_actions_complete: bool,
@@ -262,6 +270,32 @@ pub struct ViewAtResponse {
     pub your_seat: Option<i32>,
     #[schema(value_type = Object)]
     pub view: Value,
+}
+
+/// What an action would do, without playing it (`POST /games/{id}/preview`).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PreviewRequest {
+    /// An action of the game's model, as it would be submitted.
+    #[schema(value_type = Object)]
+    pub action: Value,
+}
+
+/// The position after a previewed action, as the caller would see it. Hidden information
+/// (the next tile, a die) is drawn afresh for the preview, so it foretells nothing.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PreviewResponse {
+    /// The action in words, as the log would show it to the caller.
+    pub description: String,
+    /// The caller's view after the action.
+    #[schema(value_type = Object)]
+    pub view: Value,
+    /// The caller's board picture after the action (SVG).
+    pub board_svg: String,
+    /// Seats to act after the action (0-based).
+    pub to_act: Vec<i32>,
+    /// Whether the action would end the game.
+    pub finishes_game: bool,
 }
 
 /// What became of one inbound email. Every message that could be read is answered to its

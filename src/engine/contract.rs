@@ -15,7 +15,7 @@ pub type Seat = usize;
 
 /// Who is looking. A seat's view may include what its team shares (e.g. a partner's
 /// exchanged card); a spectator sees only public information.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Viewer {
     Seat(Seat),
@@ -135,7 +135,7 @@ impl Status {
 }
 
 /// The result of a finished game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Outcome {
     /// Every seat, best first. Equal `rank` means a tie (team-mates share a rank).
     pub ranking: Vec<Placing>,
@@ -146,7 +146,7 @@ pub struct Outcome {
     pub summary: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Placing {
     pub seat: Seat,
     /// 1 is the winner; ties share a rank.
@@ -154,7 +154,7 @@ pub struct Placing {
     pub score: Option<i64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TeamResult {
     pub name: String,
     pub seats: Vec<Seat>,
@@ -227,7 +227,9 @@ pub trait Game: Send + Sync + 'static {
     type Options: Serialize + DeserializeOwned + Default + JsonSchema + Clone + Debug;
     type State: Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync;
     type Action: Serialize + DeserializeOwned + Clone + Debug + PartialEq + JsonSchema;
-    type View: Serialize;
+    /// What a viewer sees; its JSON Schema is published per game type, so clients get
+    /// typed models.
+    type View: Serialize + JsonSchema;
 
     fn info(&self) -> GameInfo;
 
@@ -280,6 +282,16 @@ pub trait Game: Send + Sync + 'static {
     /// The state as plain text for `viewer`, readable in a monospace font: the body of a
     /// turn email. Shows only what `viewer` may see.
     fn render_text(&self, state: &Self::State, viewer: Viewer) -> String;
+
+    /// The board as an SVG picture, drawn from `view` alone (so it can never show more than
+    /// the view), 600 px wide, with `<title>` and `<desc>` for screen readers (see
+    /// [`crate::engine::svg`]). Same view, same bytes. `viewer` says whose picture it is
+    /// (e.g. to draw that seat's hand at the bottom).
+    fn board_svg(&self, view: &Self::View, viewer: Viewer) -> String {
+        let _ = viewer;
+        let text = serde_json::to_string_pretty(view).unwrap_or_default();
+        super::svg::text_picture(self.info().name, &text)
+    }
 
     /// A name for a seat in this game ("South", "Red"). Defaults to "Seat N".
     fn seat_name(&self, _state: &Self::State, seat: Seat) -> String {

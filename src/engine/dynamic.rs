@@ -25,6 +25,8 @@ pub trait DynGame: Send + Sync {
     fn options_schema(&self) -> Value;
     /// JSON Schema of one action.
     fn action_schema(&self) -> Value;
+    /// JSON Schema of a viewer's view (the `view` member of a game resource).
+    fn view_schema(&self) -> Value;
     /// Options parsed, defaults filled in and written back: what the game is stored with.
     fn normalize_options(&self, options: &Value) -> Result<Value, SetupError>;
     fn setup(
@@ -86,6 +88,8 @@ pub trait LoadedGame: Send {
     fn apply(&self, seat: Seat, action: &Value) -> Result<Applied, RuleError>;
     fn view(&self, viewer: Viewer) -> Value;
     fn render_text(&self, viewer: Viewer) -> String;
+    /// The board picture for `viewer`, drawn from their view (see [`Game::board_svg`]).
+    fn board_svg(&self, viewer: Viewer) -> String;
     fn describe_action(&self, seat: Seat, action: &Value) -> Option<String>;
     fn seat_name(&self, seat: Seat) -> String;
     /// What `seat` decides on (see [`Game::decision_basis`]).
@@ -145,6 +149,10 @@ impl<G: Game> DynGame for Erased<G> {
 
     fn action_schema(&self) -> Value {
         serde_json::to_value(schemars::schema_for!(G::Action)).unwrap_or(Value::Null)
+    }
+
+    fn view_schema(&self) -> Value {
+        serde_json::to_value(schemars::schema_for!(G::View)).unwrap_or(Value::Null)
     }
 
     fn normalize_options(&self, options: &Value) -> Result<Value, SetupError> {
@@ -256,6 +264,11 @@ impl<G: Game> LoadedGame for Loaded<G> {
 
     fn render_text(&self, viewer: Viewer) -> String {
         self.game.render_text(&self.state, viewer)
+    }
+
+    fn board_svg(&self, viewer: Viewer) -> String {
+        let view = self.game.view(&self.state, viewer);
+        self.game.board_svg(&view, viewer)
     }
 
     fn describe_action(&self, seat: Seat, action: &Value) -> Option<String> {

@@ -34,6 +34,22 @@ impl Default for PlayoutConfig {
     }
 }
 
+/// A board picture must parse as SVG (what browsers and the PNG rasteriser need), carry a
+/// `<title>` and `<desc>` for screen readers, and be at most 600 px wide.
+pub fn check_picture(svg: &str) -> Result<(), String> {
+    let tree = resvg::usvg::Tree::from_str(svg, &resvg::usvg::Options::default())
+        .map_err(|e| e.to_string())?;
+    if tree.size().width() > 600.5 {
+        return Err(format!("{} px wide, more than 600", tree.size().width()));
+    }
+    for needle in ["<title", "<desc"] {
+        if !svg.contains(needle) {
+            return Err(format!("no {needle}> element"));
+        }
+    }
+    Ok(())
+}
+
 /// What a checked playout observed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PlayoutStats {
@@ -43,6 +59,8 @@ pub struct PlayoutStats {
     /// Resamples that changed what some other seat sees: proof the leak check can fail.
     pub resamples_that_changed_state: usize,
     pub private_log_entries: usize,
+    /// Board pictures parsed as SVG and compared under resampling.
+    pub pictures_checked: usize,
     /// Calls of the game's own invariant hooks (`check_invariants` and `check_step`).
     pub invariant_checks: usize,
     /// Every field of the state seen in the playout, as a path with array indices and
@@ -58,6 +76,7 @@ impl PlayoutStats {
         self.actions += other.actions;
         self.illegal_tried += other.illegal_tried;
         self.views_checked += other.views_checked;
+        self.pictures_checked += other.pictures_checked;
         self.resamples_that_changed_state += other.resamples_that_changed_state;
         self.private_log_entries += other.private_log_entries;
         self.invariant_checks += other.invariant_checks;
@@ -456,8 +475,13 @@ pub fn check_playout_steered<G: Game>(
             }
             // No view depends on what its viewer may not see.
             for &viewer in &viewers {
-                let view = json(&game.view(&state, viewer));
+                let typed_view = game.view(&state, viewer);
+                let view = json(&typed_view);
                 let _ = game.render_text(&state, viewer);
+                let picture = game.board_svg(&typed_view, viewer);
+                if let Err(e) = check_picture(&picture) {
+                    return fail(format!("board picture of {viewer:?} is not valid SVG: {e}"));
+                }
                 let other = game.resample_hidden(&state, viewer, &mut agent);
                 stats.views_checked += 1;
                 let other_leaves = flatten(&serde_json::to_value(&other).unwrap_or(Value::Null));
@@ -487,6 +511,12 @@ pub fn check_playout_steered<G: Game>(
                 if game.render_text(&other, viewer) != game.render_text(&state, viewer) {
                     return fail(format!("text of {viewer:?} depends on hidden information"));
                 }
+                if game.board_svg(&game.view(&other, viewer), viewer) != picture {
+                    return fail(format!(
+                        "board picture of {viewer:?} depends on hidden information (or is not deterministic)"
+                    ));
+                }
+                stats.pictures_checked += 1;
                 if let Viewer::Seat(s) = viewer
                     && json(&game.legal_actions(&other, s)) != json(&legal[s])
                 {
@@ -643,6 +673,7 @@ pub fn check_many_steered<G: Game>(
         }
     }
     assert!(total.views_checked > 0, "no view was checked");
+    assert!(total.pictures_checked > 0, "no board picture was checked");
     if cfg.has_hidden_information {
         assert!(
             total.resamples_that_changed_state > 0,

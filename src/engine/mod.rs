@@ -7,6 +7,7 @@ pub mod graph;
 pub mod harness;
 pub mod hex;
 pub mod rng;
+pub mod svg;
 
 pub use contract::{
     Game, GameInfo, Outcome, Placing, RuleError, Seat, SetupError, Status, TeamResult, Viewer,

@@ -332,6 +332,9 @@ mod tests {
         fn render_text(&self, _: Viewer) -> String {
             "board".into()
         }
+        fn board_svg(&self, _: Viewer) -> String {
+            String::new()
+        }
         fn describe_action(&self, _: Seat, a: &Value) -> Option<String> {
             Some(format!("choice {}", a["n"]))
         }

@@ -2,6 +2,7 @@
 //! them. A copy of the parsed [`Rules`] lives in every game state, so a live game keeps the
 //! numbers it started with even if the data file changes later.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 const RULES_TOML: &str = include_str!("rules.toml");
@@ -38,7 +39,9 @@ pub struct Rules {
 
 /// A physical tile: an index into the tile list of [`Rules`]. Number tiles come first
 /// (colour-major, then value, then copy), then the pass_two tiles, then the draw_three tiles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(transparent)]
 pub struct Tile(pub u8);
 

@@ -1,20 +1,21 @@
 //! Views and the text (email) rendering: the table drawn group by group as a grid with
 //! row/column coordinates, the display, and the viewer's own rack.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::data::Tile;
 use super::state::{Phase, State};
 use crate::engine::{Seat, Status, Viewer};
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct TileView {
     pub tile: String,
     /// Colour initial and value (`R5`), or `P2`/`D3` for the action tiles.
     pub label: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct CellView {
     pub tile: String,
     pub label: String,
@@ -22,7 +23,7 @@ pub struct CellView {
     pub y: i32,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct PassingView {
     pub initiator: Seat,
     /// Which seats have chosen (the choices themselves are hidden).
@@ -33,7 +34,7 @@ pub struct PassingView {
     pub incoming: Option<Vec<TileView>>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct GameRecordView {
     pub winners: Vec<Seat>,
     pub blocked: bool,
@@ -41,7 +42,7 @@ pub struct GameRecordView {
     pub racks: Vec<Vec<TileView>>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct View {
     pub viewer: Viewer,
     pub game_no: u32,

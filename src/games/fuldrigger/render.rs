@@ -1,6 +1,7 @@
 //! Views and the plain-text table for turn emails. Everything on the table is public; only
 //! the chance deck order (nobody) and open offers (their two parties) are hidden.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::data::{Board, HazardKind, NodeKind};
@@ -8,7 +9,7 @@ use super::rules::{self, fortune, good_name, seat_name};
 use super::state::{Bundle, Pending, Phase, State, Token};
 use crate::engine::{Seat, Viewer};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct TokenView {
     pub good: String,
     pub price: u32,
@@ -16,7 +17,7 @@ pub struct TokenView {
     pub fields: u32,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ShipView {
     pub id: u32,
     pub owner: Seat,
@@ -31,7 +32,7 @@ pub struct ShipView {
     pub done: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct DepotView {
     pub id: u32,
     pub isthmus: String,
@@ -39,7 +40,7 @@ pub struct DepotView {
     pub token: TokenView,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PlayerView {
     pub seat: Seat,
     pub name: String,
@@ -53,7 +54,7 @@ pub struct PlayerView {
     pub home_roll: Vec<u32>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PortView {
     pub id: String,
     pub name: String,
@@ -65,13 +66,13 @@ pub struct PortView {
     pub sell: Vec<(String, i64)>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct CardView {
     pub id: String,
     pub text: String,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct OfferView {
     pub id: u32,
     pub from: Seat,
@@ -80,7 +81,7 @@ pub struct OfferView {
     pub get: Bundle,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
     pub viewer: Option<Seat>,
     pub round: u32,

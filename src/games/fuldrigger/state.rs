@@ -104,7 +104,7 @@ pub struct Offer {
     pub get: Bundle,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     ChooseHome,
@@ -117,7 +117,7 @@ pub enum Phase {
 }
 
 /// A choice the active player owes after a battle.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Pending {
     /// Which attacking privateer is lost.

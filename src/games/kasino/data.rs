@@ -2,6 +2,7 @@
 //! target. A copy is stored in every game state, so a live game keeps the numbers it started
 //! with even if the file changes.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::cards::{Card, Suit};
@@ -54,7 +55,7 @@ pub struct Values {
     pub king: Dual,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scoring {
     pub most_spades: i64,

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::actions::Action;
@@ -10,7 +11,7 @@ use super::state::{BuildKind, Item, RoundLine, State};
 use crate::engine::cards::Card;
 use crate::engine::{Seat, Viewer};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
     /// The seat looking, or none for a spectator.
     pub viewer: Option<Seat>,
@@ -39,7 +40,7 @@ pub struct View {
     pub finished: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct SeatView {
     pub seat: Seat,
     pub hand_size: usize,
@@ -52,7 +53,7 @@ pub struct SeatView {
     pub must_capture: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(tag = "item", rename_all = "snake_case")]
 pub enum TableItem {
     Loose {
@@ -69,7 +70,7 @@ pub enum TableItem {
     },
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct SideScore {
     pub seats: Vec<Seat>,
     pub score: i64,

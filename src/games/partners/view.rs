@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::data::{COLOURS, Data};
@@ -10,7 +11,7 @@ use super::state::{Loc, Phase, State};
 use crate::engine::cards::Card;
 use crate::engine::{Seat, Viewer};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PieceView {
     pub field: u8,
     /// False while the piece has not left its start field since it came into play: it
@@ -18,7 +19,7 @@ pub struct PieceView {
     pub may_enter_home: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ColourView {
     pub colour: String,
     pub seat: Seat,
@@ -43,7 +44,7 @@ pub struct ColourView {
     pub exchange_card: Option<Card>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
     pub viewer: Viewer,
     pub seats: usize,

@@ -30,7 +30,7 @@ pub struct Sp4x;
 #[serde(default, deny_unknown_fields)]
 pub struct Options {}
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PlayerView {
     pub seat: Seat,
     pub name: &'static str,
@@ -45,7 +45,7 @@ pub struct PlayerView {
     pub roads_pool: u32,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct TileView {
     pub hex: Hex,
     pub kind: TileKind,
@@ -54,7 +54,7 @@ pub struct TileView {
 }
 
 /// A card drawn from an opponent, shown only to the two players concerned.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct StealView {
     pub age: u8,
     pub thief: Seat,
@@ -62,7 +62,7 @@ pub struct StealView {
     pub card: Card,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
     pub viewer: Option<Seat>,
     pub age: u8,

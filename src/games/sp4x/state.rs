@@ -147,7 +147,7 @@ pub enum Ability {
 }
 
 /// A placed tile and the pieces on it (per seat).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Tile {
     pub hex: Hex,
     pub kind: TileKind,
@@ -156,7 +156,9 @@ pub struct Tile {
 }
 
 /// A road on the edge a–b (a < b), of one colour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 pub struct Road {
     pub a: Hex,
     pub b: Hex,
@@ -184,7 +186,7 @@ pub struct StealRecord {
 }
 
 /// Where the turn stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Step {
     /// The active player draws a card from an opponent.
@@ -199,7 +201,7 @@ pub enum Step {
 }
 
 /// How a frame scores when it ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Scoring {
     /// A single action, or a star participant who is not a scorer.
@@ -213,7 +215,7 @@ pub enum Scoring {
 }
 
 /// One player resolving one action (single or pair), with its pending steps.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Frame {
     pub actor: Seat,
     pub card: Card,
@@ -229,7 +231,7 @@ pub struct Frame {
 }
 
 /// A pending step of an action.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "job", rename_all = "snake_case")]
 pub enum Job {
     /// Men move or explore; `left` is None for a pair (every man may). `done` counts men per

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::engine::{Seat, Status, Viewer};
@@ -11,7 +12,7 @@ use super::econ;
 use super::rules::{allowance, eff_tech, public_tech};
 use super::state::*;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct HexView {
     pub x: i32,
     pub y: i32,
@@ -23,7 +24,7 @@ pub struct HexView {
     pub peeked: Option<Marker>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct GroupView {
     pub id: u32,
     pub owner: Seat,
@@ -43,7 +44,7 @@ pub struct GroupView {
     pub moved: Option<(u8, u8)>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ColonyView {
     pub owner: Seat,
     pub x: i32,
@@ -53,7 +54,7 @@ pub struct ColonyView {
     pub deposits: Vec<Marker>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct MyView {
     pub cp: i64,
     pub tech: Vec<(Tech, u8)>,
@@ -62,7 +63,7 @@ pub struct MyView {
     pub combat_plan: Option<Plan>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct BattleView {
     pub x: i32,
     pub y: i32,
@@ -72,7 +73,7 @@ pub struct BattleView {
     pub plan_submitted: [bool; 2],
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
     pub viewer: Viewer,
     pub round: u32,

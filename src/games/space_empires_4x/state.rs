@@ -251,7 +251,7 @@ impl Player {
 }
 
 /// One line of a secret economic order.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum OrderLine {
     Research { tech: Tech },
@@ -260,7 +260,7 @@ pub enum OrderLine {
 }
 
 /// A seat's draft of its economic order.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default, JsonSchema)]
 pub struct Draft {
     /// CP available this phase after maintenance (income + carry - maintenance + scuttle relief).
     pub available: i64,
@@ -277,7 +277,7 @@ pub struct Draft {
 }
 
 /// What everyone learns when the orders are revealed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Reveal {
     pub seat: Seat,
     pub bid: i64,
@@ -286,7 +286,7 @@ pub struct Reveal {
 }
 
 /// A seat's plan for one combat round (HR-12).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default, JsonSchema)]
 pub struct Plan {
     /// (group, ships screened)
     pub screened: Vec<(u32, u8)>,
@@ -307,7 +307,7 @@ pub struct Battle {
 }
 
 /// Where the game stands.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum Phase {
     /// Players pick their Homeworld hex in seat order.
@@ -328,7 +328,7 @@ pub enum Phase {
 }
 
 /// A choice owed by someone other than the phase's player.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Pending {
     /// A cruiser peeked; its owner reveals or hides the marker.

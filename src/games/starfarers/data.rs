@@ -183,7 +183,9 @@ impl Resources {
 
 /// A planet chip: a production number, pirates or ice (with the strength needed).
 /// Serialised in the data file's form: "5", "pirates_2", "ice_3".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(into = "String", try_from = "String")]
 pub enum Chip {
     Number(u8),

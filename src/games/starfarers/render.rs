@@ -1,5 +1,6 @@
 //! What a viewer may see: the JSON view, the email text, and the hidden-information resample.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::data::{Chip, Data, Resource, Resources};
@@ -7,7 +8,7 @@ use super::rules::{self, letter, player_name, vp};
 use super::state::{Phase, ShipKind, State};
 use crate::engine::{GameRng, Seat, Viewer};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PlayerView {
     pub seat: Seat,
     pub name: String,
@@ -29,7 +30,7 @@ pub struct PlayerView {
     pub trade_stations: u32,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PlanetView {
     pub planet: usize,
     pub name: String,
@@ -46,14 +47,14 @@ pub struct PlanetView {
     pub seen_by: Vec<Seat>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct NodeView {
     pub node: usize,
     pub label: String,
     pub what: String,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ShipView {
     pub id: u32,
     pub owner: Seat,
@@ -63,7 +64,7 @@ pub struct ShipView {
     pub moved: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct OutpostView {
     pub race: String,
     pub token_holder: Option<Seat>,
@@ -72,7 +73,7 @@ pub struct OutpostView {
     pub dock_nodes: Vec<usize>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct OfferView {
     pub from: Seat,
     pub to: Seat,
@@ -83,7 +84,7 @@ pub struct OfferView {
     pub get: Option<Resources>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
     pub viewer: Viewer,
     pub turn: u32,

@@ -1,0 +1,335 @@
+//! A small SVG writer shared by the games' board pictures.
+//!
+//! Pictures must be byte-identical for the same view (they are cached, compared by the
+//! contract harness and attached to emails), so attributes are written in the order given,
+//! numbers with a fixed precision, and every text escaped. Games draw with these few shapes;
+//! anything fancier belongs in a `<g>` of plain shapes.
+
+use std::fmt::Write;
+
+/// Pixel width every board picture is laid out for: readable on a phone and in an email.
+pub const WIDTH: f64 = 600.0;
+
+/// A picture under construction. Call [`Svg::finish`] for the document.
+#[derive(Debug)]
+pub struct Svg {
+    body: String,
+    width: f64,
+    height: f64,
+    title: String,
+    desc: String,
+    depth: usize,
+}
+
+/// An attribute value: numbers are printed with at most two decimals, so a layout computed
+/// in floating point gives the same bytes on every machine.
+pub enum Attr<'a> {
+    Num(f64),
+    Str(&'a str),
+}
+
+impl From<f64> for Attr<'_> {
+    fn from(v: f64) -> Self {
+        Attr::Num(v)
+    }
+}
+
+impl From<i64> for Attr<'_> {
+    fn from(v: i64) -> Self {
+        Attr::Num(v as f64)
+    }
+}
+
+impl From<usize> for Attr<'_> {
+    fn from(v: usize) -> Self {
+        Attr::Num(v as f64)
+    }
+}
+
+impl<'a> From<&'a str> for Attr<'a> {
+    fn from(v: &'a str) -> Self {
+        Attr::Str(v)
+    }
+}
+
+impl<'a> From<&'a String> for Attr<'a> {
+    fn from(v: &'a String) -> Self {
+        Attr::Str(v.as_str())
+    }
+}
+
+/// Formats a coordinate: integers without a fraction, others with up to two decimals.
+pub fn num(v: f64) -> String {
+    if !v.is_finite() {
+        return "0".to_string();
+    }
+    let rounded = (v * 100.0).round() / 100.0;
+    if rounded == rounded.trunc() {
+        format!("{}", rounded as i64)
+    } else {
+        let s = format!("{rounded:.2}");
+        s.trim_end_matches('0').to_string()
+    }
+}
+
+fn write_attrs(out: &mut String, attrs: &[(&str, Attr<'_>)]) {
+    for (name, value) in attrs {
+        let text = match value {
+            Attr::Num(v) => num(*v),
+            Attr::Str(s) => html_escape::encode_double_quoted_attribute(s).into_owned(),
+        };
+        let _ = write!(out, " {name}=\"{text}\"");
+    }
+}
+
+/// Removes characters XML 1.0 forbids (NUL and other C0 controls but tab and newline), so a
+/// player's name can never make the picture unparseable.
+fn xml_safe(text: &str) -> String {
+    text.chars()
+        .filter(|&c| {
+            c == '\t' || c == '\n' || c == '\r' || (c >= ' ' && c != '\u{FFFE}' && c != '\u{FFFF}')
+        })
+        .collect()
+}
+
+impl Svg {
+    /// A picture `height` pixels tall (600 wide), with a title and a description for screen
+    /// readers: say in words what the picture shows.
+    pub fn new(height: f64, title: &str, desc: &str) -> Svg {
+        Svg::with_width(WIDTH, height, title, desc)
+    }
+
+    pub fn with_width(width: f64, height: f64, title: &str, desc: &str) -> Svg {
+        Svg {
+            body: String::new(),
+            width,
+            height,
+            title: xml_safe(title),
+            desc: xml_safe(desc),
+            depth: 0,
+        }
+    }
+
+    pub fn height(&self) -> f64 {
+        self.height
+    }
+
+    /// Grows the picture (layouts that learn their height while drawing).
+    pub fn set_height(&mut self, height: f64) {
+        self.height = height;
+    }
+
+    fn indent(&mut self) {
+        for _ in 0..=self.depth {
+            self.body.push_str("  ");
+        }
+    }
+
+    /// An empty element: `el("rect", &[("x", 1.0.into()), ...])`.
+    pub fn el(&mut self, name: &str, attrs: &[(&str, Attr<'_>)]) -> &mut Self {
+        self.indent();
+        let _ = write!(self.body, "<{name}");
+        write_attrs(&mut self.body, attrs);
+        self.body.push_str("/>\n");
+        self
+    }
+
+    /// An element holding escaped text (`text`, `title`, `tspan`).
+    pub fn text_el(&mut self, name: &str, attrs: &[(&str, Attr<'_>)], text: &str) -> &mut Self {
+        self.indent();
+        let _ = write!(self.body, "<{name}");
+        write_attrs(&mut self.body, attrs);
+        let escaped = html_escape::encode_text(&xml_safe(text)).into_owned();
+        let _ = writeln!(self.body, ">{escaped}</{name}>");
+        self
+    }
+
+    /// Opens a group; close it with [`Svg::close`].
+    pub fn open(&mut self, name: &str, attrs: &[(&str, Attr<'_>)]) -> &mut Self {
+        self.indent();
+        let _ = write!(self.body, "<{name}");
+        write_attrs(&mut self.body, attrs);
+        self.body.push_str(">\n");
+        self.depth += 1;
+        self
+    }
+
+    pub fn close(&mut self, name: &str) -> &mut Self {
+        self.depth = self.depth.saturating_sub(1);
+        self.indent();
+        let _ = writeln!(self.body, "</{name}>");
+        self
+    }
+
+    pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, stroke: &str) -> &mut Self {
+        self.el(
+            "rect",
+            &[
+                ("x", x.into()),
+                ("y", y.into()),
+                ("width", w.into()),
+                ("height", h.into()),
+                ("rx", 4.0.into()),
+                ("fill", fill.into()),
+                ("stroke", stroke.into()),
+            ],
+        )
+    }
+
+    pub fn circle(&mut self, cx: f64, cy: f64, r: f64, fill: &str, stroke: &str) -> &mut Self {
+        self.el(
+            "circle",
+            &[
+                ("cx", cx.into()),
+                ("cy", cy.into()),
+                ("r", r.into()),
+                ("fill", fill.into()),
+                ("stroke", stroke.into()),
+            ],
+        )
+    }
+
+    pub fn line(
+        &mut self,
+        x1: f64,
+        y1: f64,
+        x2: f64,
+        y2: f64,
+        stroke: &str,
+        width: f64,
+    ) -> &mut Self {
+        self.el(
+            "line",
+            &[
+                ("x1", x1.into()),
+                ("y1", y1.into()),
+                ("x2", x2.into()),
+                ("y2", y2.into()),
+                ("stroke", stroke.into()),
+                ("stroke-width", width.into()),
+            ],
+        )
+    }
+
+    /// A closed polygon through `points`.
+    pub fn polygon(&mut self, points: &[(f64, f64)], fill: &str, stroke: &str) -> &mut Self {
+        let pts: Vec<String> = points
+            .iter()
+            .map(|&(x, y)| format!("{},{}", num(x), num(y)))
+            .collect();
+        let pts = pts.join(" ");
+        self.el(
+            "polygon",
+            &[
+                ("points", Attr::Str(&pts)),
+                ("fill", fill.into()),
+                ("stroke", stroke.into()),
+            ],
+        )
+    }
+
+    /// Text anchored at (x, y): `anchor` is `start`, `middle` or `end`.
+    pub fn text(
+        &mut self,
+        x: f64,
+        y: f64,
+        size: f64,
+        anchor: &str,
+        fill: &str,
+        text: &str,
+    ) -> &mut Self {
+        self.text_el(
+            "text",
+            &[
+                ("x", x.into()),
+                ("y", y.into()),
+                ("font-size", size.into()),
+                ("text-anchor", anchor.into()),
+                ("fill", fill.into()),
+            ],
+            text,
+        )
+    }
+
+    /// The finished document, with `<title>` and `<desc>` first so screen readers announce
+    /// them, and a `viewBox` so it scales to any width.
+    pub fn finish(mut self) -> String {
+        while self.depth > 0 {
+            self.close("g");
+        }
+        let mut out = String::with_capacity(self.body.len() + 512);
+        let (w, h) = (num(self.width), num(self.height));
+        let _ = writeln!(
+            out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-labelledby=\"title desc\" font-family=\"DejaVu Sans, Verdana, sans-serif\">"
+        );
+        let _ = writeln!(
+            out,
+            "  <title id=\"title\">{}</title>",
+            html_escape::encode_text(&self.title)
+        );
+        let _ = writeln!(
+            out,
+            "  <desc id=\"desc\">{}</desc>",
+            html_escape::encode_text(&self.desc)
+        );
+        let _ = writeln!(
+            out,
+            "  <rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#fbfaf5\"/>"
+        );
+        out.push_str(&self.body);
+        out.push_str("</svg>\n");
+        out
+    }
+}
+
+/// A picture for a game that draws no board of its own: the title and the text rendering.
+pub fn text_picture(title: &str, text: &str) -> String {
+    let lines: Vec<&str> = text.lines().take(80).collect();
+    let mut svg = Svg::new(40.0 + 16.0 * lines.len() as f64, title, text);
+    svg.text(10.0, 24.0, 16.0, "start", "#222", title);
+    for (i, line) in lines.iter().enumerate() {
+        svg.text_el(
+            "text",
+            &[
+                ("x", 10.0.into()),
+                ("y", (44.0 + 16.0 * i as f64).into()),
+                ("font-size", 12.0.into()),
+                ("font-family", "DejaVu Sans Mono, monospace".into()),
+                ("xml:space", "preserve".into()),
+                ("fill", "#222".into()),
+            ],
+            line,
+        );
+    }
+    svg.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_short_and_stable() {
+        assert_eq!(num(3.0), "3");
+        assert_eq!(num(2.5), "2.5");
+        assert_eq!(num(1.0 / 3.0), "0.33");
+        assert_eq!(num(f64::NAN), "0");
+        assert_eq!(num(-0.004), "0");
+    }
+
+    #[test]
+    fn text_and_attributes_are_escaped_and_controls_dropped() {
+        let mut svg = Svg::new(100.0, "a <b> & \"c\"", "d\u{0}e");
+        svg.text(1.0, 2.0, 10.0, "start", "#000", "<script>&\u{1}");
+        svg.el("rect", &[("fill", "\"><x".into())]);
+        let doc = svg.finish();
+        assert!(doc.contains("&lt;script&gt;&amp;"), "{doc}");
+        assert!(!doc.contains('\u{0}') && !doc.contains('\u{1}'));
+        assert!(doc.contains("fill=\"&quot;&gt;&lt;x\""), "{doc}");
+        assert!(
+            doc.contains("<title id=\"title\">a &lt;b&gt; &amp; \"c\"</title>"),
+            "{doc}"
+        );
+    }
+}
