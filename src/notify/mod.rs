@@ -1,9 +1,15 @@
-//! Email: what to send when a game moves (`compose`), the outbox worker that sends it
-//! (`worker`) over SMTP or into `.eml` files, reply tokens (`reply`) and inbound replies
-//! (`inbound`).
+//! Email: what emails say (`compose`, laid out by `letter`, with the board picture drawn
+//! by `picture`), the outbox worker that sends them (`worker`) over SMTP or into `.eml`
+//! files, reply tokens (`reply`), signed links (`links`), inbound replies (`inbound`) and
+//! delivery-status reports (`bounce`).
 
+pub mod bounce;
 pub mod compose;
 pub mod events;
+pub mod headers;
 pub mod inbound;
+pub mod letter;
+pub mod links;
+pub mod picture;
 pub mod reply;
 pub mod worker;

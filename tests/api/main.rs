@@ -3,6 +3,7 @@
 mod accounts;
 mod clocks;
 mod contract;
+mod email_delivery;
 mod email_play;
 mod events;
 mod fuldrigger;
