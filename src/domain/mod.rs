@@ -7,6 +7,7 @@ pub mod digest;
 pub mod email_play;
 pub mod errors;
 pub mod games;
+pub mod integral;
 pub mod shapes;
 pub mod verify;
 

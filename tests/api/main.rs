@@ -7,6 +7,7 @@ mod email_play;
 mod events;
 mod fuldrigger;
 mod games;
+mod generated;
 mod hardening;
 mod helpers;
 mod kasino;
