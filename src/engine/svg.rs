@@ -305,6 +305,67 @@ pub fn text_picture(title: &str, text: &str) -> String {
     svg.finish()
 }
 
+/// √3, written out so that hexagon layouts are the same bytes on every machine (no libm).
+pub const SQRT_3: f64 = 1.732_050_807_568_877_2;
+
+/// The six corners of a pointy-top hexagon with circumradius `size` centred on (cx, cy),
+/// clockwise from the top. Only products of constants, so the output is deterministic.
+pub fn pointy_hex_corners(cx: f64, cy: f64, size: f64) -> [(f64, f64); 6] {
+    let dx = size * SQRT_3 / 2.0;
+    let dy = size / 2.0;
+    [
+        (cx, cy - size),
+        (cx + dx, cy - dy),
+        (cx + dx, cy + dy),
+        (cx, cy + size),
+        (cx - dx, cy + dy),
+        (cx - dx, cy - dy),
+    ]
+}
+
+/// The pixel offset of axial hex `h` from hex (0, 0) on a pointy-top grid of circumradius
+/// `size` (see [`crate::engine::hex`]).
+pub fn pointy_hex_center(h: crate::engine::hex::Hex, size: f64) -> (f64, f64) {
+    let q = f64::from(h.q);
+    let r = f64::from(h.r);
+    (size * SQRT_3 * (q + r / 2.0), size * 1.5 * r)
+}
+
+/// A `points` attribute for a polygon or polyline, with [`num`] coordinates.
+pub fn points_attr(points: &[(f64, f64)]) -> String {
+    let pts: Vec<String> = points
+        .iter()
+        .map(|&(x, y)| format!("{},{}", num(x), num(y)))
+        .collect();
+    pts.join(" ")
+}
+
+/// A rough width of `text` at `size` px in the default sans font (about 0.62 em a
+/// character), for flowing labels without measuring glyphs.
+pub fn text_width(text: &str, size: f64) -> f64 {
+    text.chars().count() as f64 * size * 0.62
+}
+
+/// Splits `text` into lines of at most `max_chars` characters at spaces (a longer word gets
+/// a line of its own), for paragraphs in a picture.
+pub fn wrap_text(text: &str, max_chars: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > max_chars {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
