@@ -4,7 +4,7 @@
 
 use crate::engine::hex::Hex;
 use crate::engine::svg::{
-    SQRT_3, Svg, WIDTH, points_attr, pointy_hex_center, pointy_hex_corners, wrap_text,
+    SQRT_3, Svg, WIDTH, points_attr, pointy_hex_center, pointy_hex_corners, wrap_chars,
 };
 use crate::engine::{Seat, Viewer};
 
@@ -389,7 +389,7 @@ fn draw_header(svg: &mut Svg, view: &View, viewer: Viewer) -> f64 {
     };
     svg.text(WIDTH - MARGIN, 24.0, 12.0, "end", "#555555", &who);
     let mut y = 44.0;
-    for line in wrap_text(&waiting_text(view), 80) {
+    for line in wrap_chars(&waiting_text(view), 80) {
         svg.text(MARGIN, y, 13.0, "start", "#222222", &line);
         y += LINE + 1.0;
     }
@@ -903,7 +903,7 @@ fn draw_cards(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
         l.join(", ")
     };
     let mut ly = y + 12.0;
-    for line in wrap_text(&text, 36) {
+    for line in wrap_chars(&text, 36) {
         ly += 15.0;
         svg.text(dx, ly, 11.0, "start", "#333333", &line);
     }
@@ -915,7 +915,7 @@ fn draw_events(svg: &mut Svg, view: &View, top: f64) -> f64 {
     bold(svg, MARGIN, y, 13.0, "start", "#1a1a1a", "Recent events");
     let start = view.events.len().saturating_sub(5);
     for e in view.events.iter().skip(start) {
-        for line in wrap_text(e, 90) {
+        for line in wrap_chars(e, 90) {
             y += LINE - 1.0;
             svg.text(MARGIN, y, 11.0, "start", "#333333", &line);
         }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::engine::hex::Hex;
 use crate::engine::svg::{
     self, Attr, Svg, WIDTH, points_attr, pointy_hex_center, pointy_hex_corners, text_width,
-    wrap_text,
+    wrap_chars,
 };
 use crate::engine::{Seat, Viewer};
 
@@ -749,7 +749,7 @@ fn draw_header(svg: &mut Svg, view: &View, viewer: Viewer) -> f64 {
         lines.push(format!("Turn order: {}", order.join(", ")));
     }
     for line in lines {
-        for part in wrap_text(&line, 82) {
+        for part in wrap_chars(&line, 82) {
             svg.text(MARGIN, y, 13.0, "start", "#222222", &part);
             y += LINE + 1.0;
         }
@@ -979,7 +979,7 @@ fn draw_empire(svg: &mut Svg, d: Option<&Data>, view: &View, me: &MyView, top: f
         ));
     }
     for p in para {
-        for line in wrap_text(&p, 88) {
+        for line in wrap_chars(&p, 88) {
             y += LINE;
             svg.text(MARGIN, y, 12.0, "start", "#222222", &line);
         }
@@ -1002,7 +1002,7 @@ fn draw_events(svg: &mut Svg, view: &View, top: f64) -> f64 {
     );
     let start = view.events.len().saturating_sub(5);
     for e in view.events.iter().skip(start) {
-        for line in wrap_text(e, 90) {
+        for line in wrap_chars(e, 90) {
             y += LINE - 1.0;
             svg.text(MARGIN, y, 11.0, "start", "#333333", &line);
         }
