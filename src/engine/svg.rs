@@ -305,6 +305,71 @@ pub fn text_picture(title: &str, text: &str) -> String {
     svg.finish()
 }
 
+/// A rough width in pixels of `text` at font `size` (DejaVu Sans: about 0.6 em for lower case
+/// and digits, 0.72 for capitals, a third for spaces and narrow marks), so layouts can keep
+/// labels apart without measuring fonts. It errs wide rather than narrow.
+pub fn text_width(text: &str, size: f64) -> f64 {
+    let ems: f64 = text
+        .chars()
+        .map(|c| match c {
+            ' ' | '.' | ',' | ':' | ';' | '\'' | '|' | 'i' | 'j' | 'l' | '!' | '(' | ')' => 0.34,
+            'f' | 't' | 'r' | 'I' | '-' => 0.45,
+            'm' | 'w' | 'M' | 'W' => 0.92,
+            c if c.is_ascii_uppercase() => 0.72,
+            c if c.is_ascii() => 0.62,
+            _ => 0.8,
+        })
+        .sum();
+    ems * size
+}
+
+/// Breaks `text` into lines of at most `max_chars` characters at spaces (a longer word
+/// gets a line of its own), for paragraphs in pictures.
+pub fn wrap_words(text: &str, max_chars: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let fits = line.chars().count() + 1 + word.chars().count() <= max_chars.max(1);
+        if !line.is_empty() && !fits {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+impl Svg {
+    /// Bold text anchored at (x, y), like [`Svg::text`]: headings, names, figures.
+    pub fn text_bold(
+        &mut self,
+        x: f64,
+        y: f64,
+        size: f64,
+        anchor: &str,
+        fill: &str,
+        text: &str,
+    ) -> &mut Self {
+        self.text_el(
+            "text",
+            &[
+                ("x", x.into()),
+                ("y", y.into()),
+                ("font-size", size.into()),
+                ("font-weight", "bold".into()),
+                ("text-anchor", anchor.into()),
+                ("fill", fill.into()),
+            ],
+            text,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
