@@ -340,10 +340,22 @@ pub fn points_attr(points: &[(f64, f64)]) -> String {
     pts.join(" ")
 }
 
-/// A rough width of `text` at `size` px in the default sans font (about 0.62 em a
-/// character), for flowing labels without measuring glyphs.
+/// A rough width in pixels of `text` at font `size` (DejaVu Sans: about 0.6 em for lower case
+/// and digits, 0.72 for capitals, a third for spaces and narrow marks), so layouts can keep
+/// labels apart without measuring fonts. It errs wide rather than narrow.
 pub fn text_width(text: &str, size: f64) -> f64 {
-    text.chars().count() as f64 * size * 0.62
+    let ems: f64 = text
+        .chars()
+        .map(|c| match c {
+            ' ' | '.' | ',' | ':' | ';' | '\'' | '|' | 'i' | 'j' | 'l' | '!' | '(' | ')' => 0.34,
+            'f' | 't' | 'r' | 'I' | '-' => 0.45,
+            'm' | 'w' | 'M' | 'W' => 0.92,
+            c if c.is_ascii_uppercase() => 0.72,
+            c if c.is_ascii() => 0.62,
+            _ => 0.8,
+        })
+        .sum();
+    ems * size
 }
 
 /// Splits `text` into lines of at most `max_chars` characters at spaces (a longer word gets
@@ -373,18 +385,7 @@ pub fn wrap_chars(text: &str, max_chars: usize) -> Vec<String> {
 
 /// Bold text anchored at (x, y), for names, headings and card indices.
 pub fn bold_text(svg: &mut Svg, x: f64, y: f64, size: f64, anchor: &str, fill: &str, text: &str) {
-    svg.text_el(
-        "text",
-        &[
-            ("x", x.into()),
-            ("y", y.into()),
-            ("font-size", size.into()),
-            ("font-weight", "bold".into()),
-            ("text-anchor", anchor.into()),
-            ("fill", fill.into()),
-        ],
-        text,
-    );
+    svg.text_bold(x, y, size, anchor, fill, text);
 }
 
 /// A rectangle with its own corner radius and stroke width (a panel, a tile, a highlight).
@@ -591,6 +592,32 @@ pub fn save_png(name: &str, svg: &str) -> Result<std::path::PathBuf, String> {
     let path = dir.join(format!("{name}.png"));
     pixmap.save_png(&path).map_err(|e| e.to_string())?;
     Ok(path)
+}
+
+impl Svg {
+    /// Bold text anchored at (x, y), like [`Svg::text`]: headings, names, figures.
+    pub fn text_bold(
+        &mut self,
+        x: f64,
+        y: f64,
+        size: f64,
+        anchor: &str,
+        fill: &str,
+        text: &str,
+    ) -> &mut Self {
+        self.text_el(
+            "text",
+            &[
+                ("x", x.into()),
+                ("y", y.into()),
+                ("font-size", size.into()),
+                ("font-weight", "bold".into()),
+                ("text-anchor", anchor.into()),
+                ("fill", fill.into()),
+            ],
+            text,
+        )
+    }
 }
 
 #[cfg(test)]
