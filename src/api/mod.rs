@@ -11,6 +11,7 @@ pub mod inbound;
 pub mod problem;
 pub mod problem_types;
 pub mod spec;
+pub mod web_client;
 
 use utoipa::Modify;
 use utoipa::OpenApi;

@@ -1,6 +1,7 @@
 //! Black-box tests over real HTTP against a real PostgreSQL.
 
 mod accounts;
+mod browser;
 mod clocks;
 mod contract;
 mod email_play;
@@ -17,3 +18,4 @@ mod smtp_sink;
 mod sp4x;
 mod space_empires;
 mod starfarers;
+mod web_client;
