@@ -19,7 +19,8 @@ const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// How long a page may take to show what a step waits for (generous: two shared cores).
 const PATIENCE: Duration = Duration::from_secs(45);
 
-/// A chromedriver process on a free port, ended when dropped.
+/// A chromedriver process on a free port, in a process group of its own with the browsers
+/// it starts: dropping it (also when a test fails) ends them all.
 struct Driver {
     child: Child,
     url: String,
@@ -38,8 +39,11 @@ impl Driver {
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
+        use std::os::unix::process::CommandExt;
         let child = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
+            .process_group(0)
+            .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -131,7 +135,13 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        // The group's id is chromedriver's pid; Chromium's processes are in it too.
+        if let Ok(group) = i32::try_from(self.child.id()) {
+            // SAFETY: killpg only sends a signal; the group is the one made for this driver.
+            unsafe {
+                libc::killpg(group, libc::SIGKILL);
+            }
+        }
         let _ = self.child.wait();
         for p in &self.profiles {
             let _ = std::fs::remove_dir_all(p);
