@@ -222,7 +222,13 @@ impl Application {
         let port = listener.local_addr()?.port();
         let data = web::Data::new(domain.clone());
         let spec = web::Data::new(OpenApiText(api::openapi_yaml()));
-        let known_routes = web::Data::new(problem::KnownRoutes(api::spec::routes(&api::openapi())));
+        let mut routes = api::spec::routes(&api::openapi());
+        routes.extend(
+            api::web_client::ROUTES
+                .iter()
+                .map(|r| (r.to_string(), vec!["GET"])),
+        );
+        let known_routes = web::Data::new(problem::KnownRoutes(routes));
         let request_timeout = Duration::from_secs(settings.request_timeout_secs.max(1));
         let deadline = web::Data::new(RequestDeadline(request_timeout));
         let cors_origins = settings.cors_origins();
@@ -249,6 +255,8 @@ impl Application {
                 .into_utoipa_app()
                 .configure(api::routes)
                 .into_app()
+                // The browser client: not part of the API, so not in its description.
+                .configure(api::web_client::routes)
                 .default_service(web::to(problem::not_found))
         })
         .listen(listener)?

@@ -198,12 +198,6 @@ fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
     });
     let awaiting_me = p.awaiting.is_some();
     let lobby = p.open == Some(true);
-    if lobby && (status.is_some() || awaiting_me) {
-        return Err(DomainError::invalid(
-            "invalid_query",
-            "open=true lists the lobby; it does not combine with status or awaiting",
-        ));
-    }
     let page = p.page.unwrap_or(1);
     let per_page = p.per_page.unwrap_or(20);
     // Bounded so that the row offset, (page - 1) × per_page, can never overflow.

@@ -12,6 +12,7 @@ pub mod inbound;
 pub mod problem;
 pub mod problem_types;
 pub mod spec;
+pub mod web_client;
 
 use utoipa::Modify;
 use utoipa::OpenApi;
@@ -113,6 +114,7 @@ pub fn openapi_yaml() -> String {
     let mut doc = serde_json::to_value(openapi()).unwrap_or_default();
     spec::add_game_models(&mut doc, &crate::games::Registry::standard());
     spec::add_links(&mut doc);
+    spec::add_constraints(&mut doc);
     quote_yaml11_booleans(&serde_yaml::to_string(&doc).unwrap_or_default())
 }
 

@@ -138,6 +138,71 @@ fn rebase_refs(schema: &mut Value, prefix: &str) {
     }
 }
 
+/// schemars writes a documented unit-only enum as `oneOf` of `const` branches; OpenAPI
+/// code generators read that as a union of one-value types and stumble on it. A plain
+/// `enum` means the same, and every generator understands it. The branch texts move into
+/// the description.
+fn simplify_const_unions(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Array(branches)) = map.get_mut("oneOf") {
+                let (strings, others): (Vec<Value>, Vec<Value>) =
+                    branches.drain(..).partition(|b| string_branch(b).is_some());
+                let mut values = Vec::new();
+                let mut notes = Vec::new();
+                for b in &strings {
+                    if let Some((vals, note)) = string_branch(b) {
+                        if let (Some(note), [v]) = (note, vals.as_slice()) {
+                            notes.push(format!("`{}`: {}", v, note.trim_end_matches('.')));
+                        }
+                        values.extend(vals);
+                    }
+                }
+                let mut merged = json!({ "type": "string", "enum": values });
+                if !notes.is_empty() && !others.is_empty() {
+                    merged["description"] = Value::String(notes.join("; "));
+                }
+                if others.is_empty() && !values.is_empty() {
+                    map.remove("oneOf");
+                    map.insert("type".into(), json!("string"));
+                    map.insert("enum".into(), json!(values));
+                } else {
+                    let mut all = others;
+                    if !values.is_empty() {
+                        all.insert(0, merged);
+                    }
+                    map.insert("oneOf".into(), Value::Array(all));
+                }
+                if !notes.is_empty() && !map.contains_key("description") {
+                    map.insert("description".into(), Value::String(notes.join("; ")));
+                }
+            }
+            map.values_mut().for_each(simplify_const_unions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(simplify_const_unions),
+        _ => {}
+    }
+}
+
+/// The string values a `oneOf` branch allows when it is only a `const` or an `enum` of
+/// strings (with its description), or `None`.
+fn string_branch(b: &Value) -> Option<(Vec<String>, Option<&str>)> {
+    let obj = b.as_object()?;
+    if obj
+        .keys()
+        .any(|k| !["const", "enum", "type", "description"].contains(&k.as_str()))
+    {
+        return None;
+    }
+    let note = b.get("description").and_then(Value::as_str);
+    let values: Option<Vec<String>> = match (b.get("const"), b.get("enum")) {
+        (Some(c), None) => Some(vec![c.as_str()?.to_string()]),
+        (None, Some(Value::Array(vs))) => vs.iter().map(|v| v.as_str().map(String::from)).collect(),
+        _ => None,
+    };
+    Some((values?, note))
+}
+
 /// Adds a schemars root schema (and its `$defs`) to `schemas` as `<prefix><name>`.
 fn add_model(schemas: &mut Map<String, Value>, prefix: &str, name: &str, mut schema: Value) {
     let Some(root) = schema.as_object_mut() else {
@@ -147,10 +212,12 @@ fn add_model(schemas: &mut Map<String, Value>, prefix: &str, name: &str, mut sch
     let defs = root.remove("$defs");
     root.insert("title".into(), Value::String(format!("{prefix}{name}")));
     rebase_refs(&mut schema, prefix);
+    simplify_const_unions(&mut schema);
     schemas.insert(format!("{prefix}{name}"), schema);
     if let Some(Value::Object(defs)) = defs {
         for (def, mut body) in defs {
             rebase_refs(&mut body, prefix);
+            simplify_const_unions(&mut body);
             schemas.entry(format!("{prefix}{def}")).or_insert(body);
         }
     }
@@ -206,6 +273,19 @@ pub fn add_game_models(doc: &mut Value, registry: &crate::games::Registry) {
     }
 }
 
+/// Limits the Rust types cannot state through utoipa: clock lengths come from a fixed set.
+pub fn add_constraints(doc: &mut Value) {
+    if let Some(days) = doc
+        .pointer_mut("/components/schemas/TimeControl/properties/days_per_move")
+        .and_then(Value::as_object_mut)
+    {
+        days.insert(
+            "enum".into(),
+            json!(crate::domain::clocks::DAYS_PER_MOVE.to_vec()),
+        );
+    }
+}
+
 /// OpenAPI links between operations (create → join → get → act), so clients and stateful
 /// testers can follow a game from its creation.
 pub fn add_links(doc: &mut Value) {
@@ -223,7 +303,20 @@ pub fn add_links(doc: &mut Value) {
             "description": "Play the first legal action"
         },
         "GameLog": { "operationId": "game_log", "parameters": id, "description": "The game's log" },
-        "BoardPicture": { "operationId": "board_svg", "parameters": id, "description": "The board as the caller sees it" }
+        "BoardPicture": { "operationId": "board_svg", "parameters": id, "description": "The board as the caller sees it" },
+        "Preview": {
+            "operationId": "preview_action",
+            "parameters": id,
+            "requestBody": { "action": "$response.body#/legal_actions/0" },
+            "description": "What the first legal action would do"
+        },
+        "ViewAtVersion": {
+            "operationId": "view_at",
+            "parameters": { "id": "$response.body#/id", "version": "$response.body#/version" },
+            "description": "The caller's view at this version"
+        },
+        "Nudge": { "operationId": "nudge", "parameters": id, "description": "Remind the seats to act" },
+        "Resign": { "operationId": "resign", "parameters": id, "description": "Give up the game" }
     });
     for (path, method, status) in [
         ("/api/v1/games", "post", "201"),

@@ -41,11 +41,12 @@ pub const DAYS_PER_MOVE: [i32; 6] = [1, 2, 3, 5, 7, 14];
 #[serde(deny_unknown_fields)]
 pub struct TimeControl {
     /// 1, 2, 3, 5, 7 or 14.
+    #[serde(deserialize_with = "super::integral::int")]
     #[schema(example = 3, minimum = 1, maximum = 14)]
     pub days_per_move: i32,
     /// The cap of a seat's clock, in days (default: three moves' worth); at least
     /// `days_per_move`, at most 60.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::integral::opt")]
     #[schema(example = 9, minimum = 1, maximum = 60)]
     pub max_days: Option<i32>,
 }

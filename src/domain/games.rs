@@ -848,10 +848,15 @@ impl Domain {
         let mut query = games::table.into_boxed();
         let mut count = games::table.into_boxed();
         match (q.lobby, q.status) {
-            // The lobby: every game one can still join.
-            (true, _) => {
+            // The lobby: every game one can still join. Other filters narrow it like any
+            // list (a lobby game is never `active` nor awaiting anyone's move).
+            (true, s) => {
                 query = query.filter(games::status.eq("open"));
                 count = count.filter(games::status.eq("open"));
+                if let Some(s) = s {
+                    query = query.filter(games::status.eq(s.as_str()));
+                    count = count.filter(games::status.eq(s.as_str()));
+                }
             }
             (false, Some(s)) => {
                 query = query

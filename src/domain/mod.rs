@@ -8,6 +8,7 @@ pub mod digest;
 pub mod email_play;
 pub mod errors;
 pub mod games;
+pub mod integral;
 pub mod mail_events;
 pub mod mail_links;
 pub mod shapes;

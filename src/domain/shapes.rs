@@ -1,5 +1,6 @@
 //! The JSON shapes of the public API (documented in openapi.yaml through utoipa).
 
+use super::integral;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -9,7 +10,7 @@ use utoipa::ToSchema;
 #[serde(deny_unknown_fields)]
 pub struct NewAccountRequest {
     /// Where turn notifications go; also the login.
-    #[schema(example = "ada@example.org")]
+    #[schema(format = "email", max_length = 254, example = "ada@example.org")]
     pub email: String,
     #[schema(example = "Ada")]
     pub name: String,
@@ -56,6 +57,7 @@ pub struct UpdateAccountRequest {
     /// `true`/`false` (turn emails on or off), or `"each_turn"`, `"daily_digest"`, `"off"`.
     pub email_notifications: Option<EmailSetting>,
     /// Local hour (0–23) of the daily digest.
+    #[serde(default, deserialize_with = "integral::opt")]
     #[schema(minimum = 0, maximum = 23)]
     pub digest_hour: Option<i16>,
     /// Reminder emails at 50 % and 90 % of a clock on or off.
@@ -63,6 +65,7 @@ pub struct UpdateAccountRequest {
     /// IANA time zone name, e.g. `Europe/Copenhagen`.
     pub time_zone: Option<String>,
     /// Quiet hours as `[from, until]` local hours (0–23); `[]` removes them.
+    #[serde(default, deserialize_with = "integral::opt_vec")]
     #[schema(max_items = 2, value_type = Option<Vec<u8>>)]
     pub quiet_hours: Option<Vec<i16>>,
 }
@@ -136,6 +139,7 @@ pub struct NewGameRequest {
     #[schema(example = "kasino")]
     pub game_type: String,
     /// Number of seats (each game type has its own range: see `/game-types`).
+    #[serde(deserialize_with = "integral::int")]
     #[schema(example = 2, minimum = 1, maximum = 16)]
     pub players: i64,
     /// Game options (see the game type's `options_schema`); omitted means defaults.
@@ -223,9 +227,10 @@ pub struct GameResponse {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ActionRequest {
-    /// The `version` of the game the action was chosen on (or send `If-Match`).
-    #[serde(default)]
-    #[schema(minimum = 0)]
+    /// The `version` of the game the action was chosen on. Required, unless the request
+    /// carries the game's ETag as `If-Match` instead (then it may be left out).
+    #[serde(default, deserialize_with = "integral::opt")]
+    #[schema(minimum = 0, value_type = i64, required = true)]
     pub expected_version: Option<i64>,
     /// One of `legal_actions` (or any action valid under the game's `action_schema`).
     #[schema(value_type = Object)]

@@ -305,6 +305,321 @@ pub fn text_picture(title: &str, text: &str) -> String {
     svg.finish()
 }
 
+/// √3, written out so that hexagon layouts are the same bytes on every machine (no libm).
+pub const SQRT_3: f64 = 1.732_050_807_568_877_2;
+
+/// The six corners of a pointy-top hexagon with circumradius `size` centred on (cx, cy),
+/// clockwise from the top. Only products of constants, so the output is deterministic.
+pub fn pointy_hex_corners(cx: f64, cy: f64, size: f64) -> [(f64, f64); 6] {
+    let dx = size * SQRT_3 / 2.0;
+    let dy = size / 2.0;
+    [
+        (cx, cy - size),
+        (cx + dx, cy - dy),
+        (cx + dx, cy + dy),
+        (cx, cy + size),
+        (cx - dx, cy + dy),
+        (cx - dx, cy - dy),
+    ]
+}
+
+/// The pixel offset of axial hex `h` from hex (0, 0) on a pointy-top grid of circumradius
+/// `size` (see [`crate::engine::hex`]).
+pub fn pointy_hex_center(h: crate::engine::hex::Hex, size: f64) -> (f64, f64) {
+    let q = f64::from(h.q);
+    let r = f64::from(h.r);
+    (size * SQRT_3 * (q + r / 2.0), size * 1.5 * r)
+}
+
+/// A `points` attribute for a polygon or polyline, with [`num`] coordinates.
+pub fn points_attr(points: &[(f64, f64)]) -> String {
+    let pts: Vec<String> = points
+        .iter()
+        .map(|&(x, y)| format!("{},{}", num(x), num(y)))
+        .collect();
+    pts.join(" ")
+}
+
+/// A rough width in pixels of `text` at font `size` (DejaVu Sans: about 0.6 em for lower case
+/// and digits, 0.72 for capitals, a third for spaces and narrow marks), so layouts can keep
+/// labels apart without measuring fonts. It errs wide rather than narrow.
+pub fn text_width(text: &str, size: f64) -> f64 {
+    let ems: f64 = text
+        .chars()
+        .map(|c| match c {
+            ' ' | '.' | ',' | ':' | ';' | '\'' | '|' | 'i' | 'j' | 'l' | '!' | '(' | ')' => 0.34,
+            'f' | 't' | 'r' | 'I' | '-' => 0.45,
+            'm' | 'w' | 'M' | 'W' => 0.92,
+            c if c.is_ascii_uppercase() => 0.72,
+            c if c.is_ascii() => 0.62,
+            _ => 0.8,
+        })
+        .sum();
+    ems * size
+}
+
+/// Splits `text` into lines of at most `max_chars` characters at spaces (a longer word gets
+/// a line of its own), for paragraphs in a picture.
+pub fn wrap_chars(text: &str, max_chars: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > max_chars {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+// ------------------------------------------------------------- card-game helpers
+//
+// Shared by the card and tile games' pictures (Kasino, Partners, Crossword Rummy): bold
+// text, panels with their own corner radius, text cut to a width, and playing cards.
+
+/// Bold text anchored at (x, y), for names, headings and card indices.
+pub fn bold_text(svg: &mut Svg, x: f64, y: f64, size: f64, anchor: &str, fill: &str, text: &str) {
+    svg.text_bold(x, y, size, anchor, fill, text);
+}
+
+/// A rectangle with its own corner radius and stroke width (a panel, a tile, a highlight).
+#[allow(clippy::too_many_arguments)]
+pub fn panel(
+    svg: &mut Svg,
+    x: f64,
+    y: f64,
+    w: f64,
+    h: f64,
+    rx: f64,
+    fill: &str,
+    stroke: &str,
+    stroke_width: f64,
+) {
+    svg.el(
+        "rect",
+        &[
+            ("x", x.into()),
+            ("y", y.into()),
+            ("width", w.into()),
+            ("height", h.into()),
+            ("rx", rx.into()),
+            ("fill", fill.into()),
+            ("stroke", stroke.into()),
+            ("stroke-width", stroke_width.into()),
+        ],
+    );
+}
+
+/// `text` cut (with an ellipsis) so that it fits about `width` pixels at `size` px in the
+/// pictures' sans-serif font. An estimate (0.62 em per character, generous for DejaVu
+/// Sans), so the result is the same on every machine, with or without the font.
+pub fn fit_text(text: &str, size: f64, width: f64) -> String {
+    let max = ((width / (size * 0.62)).floor() as usize).max(1);
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// Red for hearts and diamonds, near-black for clubs and spades.
+pub fn suit_colour(suit: crate::engine::cards::Suit) -> &'static str {
+    use crate::engine::cards::Suit;
+    match suit {
+        Suit::Hearts | Suit::Diamonds => "#c62828",
+        Suit::Clubs | Suit::Spades => "#1a1a1a",
+    }
+}
+
+/// Height of a playing card `w` wide (the usual 5:7 shape).
+pub fn card_height(w: f64) -> f64 {
+    w * 1.4
+}
+
+/// A face-up playing card with its top-left corner at (x, y), `w` wide: the rank and suit
+/// in the corner (still readable when the next card overlaps the rest) and a large suit in
+/// the middle. The group carries `class` and `data-card` (`"10H"`) so tests and scripts can
+/// find what is drawn.
+pub fn playing_card(
+    svg: &mut Svg,
+    x: f64,
+    y: f64,
+    w: f64,
+    card: crate::engine::cards::Card,
+    class: &str,
+) {
+    let h = card_height(w);
+    let code = card.to_string();
+    let pretty = card.pretty();
+    let colour = suit_colour(card.suit);
+    svg.open(
+        "g",
+        &[("class", class.into()), ("data-card", Attr::Str(&code))],
+    );
+    svg.text_el("title", &[], &pretty);
+    panel(svg, x, y, w, h, w * 0.1, "#ffffff", "#555555", 1.0);
+    let rank: String = pretty
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    let corner = (w * 0.3).max(11.0);
+    bold_text(
+        svg,
+        x + w * 0.08,
+        y + corner,
+        corner,
+        "start",
+        colour,
+        &rank,
+    );
+    let symbol = card.suit.symbol().to_string();
+    svg.text(
+        x + w * 0.08,
+        y + corner * 2.0,
+        corner * 0.9,
+        "start",
+        colour,
+        &symbol,
+    );
+    svg.text(
+        x + w * 0.62,
+        y + h * 0.78,
+        w * 0.5,
+        "middle",
+        colour,
+        &symbol,
+    );
+    svg.close("g");
+}
+
+/// A face-down playing card with its top-left corner at (x, y), `w` wide, in a group of
+/// class `class`.
+pub fn card_back(svg: &mut Svg, x: f64, y: f64, w: f64, class: &str) {
+    let h = card_height(w);
+    svg.open("g", &[("class", class.into())]);
+    panel(svg, x, y, w, h, w * 0.1, "#2c4f8a", "#1b2f52", 1.0);
+    let inset = (w * 0.12).max(2.0);
+    panel(
+        svg,
+        x + inset,
+        y + inset,
+        w - 2.0 * inset,
+        h - 2.0 * inset,
+        w * 0.06,
+        "#3d68ad",
+        "#c9d6ee",
+        1.0,
+    );
+    svg.close("g");
+}
+
+/// `text` broken at spaces into lines of about `width` pixels at `size` px (the estimate
+/// of [`fit_text`]); a word longer than a line is cut.
+pub fn wrap_text(text: &str, size: f64, width: f64) -> Vec<String> {
+    let max = ((width / (size * 0.62)).floor() as usize).max(1);
+    let mut lines = wrap_chars(text, max);
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    lines
+        .into_iter()
+        .map(|l| fit_text(&l, size, width))
+        .collect()
+}
+
+/// A full-width banner at `top` saying whose turn it is (or the result) in bold `colour`
+/// text, wrapped onto as many lines as it needs. Returns the y below it.
+pub fn status_banner(svg: &mut Svg, top: f64, text: &str, colour: &str) -> f64 {
+    let margin = 10.0;
+    let size = 14.0;
+    let width = svg.width;
+    let lines = wrap_text(text, size, width - 2.0 * margin - 20.0);
+    let h = 8.0 + 18.0 * lines.len() as f64;
+    panel(
+        svg,
+        margin,
+        top,
+        width - 2.0 * margin,
+        h,
+        6.0,
+        "#ffffff",
+        colour,
+        2.0,
+    );
+    for (i, line) in lines.iter().enumerate() {
+        bold_text(
+            svg,
+            width / 2.0,
+            top + 18.0 + 18.0 * i as f64,
+            size,
+            "middle",
+            colour,
+            line,
+        );
+    }
+    top + h
+}
+
+/// Test aid: rasterises a picture as a person would see it and saves it as
+/// `target/pictures/<name>.png`, so a reviewer can look at the games' pictures after
+/// `cargo test`. Writes under `target/` only; errors are returned, never panicked on.
+#[cfg(test)]
+pub fn save_png(name: &str, svg: &str) -> Result<std::path::PathBuf, String> {
+    use resvg::{tiny_skia, usvg};
+    let mut options = usvg::Options::default();
+    options.fontdb_mut().load_system_fonts();
+    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| e.to_string())?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| "empty picture".to_string())?;
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::identity(),
+        &mut pixmap.as_mut(),
+    );
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("pictures");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let path = dir.join(format!("{name}.png"));
+    pixmap.save_png(&path).map_err(|e| e.to_string())?;
+    Ok(path)
+}
+
+impl Svg {
+    /// Bold text anchored at (x, y), like [`Svg::text`]: headings, names, figures.
+    pub fn text_bold(
+        &mut self,
+        x: f64,
+        y: f64,
+        size: f64,
+        anchor: &str,
+        fill: &str,
+        text: &str,
+    ) -> &mut Self {
+        self.text_el(
+            "text",
+            &[
+                ("x", x.into()),
+                ("y", y.into()),
+                ("font-size", size.into()),
+                ("font-weight", "bold".into()),
+                ("text-anchor", anchor.into()),
+                ("fill", fill.into()),
+            ],
+            text,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

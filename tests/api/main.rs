@@ -1,6 +1,7 @@
 //! Black-box tests over real HTTP against a real PostgreSQL.
 
 mod accounts;
+mod browser;
 mod clocks;
 mod contract;
 mod email_delivery;
@@ -8,6 +9,7 @@ mod email_play;
 mod events;
 mod fuldrigger;
 mod games;
+mod generated;
 mod hardening;
 mod helpers;
 mod kasino;
@@ -17,3 +19,4 @@ mod smtp_sink;
 mod sp4x;
 mod space_empires;
 mod starfarers;
+mod web_client;

@@ -10,6 +10,13 @@ fn committed_openapi_yaml_is_current_and_served() {
     let generated = turnpost::api::openapi_yaml();
     let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.yaml"))
         .unwrap_or_default();
+    if generated != committed {
+        // Left for a diff against the committed file.
+        let _ = std::fs::write(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/target/openapi.generated.yaml"),
+            &generated,
+        );
+    }
     assert!(
         generated == committed,
         "openapi.yaml is stale: run `cargo run -- openapi > openapi.yaml`"

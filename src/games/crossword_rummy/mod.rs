@@ -2,6 +2,7 @@
 //! RULES.md beside this file.
 
 pub mod actions;
+mod board;
 pub mod data;
 pub mod generate;
 pub mod invariants;
@@ -219,6 +220,11 @@ impl Game for CrosswordRummy {
 
     fn seat_name(&self, _state: &State, seat: Seat) -> String {
         format!("Seat {}", seat.saturating_add(1))
+    }
+
+    /// Drawn for the viewer the view was made for (`view.viewer`).
+    fn board_svg(&self, view: &render::View, _viewer: Viewer) -> String {
+        board::board_svg(view)
     }
 
     fn render_text(&self, state: &State, viewer: Viewer) -> String {

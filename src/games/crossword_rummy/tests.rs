@@ -2055,3 +2055,193 @@ fn generator_offers_chains_and_crossings_and_each_is_accepted() {
         assert!(g.apply(&s, 0, a).is_ok(), "{a:?}");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The board picture.
+
+fn count(svg: &str, needle: &str) -> usize {
+    svg.matches(needle).count()
+}
+
+fn picture(s: &State, viewer: Viewer) -> String {
+    let svg = CrosswordRummy.board_svg(&CrosswordRummy.view(s, viewer), viewer);
+    crate::engine::harness::check_picture(&svg).unwrap();
+    svg
+}
+
+#[test]
+fn picture_draws_the_grid_with_coordinates_and_only_the_viewers_rack() {
+    let mut s = example_9_2();
+    s.display = vec![tile(&s.rules, "P2"), tile(&s.rules, "Y1")];
+    let svg = picture(&s, Viewer::Seat(2));
+    // Every table tile in its cell.
+    assert_eq!(count(&svg, "class=\"table-tile\""), 6, "{svg}");
+    for (t, x, y) in [("Y3", 0, 0), ("Y5", 2, 0), ("G9", 2, 5)] {
+        let needle = format!(
+            "class=\"table-tile\" data-tile=\"{}\" data-x=\"{x}\" data-y=\"{y}\"",
+            id(t)
+        );
+        assert!(svg.contains(&needle), "{needle}");
+    }
+    // Columns 0..2 along the top, rows 0..5 down the left, as text.
+    for label in ["0", "1", "2", "3", "4", "5"] {
+        assert!(
+            svg.contains(&format!("fill=\"#555555\">{label}</text>")),
+            "coordinate {label}"
+        );
+    }
+    // Seat 3's rack face up; the others only as counts.
+    assert_eq!(count(&svg, "class=\"rack-tile\""), 8);
+    assert_eq!(count(&svg, "class=\"tile-back\""), 3);
+    for hidden in ["R1", "R2", "R3", "B1", "B2"] {
+        assert!(
+            !svg.contains(&format!("data-tile=\"{}\"", id(hidden))),
+            "{hidden} leaks"
+        );
+    }
+    assert!(svg.contains("4 tiles") && svg.contains("2 tiles") && svg.contains("8 tiles"));
+    // The display, with the action tile marked (dark, gold border).
+    assert_eq!(count(&svg, "class=\"display-tile\""), 2);
+    assert!(svg.contains("data-tile=\"pass_two-a\""));
+    assert!(svg.contains("fill=\"#2b2b2b\" stroke=\"#d4a017\" stroke-width=\"2\""));
+    assert!(svg.contains(&format!("bag {} tiles", s.bag.len())));
+    assert!(svg.contains("<title id=\"title\">Crossword Rummy: Your turn (Seat 3)</title>"));
+    let desc = svg
+        .split("<desc id=\"desc\">")
+        .nth(1)
+        .and_then(|d| d.split("</desc>").next())
+        .unwrap_or_default();
+    assert!(desc.contains("Seat 1: 4 tiles, opened."), "{desc}");
+    assert!(desc.contains("Y3 at column 0 row 0"), "{desc}");
+    assert!(
+        desc.contains("Your rack: R6 Y6 Y7 B6 G7 G8 G9 G10."),
+        "{desc}"
+    );
+}
+
+#[test]
+fn spectator_picture_has_no_rack() {
+    let s = example_9_2();
+    let svg = picture(&s, Viewer::Spectator);
+    assert_eq!(count(&svg, "class=\"rack-tile\""), 0);
+    assert_eq!(count(&svg, "class=\"table-tile\""), 6);
+    assert_eq!(count(&svg, "class=\"tile-back\""), 3);
+    assert!(svg.contains("Seat 3 to play"));
+    assert!(!svg.contains("Your rack"));
+}
+
+#[test]
+fn far_apart_and_wide_groups_are_drawn_group_by_group_within_the_width() {
+    // A group at the origin and one far away: two small grids, not one huge one.
+    let s = hand_state(
+        2,
+        &[
+            ("R1", 0, 0),
+            ("R2", 1, 0),
+            ("R3", 2, 0),
+            ("B7", 5000, -3000),
+            ("B8", 5000, -2999),
+            ("B9", 5000, -2998),
+        ],
+        &[&["G1"], &["G2"]],
+        &[true, true],
+        0,
+    );
+    let svg = picture(&s, Viewer::Seat(0));
+    assert!(svg.contains(">Group 1</text>") && svg.contains(">Group 2</text>"));
+    assert!(svg.contains("data-x=\"5000\" data-y=\"-2998\""));
+    assert_eq!(count(&svg, "class=\"table-tile\""), 6);
+    let tree = resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default()).unwrap();
+    assert!(tree.size().height() < 700.0, "{}", tree.size().height());
+
+    // A row of 25 tiles is cut into column bands, each tile drawn once.
+    let row: Vec<String> = (1..=14)
+        .map(|v| format!("R{v}"))
+        .chain((1..=11).map(|v| format!("B{v}")))
+        .collect();
+    let cells: Vec<(&str, i32, i32)> = row
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i as i32, 0))
+        .collect();
+    let s = hand_state(2, &cells, &[&["G1"], &["G2"]], &[true, true], 0);
+    let svg = picture(&s, Viewer::Spectator);
+    assert_eq!(count(&svg, "class=\"table-tile\""), 25);
+    assert!(svg.contains(">Group 1, columns 0 to "), "{svg}");
+    for x in 0..25 {
+        assert_eq!(count(&svg, &format!("data-x=\"{x}\" data-y=\"0\"")), 1);
+    }
+}
+
+#[test]
+fn picture_shows_a_pending_pass_to_its_giver_only() {
+    let mut s = hand_state(
+        3,
+        &[],
+        &[
+            &["P2", "R1", "R2", "R3", "R4", "R5"],
+            &["B9"],
+            &["G1", "G2", "G3", "G4", "G5", "G6"],
+        ],
+        &[false; 3],
+        0,
+    );
+    let g = CrosswordRummy;
+    s = g
+        .apply(
+            &s,
+            0,
+            &Action::PlayAction {
+                tile: id("P2"),
+                target: None,
+            },
+        )
+        .unwrap();
+    s = g
+        .apply(
+            &s,
+            0,
+            &Action::PassTiles {
+                tiles: vec![id("R1"), id("R2")],
+            },
+        )
+        .unwrap();
+    let giver = picture(&s, Viewer::Seat(0));
+    assert_eq!(count(&giver, "class=\"pass-tile\""), 2);
+    assert!(giver.contains("Seat 1 played pass_two: waiting for Seat 2, Seat 3"));
+    let receiver = picture(&s, Viewer::Seat(1));
+    assert!(!receiver.contains("data-tile=\"red-1-a\""));
+    assert!(receiver.contains("choose tiles to pass left"));
+    assert!(receiver.contains("Action tiles played: P2"));
+}
+
+/// Renders a few positions to PNG under `target/pictures/` for people to look at.
+#[test]
+fn pictures_render_to_png() {
+    use crate::engine::harness::random_playout_steered;
+    let start = CrosswordRummy
+        .setup(&Options::default(), 3, GameRng::seed_from_u64(2))
+        .unwrap();
+    let steer: crate::engine::harness::Steer<'_, CrosswordRummy> = &steer::prefer_big_melds;
+    let mid = random_playout_steered(&CrosswordRummy, &Options::default(), 4, 6, 60, Some(steer))
+        .unwrap()
+        .state;
+    let series = Options {
+        games: 2,
+        ..Options::default()
+    };
+    let end = random_playout_steered(&CrosswordRummy, &series, 2, 4, 20_000, Some(steer)).unwrap();
+    assert!(end.finished);
+    let shots = [
+        ("rummy-start-seat1", &start, Viewer::Seat(0)),
+        ("rummy-mid-seat2", &mid, Viewer::Seat(1)),
+        ("rummy-mid-spectator", &mid, Viewer::Spectator),
+        ("rummy-end-seat1", &end.state, Viewer::Seat(0)),
+    ];
+    for (name, st, viewer) in shots {
+        let svg = CrosswordRummy.board_svg(&CrosswordRummy.view(st, viewer), viewer);
+        crate::engine::svg::save_png(name, &svg).unwrap();
+    }
+    let s = example_9_2();
+    crate::engine::svg::save_png("rummy-example-9-2-seat3", &picture(&s, Viewer::Seat(2))).unwrap();
+}

@@ -297,6 +297,8 @@ pub struct Lane {
     pub a: String,
     pub b: String,
     pub variant: bool,
+    /// Runs off one edge of the map and in at the other (drawn apart).
+    pub wraps: bool,
     pub fields: Vec<usize>,
 }
 
@@ -541,6 +543,7 @@ pub fn parse_and_validate(text: &str) -> Result<Board, String> {
             a: l.a.clone(),
             b: l.b.clone(),
             variant: l.variant,
+            wraps: l.wraps,
             fields,
         });
     }

@@ -2,6 +2,7 @@
 //! Rules as players read them: `RULES.md` here; board and cards: `fuldrigger.toml` (HR-1).
 
 pub mod actions;
+mod board;
 pub mod data;
 mod invariants;
 pub mod render;
@@ -196,6 +197,13 @@ impl Game for Fuldrigger {
         match self.board.as_ref() {
             Ok(b) => render::view(b, st, viewer),
             Err(_) => render::View::empty(),
+        }
+    }
+
+    fn board_svg(&self, view: &render::View, viewer: Viewer) -> String {
+        match self.board.as_ref() {
+            Ok(b) => board::picture(b, view, viewer),
+            Err(e) => crate::engine::svg::text_picture("Fuldrigger", &format!("data error: {e}")),
         }
     }
 

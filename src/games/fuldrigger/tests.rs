@@ -4,6 +4,7 @@ use super::state::{Bundle, Pending, Phase, State, Token};
 use super::*;
 use crate::engine::{Game, GameRng, Status, Viewer};
 
+mod board_picture;
 mod fortune_value;
 mod invariant_checks;
 

@@ -2,6 +2,7 @@
 //! cards by matching and adding up, build, sweep, and play rounds to 21.
 
 mod actions;
+mod board;
 mod combos;
 mod data;
 mod invariants;
@@ -91,6 +92,10 @@ impl Game for Kasino {
 
     fn render_text(&self, state: &State, viewer: Viewer) -> String {
         render::render_text(state, viewer)
+    }
+
+    fn board_svg(&self, view: &View, viewer: Viewer) -> String {
+        board::board_svg(view, viewer)
     }
 
     /// Other hands and the stock are dealt afresh from the cards the viewer cannot see,

@@ -1369,3 +1369,152 @@ fn version_1_games_keep_the_old_mere_rule() {
     let old: State = serde_json::from_value(json).unwrap();
     assert_eq!(old.rules_version, 1);
 }
+
+// ---------------------------------------------------------------- board picture
+
+fn count(svg: &str, needle: &str) -> usize {
+    svg.matches(needle).count()
+}
+
+/// A mid-round position with two loose cards, a build of Seat 1 and a multiple build of
+/// Seat 3, three players holding 3, 2 and 4 cards.
+fn picture_position() -> State {
+    let mut table = loose("9C 5D");
+    table.push(build(3, 9, BuildKind::Single, 0, "2C 7D"));
+    table.push(build(4, 8, BuildKind::Multiple, 2, "8H 3S 5H"));
+    let mut st = position(&["9H 4C QS", "KD 3D", "8S 6C JC AH"], table, 1);
+    st.piles[0] = cards("2H 3H 4H");
+    st.sweeps[2] = 1;
+    st.built_last_turn[2] = true;
+    st.scores = vec![7, 12, 3];
+    st
+}
+
+#[test]
+fn picture_draws_the_viewers_hand_face_up_and_other_hands_as_backs() {
+    let st = picture_position();
+    let view = GAME.view(&st, Viewer::Seat(1));
+    let svg = GAME.board_svg(&view, Viewer::Seat(1));
+    crate::engine::harness::check_picture(&svg).unwrap();
+    // The table: two loose cards, two builds of 2 and 3 cards.
+    assert_eq!(count(&svg, "class=\"table-card\""), 2, "{svg}");
+    assert_eq!(count(&svg, "class=\"build\""), 2);
+    assert_eq!(count(&svg, "class=\"build-card\""), 5);
+    assert!(svg.contains("B3 = 9") && svg.contains("B4 = 8"), "{svg}");
+    assert!(
+        svg.contains("Seat 3 · multiple"),
+        "build owner and kind shown"
+    );
+    // The viewer's two cards face up, the others' 3 + 4 as backs.
+    assert_eq!(count(&svg, "class=\"hand-card\""), 2);
+    assert!(svg.contains("data-card=\"KD\"") && svg.contains("data-card=\"3D\""));
+    assert_eq!(count(&svg, "class=\"card-back\""), 3 + 4);
+    for hidden in ["9H", "4C", "QS", "8S", "6C", "JC", "AH"] {
+        assert!(
+            !svg.contains(&format!("data-card=\"{hidden}\"")),
+            "{hidden} leaks into Seat 2's picture"
+        );
+    }
+    // Turn, scores, stock, piles, sweeps and obligations.
+    assert!(svg.contains("<title id=\"title\">Kasino: Your turn (Seat 2)</title>"));
+    for text in [
+        "Seat 1: 7",
+        "Seat 2: 12",
+        "Seat 3: 3",
+        &format!("stock {} cards", st.stock.len()),
+        "pile 3 · sweeps 0",
+        "pile 0 · sweeps 1",
+        "owns B4 · must capture",
+    ] {
+        assert!(svg.contains(text), "{text:?} missing from\n{svg}");
+    }
+    let desc = svg
+        .split("<desc id=\"desc\">")
+        .nth(1)
+        .and_then(|d| d.split("</desc>").next())
+        .unwrap_or_default();
+    assert!(desc.contains("Your turn (Seat 2)"), "{desc}");
+    assert!(desc.contains("Your hand: 3♦ K♦."), "{desc}");
+    assert!(
+        desc.contains("Build B4 worth 8 (multiple), owned by Seat 3: 8♥ 3♠ 5♥"),
+        "{desc}"
+    );
+    assert!(desc.contains("Loose on the table: 9♣ 5♦"), "{desc}");
+}
+
+#[test]
+fn spectator_picture_has_no_face_up_hand() {
+    let st = picture_position();
+    let svg = GAME.board_svg(&GAME.view(&st, Viewer::Spectator), Viewer::Spectator);
+    crate::engine::harness::check_picture(&svg).unwrap();
+    assert_eq!(count(&svg, "class=\"hand-card\""), 0);
+    assert_eq!(count(&svg, "class=\"card-back\""), 3 + 2 + 4);
+    // Only the seven table cards are face up.
+    assert_eq!(count(&svg, "data-card="), 7);
+    assert!(svg.contains("Seat 2 to play"));
+    assert!(!svg.contains("Your hand"));
+}
+
+#[test]
+fn picture_is_the_same_bytes_for_the_same_view_and_follows_the_play() {
+    let st = picture_position();
+    let a = GAME.board_svg(&GAME.view(&st, Viewer::Seat(0)), Viewer::Seat(0));
+    let b = GAME.board_svg(&GAME.view(&st.clone(), Viewer::Seat(0)), Viewer::Seat(0));
+    assert_eq!(a, b);
+    // Seat 2 trails the 3♦: the table grows by one card, its hand shrinks by one.
+    let next = play(&st, 1, trail("3D"));
+    let c = GAME.board_svg(&GAME.view(&next, Viewer::Seat(0)), Viewer::Seat(0));
+    assert_ne!(a, c);
+    assert_eq!(count(&c, "class=\"table-card\""), 3);
+    assert_eq!(count(&c, "class=\"card-back\""), 1 + 4);
+    assert!(c.contains("Seat 3 to play"));
+}
+
+#[test]
+fn finished_picture_names_the_winner() {
+    let p = random_playout(&GAME, &Options::default(), 2, 5, 5000).unwrap();
+    assert!(p.finished);
+    let view = GAME.view(&p.state, Viewer::Seat(0));
+    let svg = GAME.board_svg(&view, Viewer::Seat(0));
+    crate::engine::harness::check_picture(&svg).unwrap();
+    let Status::Finished(o) = GAME.status(&p.state) else {
+        panic!("finished")
+    };
+    let winner = o.winners()[0];
+    let top = view.scores.iter().map(|s| s.score).max().unwrap();
+    assert!(
+        svg.contains(&format!("Game over: Seat {} wins with {top}", winner + 1)),
+        "{svg}"
+    );
+    assert!(!svg.contains("to play"));
+}
+
+/// Renders a few positions to PNG under `target/pictures/` for people to look at, and
+/// checks that they rasterise.
+#[test]
+fn pictures_render_to_png() {
+    let mid = picture_position();
+    let start = GAME
+        .setup(&Options::default(), 2, GameRng::seed_from_u64(3))
+        .unwrap();
+    let teams = Options {
+        teams: true,
+        ..Options::default()
+    };
+    let four = random_playout(&GAME, &teams, 4, 8, 30).unwrap().state;
+    let end = random_playout(&GAME, &Options::default(), 2, 5, 5000)
+        .unwrap()
+        .state;
+    let shots = [
+        ("kasino-start-seat1", &start, Viewer::Seat(0)),
+        ("kasino-mid-seat2", &mid, Viewer::Seat(1)),
+        ("kasino-mid-spectator", &mid, Viewer::Spectator),
+        ("kasino-teams-seat4", &four, Viewer::Seat(3)),
+        ("kasino-teams-spectator", &four, Viewer::Spectator),
+        ("kasino-end-seat1", &end, Viewer::Seat(0)),
+    ];
+    for (name, st, viewer) in shots {
+        let svg = GAME.board_svg(&GAME.view(st, viewer), viewer);
+        crate::engine::svg::save_png(name, &svg).unwrap();
+    }
+}

@@ -3,6 +3,7 @@
 //! players each plays one team's two colours (HR-5).
 
 pub mod actions;
+mod board;
 pub mod data;
 mod invariants;
 pub mod moves;
@@ -485,6 +486,14 @@ impl Game for Partners {
         match data() {
             Ok(d) => view::render(d, &view::build(d, st, viewer)),
             Err(e) => format!("Partners cannot be shown: {e}"),
+        }
+    }
+
+    /// Drawn for the viewer the view was made for (`view.viewer`).
+    fn board_svg(&self, view: &View, _viewer: Viewer) -> String {
+        match data() {
+            Ok(d) => board::board_svg(d, view),
+            Err(e) => board::unavailable(&e),
         }
     }
 

@@ -1318,3 +1318,163 @@ fn invariants_catch_broken_states() {
             .contains("home")
     );
 }
+
+// ---------------------------------------------------------------- board picture
+
+fn count(svg: &str, needle: &str) -> usize {
+    svg.matches(needle).count()
+}
+
+/// Yellow has a pair on 5, one piece home and one in its circle; Red has just entered on
+/// its start field 16; Blue is on 40 and 63; Green waits in its circle. Yellow holds 7♠ K♥,
+/// Red 2♣, Blue 3♦ 4♦ 5♦, Green nothing; Red to play.
+fn picture_table() -> State {
+    let mut st = table(4);
+    place(&mut st, YELLOW, &[Track(5), Track(5), Home(2)]);
+    place(&mut st, RED, &[Track(16)]);
+    place(&mut st, BLUE, &[Track(40), Track(63)]);
+    st.hands[YELLOW] = cards(&["7S", "KH"]);
+    st.hands[RED] = cards(&["2C"]);
+    st.hands[BLUE] = cards(&["3D", "4D", "5D"]);
+    st.played = cards(&["9C", "QS"]);
+    st.turn = RED;
+    st
+}
+
+#[test]
+fn picture_draws_every_piece_and_only_the_viewers_hand_face_up() {
+    let st = picture_table();
+    let view = Partners.view(&st, Viewer::Seat(0));
+    let svg = Partners.board_svg(&view, Viewer::Seat(0));
+    crate::engine::harness::check_picture(&svg).unwrap();
+    // All 16 pieces, each where the view has it.
+    assert_eq!(count(&svg, "class=\"piece\""), 16, "{svg}");
+    let on_track: usize = view.colours.iter().map(|c| c.on_track.len()).sum();
+    let home: usize = view
+        .colours
+        .iter()
+        .map(|c| c.home.iter().filter(|&&h| h).count())
+        .sum();
+    let circle: usize = view.colours.iter().map(|c| c.in_circle).sum();
+    assert_eq!((on_track, home, circle), (5, 1, 10));
+    assert_eq!(count(&svg, "data-where=\"track\""), on_track);
+    assert_eq!(count(&svg, "data-where=\"home\""), home);
+    assert_eq!(count(&svg, "data-where=\"circle\""), circle);
+    assert_eq!(
+        count(&svg, "data-colour=\"Yellow\" data-where=\"track\""),
+        2,
+        "the yellow pair"
+    );
+    // Yellow's two cards face up; Red's one and Blue's three as backs, Green has none.
+    assert_eq!(count(&svg, "class=\"hand-card\""), 2);
+    assert!(svg.contains("data-card=\"7S\"") && svg.contains("data-card=\"KH\""));
+    assert_eq!(count(&svg, "class=\"card-back\""), 1 + 3);
+    for hidden in ["2C", "3D", "4D", "5D"] {
+        assert!(
+            !svg.contains(&format!("data-card=\"{hidden}\"")),
+            "{hidden}"
+        );
+    }
+    // The top of the played pile, the deck, whose turn and the race.
+    assert!(
+        svg.contains("class=\"pile-card\" data-card=\"QS\""),
+        "{svg}"
+    );
+    assert!(svg.contains(&format!("deck {}", st.deck.len())));
+    assert!(svg.contains("<title id=\"title\">Partners: Red to play (Seat 2)</title>"));
+    assert!(svg.contains("Yellow + Blue: 1 of 8") && svg.contains("Red + Green: 0 of 8"));
+    let desc = svg
+        .split("<desc id=\"desc\">")
+        .nth(1)
+        .and_then(|d| d.split("</desc>").next())
+        .unwrap_or_default();
+    assert!(
+        desc.contains("Red (Seat 2, start field 16): 3 in the start circle, on the track 16 (not yet left its start), home none; 1 card in hand"),
+        "{desc}"
+    );
+    assert!(desc.contains("Your hand for Yellow: 7♠ K♥."), "{desc}");
+}
+
+#[test]
+fn spectator_picture_shows_no_hand_and_two_player_seats_see_both_colours() {
+    let st = picture_table();
+    let svg = Partners.board_svg(&Partners.view(&st, Viewer::Spectator), Viewer::Spectator);
+    crate::engine::harness::check_picture(&svg).unwrap();
+    assert_eq!(count(&svg, "class=\"hand-card\""), 0);
+    assert_eq!(count(&svg, "class=\"card-back\""), 2 + 1 + 3);
+    assert_eq!(count(&svg, "data-card="), 1, "only the pile's top card");
+    assert_eq!(count(&svg, "class=\"piece\""), 16);
+
+    // With two players, seat 1 plays Yellow and Blue: both hands face up.
+    let mut two = picture_table();
+    two.seats = 2;
+    two.turn = YELLOW;
+    let svg = Partners.board_svg(&Partners.view(&two, Viewer::Seat(0)), Viewer::Seat(0));
+    assert_eq!(count(&svg, "class=\"hand-card\""), 2 + 3);
+    assert_eq!(count(&svg, "class=\"card-back\""), 1);
+    assert!(svg.contains("Your turn: play a card for Yellow"));
+}
+
+#[test]
+fn picture_shows_the_exchange_step_as_the_view_gives_it() {
+    let st = Partners
+        .setup(&Options::default(), 4, GameRng::seed_from_u64(5))
+        .unwrap();
+    let give = st.hands[0][0];
+    let next = Partners
+        .apply(&st, 0, &Action::Exchange { card: give })
+        .unwrap();
+    let picture = |s: &State, seat: Seat| {
+        Partners.board_svg(&Partners.view(s, Viewer::Seat(seat)), Viewer::Seat(seat))
+    };
+    let needle = format!("data-card=\"{give}\"");
+    // The giver sees its choice, marked as the exchange card; nobody else does yet.
+    let yellow = picture(&next, 0);
+    assert!(
+        yellow.contains(&format!("class=\"exchange-card\" {needle}")),
+        "{yellow}"
+    );
+    assert!(yellow.contains("Card exchange: waiting for Red, Blue, Green"));
+    assert!(yellow.contains("exchange card chosen"));
+    for seat in 1..4 {
+        let svg = picture(&next, seat);
+        assert!(!svg.contains(&needle), "seat {seat} sees the card");
+        assert!(svg.contains("Card exchange: your turn to give your partner a card"));
+        assert_eq!(count(&svg, "choosing a card for its partner"), 3);
+    }
+    // Once Blue has chosen too, Blue sees what Yellow gives; Red and Green never do.
+    let mut after = next.clone();
+    for seat in 1..4 {
+        let a = Partners.legal_actions(&after, seat)[0].clone();
+        after = Partners.apply(&after, seat, &a).unwrap();
+    }
+    assert!(picture(&after, 2).contains(&needle));
+    for seat in [1, 3] {
+        assert!(!picture(&after, seat).contains(&needle));
+    }
+}
+
+/// Renders a few positions to PNG under `target/pictures/` for people to look at.
+#[test]
+fn pictures_render_to_png() {
+    let start = Partners
+        .setup(&Options::default(), 4, GameRng::seed_from_u64(5))
+        .unwrap();
+    let mid = picture_table();
+    let p =
+        crate::engine::harness::random_playout(&Partners, &Options::default(), 4, 11, 400).unwrap();
+    let end = crate::engine::harness::random_playout(&Partners, &Options::default(), 2, 3, 20_000)
+        .unwrap();
+    assert!(end.finished);
+    let shots = [
+        ("partners-start-seat1", &start, Viewer::Seat(0)),
+        ("partners-mid-seat1", &mid, Viewer::Seat(0)),
+        ("partners-mid-spectator", &mid, Viewer::Spectator),
+        ("partners-played-seat3", &p.state, Viewer::Seat(2)),
+        ("partners-end-seat2", &end.state, Viewer::Seat(1)),
+    ];
+    for (name, st, viewer) in shots {
+        let svg = Partners.board_svg(&Partners.view(st, viewer), viewer);
+        crate::engine::svg::save_png(name, &svg).unwrap();
+    }
+}

@@ -5,6 +5,7 @@ mod board;
 mod data;
 mod invariants;
 mod jobs;
+mod picture;
 mod render;
 mod rules;
 mod state;
@@ -198,6 +199,10 @@ impl Game for Sp4x {
             frames: st.frames.clone(),
             events: st.events.clone(),
         }
+    }
+
+    fn board_svg(&self, view: &View, viewer: Viewer) -> String {
+        picture::picture(view, viewer)
     }
 
     fn describe_action(&self, st: &State, seat: Seat, action: &Action) -> String {

@@ -60,7 +60,7 @@ pub fn describe(st: &State, _seat: Seat, a: &Action) -> String {
     }
 }
 
-fn job_text(job: &Job) -> String {
+pub(super) fn job_text(job: &Job) -> String {
     match job {
         Job::MoveExplore { left: Some(k), .. } => format!("move or explore ({k} men left)"),
         Job::MoveExplore { left: None, .. } => "move or explore with each man".into(),

@@ -6,6 +6,8 @@ use super::state::{Job, Road, Step, Tile, edge};
 use super::*;
 use crate::engine::harness::{PlayoutConfig, assert_resample_covers, check_many, random_playout};
 
+mod picture;
+
 /// State fields everyone sees, so `resample_hidden` keeps them. Hidden and resampled: other
 /// hands (`players[].hand`), the deck between its face-up top and the star, the tile stack
 /// below its face-up top, the card of a steal the viewer was not party to, and the RNG.

@@ -3,6 +3,7 @@
 //! (house rules HR-n); every table and number lives in `data.toml`.
 
 pub mod actions;
+pub mod board;
 pub mod combat;
 pub mod data;
 pub mod econ;
@@ -487,6 +488,10 @@ impl Game for SpaceEmpires4x {
             seen_by: vec![seat],
             public_form: serde_json::json!({ "type": form }),
         }
+    }
+
+    fn board_svg(&self, view: &render::View, viewer: Viewer) -> String {
+        board::picture(view, viewer)
     }
 
     fn describe_action(&self, state: &State, _seat: Seat, action: &Action) -> String {

@@ -96,6 +96,17 @@ pub struct View {
     pub round_cap: Option<u32>,
 }
 
+/// The phase text of the Economic Phase and of a finished game, which the board picture
+/// recognises in a view.
+pub const ECON_PHASE: &str = "Economic Phase (secret orders)";
+pub const OVER_PHASE: &str = "game over";
+
+/// Whether a phase text (of `phase_name`) is a player's turn: movement, combat or
+/// exploration of `current_player`.
+pub fn is_turn_phase(phase: &str) -> bool {
+    phase.starts_with("turn ")
+}
+
 fn phase_name(s: &State) -> String {
     let p = s.current_player() + 1;
     match &s.phase {
@@ -103,9 +114,9 @@ fn phase_name(s: &State) -> String {
         Phase::Move => format!("turn {}: Seat {p} moves", s.turn),
         Phase::Combat => format!("turn {}: Seat {p}'s combat", s.turn),
         Phase::Explore => format!("turn {}: Seat {p} explores", s.turn),
-        Phase::Econ => "Economic Phase (secret orders)".into(),
+        Phase::Econ => ECON_PHASE.into(),
         Phase::ChooseOrder { chooser } => format!("Seat {} sets the turn order", chooser + 1),
-        Phase::Over => "game over".into(),
+        Phase::Over => OVER_PHASE.into(),
     }
 }
 

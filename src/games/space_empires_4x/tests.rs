@@ -10,6 +10,7 @@ use crate::engine::harness::{
 mod battles;
 mod hidden_info;
 mod invariant_checks;
+mod picture;
 mod rules_v2;
 
 fn cfg(deep: usize) -> PlayoutConfig {

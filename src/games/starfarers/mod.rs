@@ -16,6 +16,7 @@
 
 pub mod actions;
 mod actions_text;
+mod board;
 pub mod data;
 mod invariants;
 pub mod render;
@@ -167,6 +168,11 @@ impl Game for Starfarers {
 
     fn render_text(&self, state: &State, viewer: Viewer) -> String {
         render::render(&self.data, state, viewer)
+    }
+
+    fn board_svg(&self, view: &render::View, _viewer: Viewer) -> String {
+        // The view names its viewer, so the picture needs nothing else.
+        board::picture(&self.data, view)
     }
 
     fn seat_name(&self, state: &State, seat: Seat) -> String {

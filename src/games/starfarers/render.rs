@@ -52,6 +52,9 @@ pub struct NodeView {
     pub node: usize,
     pub label: String,
     pub what: String,
+    /// The building's owner: a seat, or 3 for the neutral home of a 3-player game.
+    pub owner: usize,
+    pub spaceport: bool,
 }
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
@@ -261,6 +264,8 @@ pub fn view(d: &Data, s: &State, viewer: Viewer) -> View {
                 player_name(s, b.owner),
                 node_place(d, b.node)
             ),
+            owner: b.owner,
+            spaceport: b.spaceport,
         });
     }
     let ships = s

@@ -6,6 +6,7 @@ use crate::engine::{
     Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer, Visibility,
 };
 
+mod board_picture;
 mod examples;
 mod house_rules;
 mod invariant_checks;
@@ -168,6 +169,9 @@ impl Game for Strict {
     }
     fn render_text(&self, s: &State, v: Viewer) -> String {
         self.0.render_text(s, v)
+    }
+    fn board_svg(&self, view: &render::View, v: Viewer) -> String {
+        self.0.board_svg(view, v)
     }
     fn resample_hidden(&self, s: &State, v: Viewer, r: &mut GameRng) -> State {
         self.0.resample_hidden(s, v, r)

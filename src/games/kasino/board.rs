@@ -1,0 +1,625 @@
+//! The board picture: the other seats (card backs, piles, sweeps) at the top, the table of
+//! loose cards and builds on green cloth, the scores, and the viewer's own hand face up at
+//! the bottom. Drawn from the view alone, so it shows nothing the view does not.
+
+use std::fmt::Write as _;
+
+use super::render::{SeatView, TableItem, View};
+use super::state::BuildKind;
+use crate::engine::cards::Card;
+use crate::engine::svg::{
+    Svg, WIDTH, bold_text, card_back, card_height, fit_text, panel, playing_card, status_banner,
+    wrap_text,
+};
+use crate::engine::{Seat, Viewer};
+
+/// Seat colours: seat 1 blue, 2 red, 3 green, 4 purple (distinct from the red suits by
+/// their shade and always shown beside the seat's name).
+const SEAT_COLOURS: [&str; 4] = ["#1f5fbf", "#b03a2e", "#2a7d3a", "#7b3fa0"];
+const INK: &str = "#222222";
+const MUTED: &str = "#555555";
+const CLOTH: &str = "#2f6b45";
+const CLOTH_EDGE: &str = "#1f4a30";
+
+const MARGIN: f64 = 10.0;
+/// Widths of cards on the table, in the viewer's hand and in the other hands.
+const TABLE_CARD: f64 = 44.0;
+const HAND_CARD: f64 = 58.0;
+const BACK_CARD: f64 = 28.0;
+/// How far a card in a build or a fan of backs overlaps the one before.
+const BUILD_STEP: f64 = 20.0;
+const BACK_STEP: f64 = 10.0;
+
+fn seat_colour(seat: Seat) -> &'static str {
+    SEAT_COLOURS
+        .get(seat % SEAT_COLOURS.len())
+        .copied()
+        .unwrap_or(INK)
+}
+
+fn seat_name(seat: Seat) -> String {
+    format!("Seat {}", seat + 1)
+}
+
+fn side_name(seats: &[Seat]) -> String {
+    let names: Vec<String> = seats.iter().map(|s| (s + 1).to_string()).collect();
+    if names.len() == 1 {
+        format!("Seat {}", names.join(""))
+    } else {
+        format!("Seats {}", names.join(" & "))
+    }
+}
+
+fn cards_words(cards: &[Card]) -> String {
+    if cards.is_empty() {
+        return "none".into();
+    }
+    cards
+        .iter()
+        .map(|c| c.pretty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn kind_word(kind: BuildKind) -> &'static str {
+    match kind {
+        BuildKind::Single => "single",
+        BuildKind::Multiple => "multiple",
+    }
+}
+
+/// The side(s) with the top score, for a finished game.
+fn leaders(view: &View) -> (Vec<String>, i64) {
+    let top = view.scores.iter().map(|s| s.score).max().unwrap_or(0);
+    let names = view
+        .scores
+        .iter()
+        .filter(|s| s.score == top)
+        .map(|s| side_name(&s.seats))
+        .collect();
+    (names, top)
+}
+
+fn status_line(view: &View, me: Option<Seat>) -> String {
+    if view.finished {
+        let (names, top) = leaders(view);
+        let verb = if names.len() == 1 && !view.teams {
+            "wins"
+        } else {
+            "win"
+        };
+        return format!("Game over: {} {verb} with {top}", names.join(" and "));
+    }
+    match view.to_act {
+        Some(s) if Some(s) == me => format!("Your turn ({})", seat_name(s)),
+        Some(s) => format!("{} to play", seat_name(s)),
+        None => String::new(),
+    }
+}
+
+fn seat_facts(sv: &SeatView, view: &View) -> Vec<String> {
+    let mut facts = Vec::new();
+    if view.dealer == sv.seat {
+        facts.push("dealer".to_string());
+    }
+    if let Some(id) = sv.owns_build {
+        facts.push(format!("owns B{id}"));
+    }
+    if sv.must_capture {
+        facts.push("must capture".into());
+    }
+    if view.last_capturer == Some(sv.seat) {
+        facts.push("last capture".into());
+    }
+    facts
+}
+
+/// The words a screen reader announces: the whole position, as the view gives it.
+fn description(view: &View, me: Option<Seat>) -> String {
+    let mut d = format!(
+        "Kasino, round {}, hand {} of {}{}. {}. ",
+        view.round,
+        view.hand,
+        view.hands_per_round,
+        if view.last_hand { " (last hand)" } else { "" },
+        status_line(view, me)
+    );
+    let scores: Vec<String> = view
+        .scores
+        .iter()
+        .map(|s| format!("{} {}", side_name(&s.seats), s.score))
+        .collect();
+    let _ = write!(
+        d,
+        "Scores: {} (play to {}). Stock: {} cards. ",
+        scores.join(", "),
+        view.target,
+        view.stock_count
+    );
+    if view.table.is_empty() {
+        d.push_str("The table is empty. ");
+    } else {
+        let loose: Vec<Card> = view
+            .table
+            .iter()
+            .filter_map(|i| match i {
+                TableItem::Loose { card, .. } => Some(*card),
+                TableItem::Build { .. } => None,
+            })
+            .collect();
+        if !loose.is_empty() {
+            let _ = write!(d, "Loose on the table: {}. ", cards_words(&loose));
+        }
+        for item in &view.table {
+            if let TableItem::Build {
+                id,
+                value,
+                kind,
+                owner,
+                cards,
+            } = item
+            {
+                let _ = write!(
+                    d,
+                    "Build B{id} worth {value} ({}), owned by {}: {}. ",
+                    kind_word(*kind),
+                    seat_name(*owner),
+                    cards_words(cards)
+                );
+            }
+        }
+    }
+    for sv in &view.seats {
+        let you = if Some(sv.seat) == me { " (you)" } else { "" };
+        let _ = write!(
+            d,
+            "{}{you}: {} in hand, {} in the capture pile, {} sweeps",
+            seat_name(sv.seat),
+            sv.hand_size,
+            sv.pile_size,
+            sv.sweeps
+        );
+        for f in seat_facts(sv, view) {
+            let _ = write!(d, ", {f}");
+        }
+        d.push_str(". ");
+    }
+    if let Some(hand) = &view.your_hand {
+        let _ = write!(d, "Your hand: {}.", cards_words(hand));
+    }
+    d.trim_end().to_string()
+}
+
+/// One table item's footprint: loose cards are a card wide, builds a fanned stack in a
+/// labelled frame.
+fn item_width(item: &TableItem) -> f64 {
+    match item {
+        TableItem::Loose { .. } => TABLE_CARD,
+        TableItem::Build {
+            id,
+            value,
+            kind,
+            owner,
+            cards,
+        } => {
+            let fan = TABLE_CARD + BUILD_STEP * cards.len().saturating_sub(1) as f64;
+            let (head, who) = build_labels(*id, *value, *kind, *owner);
+            let label =
+                (head.chars().count() as f64 * 12.0).max(who.chars().count() as f64 * 11.0) * 0.62;
+            fan.max(label) + 12.0
+        }
+    }
+}
+
+/// The two lines above a build's cards: "B3 = 9" and its owner (and "multiple").
+fn build_labels(id: u32, value: u32, kind: BuildKind, owner: Seat) -> (String, String) {
+    let who = match kind {
+        BuildKind::Single => seat_name(owner),
+        BuildKind::Multiple => format!("{} · multiple", seat_name(owner)),
+    };
+    (format!("B{id} = {value}"), who)
+}
+
+/// Height of the label band above a build's cards.
+const BUILD_LABEL: f64 = 32.0;
+
+fn draw_table(svg: &mut Svg, view: &View, top: f64) -> f64 {
+    let inner_left = MARGIN + 10.0;
+    let inner_right = WIDTH - MARGIN - 10.0;
+    let row_h = card_height(TABLE_CARD) + BUILD_LABEL + 14.0;
+    // Lay out first, so the cloth is drawn under the cards at its final height.
+    let mut placed: Vec<(f64, f64, &TableItem)> = Vec::new();
+    let (mut x, mut y) = (inner_left, top + 28.0);
+    for item in &view.table {
+        let w = item_width(item);
+        if x + w > inner_right && x > inner_left {
+            x = inner_left;
+            y += row_h;
+        }
+        placed.push((x, y, item));
+        x += w + 10.0;
+    }
+    let bottom = if view.table.is_empty() {
+        top + 70.0
+    } else {
+        y + row_h
+    };
+    panel(
+        svg,
+        MARGIN,
+        top,
+        WIDTH - 2.0 * MARGIN,
+        bottom - top,
+        10.0,
+        CLOTH,
+        CLOTH_EDGE,
+        2.0,
+    );
+    bold_text(
+        svg,
+        MARGIN + 10.0,
+        top + 18.0,
+        12.0,
+        "start",
+        "#e8f3ea",
+        "Table",
+    );
+    if view.table.is_empty() {
+        svg.text(
+            WIDTH / 2.0,
+            top + 48.0,
+            13.0,
+            "middle",
+            "#e8f3ea",
+            "The table is empty",
+        );
+    }
+    for (x, y, item) in placed {
+        match item {
+            TableItem::Loose { card, .. } => {
+                playing_card(svg, x, y + BUILD_LABEL, TABLE_CARD, *card, "table-card");
+            }
+            TableItem::Build {
+                id,
+                value,
+                kind,
+                owner,
+                cards,
+            } => {
+                let w = item_width(item);
+                let colour = seat_colour(*owner);
+                let code = format!("B{id}");
+                svg.open(
+                    "g",
+                    &[("class", "build".into()), ("data-build", (&code).into())],
+                );
+                panel(
+                    svg,
+                    x,
+                    y,
+                    w,
+                    BUILD_LABEL + card_height(TABLE_CARD) + 6.0,
+                    6.0,
+                    "#f4efe1",
+                    colour,
+                    2.5,
+                );
+                let (head, who) = build_labels(*id, *value, *kind, *owner);
+                bold_text(svg, x + 6.0, y + 14.0, 12.0, "start", INK, &head);
+                bold_text(
+                    svg,
+                    x + 6.0,
+                    y + 27.0,
+                    11.0,
+                    "start",
+                    colour,
+                    &fit_text(&who, 11.0, w - 8.0),
+                );
+                for (i, card) in cards.iter().enumerate() {
+                    playing_card(
+                        svg,
+                        x + 6.0 + BUILD_STEP * i as f64,
+                        y + BUILD_LABEL,
+                        TABLE_CARD,
+                        *card,
+                        "build-card",
+                    );
+                }
+                svg.close("g");
+            }
+        }
+    }
+    bottom
+}
+
+/// A seat's obligations and markers, wrapped to its box (`w` wide), two lines at most.
+fn facts_lines(sv: &SeatView, view: &View, w: f64) -> Vec<String> {
+    let facts = seat_facts(sv, view).join(" · ");
+    if facts.is_empty() {
+        return Vec::new();
+    }
+    wrap_text(&facts, 11.0, w - 16.0)
+        .into_iter()
+        .take(2)
+        .collect()
+}
+
+/// A seat's box: name, card backs (or nothing for the viewer, whose hand is drawn below),
+/// pile, sweeps and obligations. Returns nothing; the box is `h` tall.
+fn draw_seat_box(svg: &mut Svg, view: &View, sv: &SeatView, x: f64, y: f64, w: f64, h: f64) {
+    let colour = seat_colour(sv.seat);
+    let to_act = view.to_act == Some(sv.seat);
+    svg.open(
+        "g",
+        &[("class", "seat".into()), ("data-seat", sv.seat.into())],
+    );
+    panel(
+        svg,
+        x,
+        y,
+        w,
+        h,
+        8.0,
+        if to_act { "#fff6d6" } else { "#ffffff" },
+        colour,
+        if to_act { 3.0 } else { 1.5 },
+    );
+    let mut name = seat_name(sv.seat);
+    if view.teams {
+        let partner = (sv.seat + 2) % view.seats.len().max(1);
+        let _ = write!(name, " (with {})", partner + 1);
+    }
+    bold_text(
+        svg,
+        x + 8.0,
+        y + 17.0,
+        13.0,
+        "start",
+        colour,
+        &fit_text(&name, 13.0, w - 16.0),
+    );
+    for i in 0..sv.hand_size {
+        card_back(
+            svg,
+            x + 8.0 + BACK_STEP * i as f64,
+            y + 26.0,
+            BACK_CARD,
+            "card-back",
+        );
+    }
+    let fan_right = x + 8.0 + BACK_STEP * sv.hand_size.saturating_sub(1) as f64 + BACK_CARD;
+    let hand_text = if sv.hand_size == 1 {
+        "1 card".to_string()
+    } else {
+        format!("{} cards", sv.hand_size)
+    };
+    let text_x = if sv.hand_size == 0 {
+        x + 8.0
+    } else {
+        fan_right + 6.0
+    };
+    bold_text(svg, text_x, y + 42.0, 12.0, "start", INK, &hand_text);
+    if to_act {
+        bold_text(svg, text_x, y + 60.0, 11.0, "start", colour, "▶ to play");
+    }
+    svg.text(
+        x + 8.0,
+        y + 84.0,
+        11.0,
+        "start",
+        INK,
+        &fit_text(
+            &format!("pile {} · sweeps {}", sv.pile_size, sv.sweeps),
+            11.0,
+            w - 16.0,
+        ),
+    );
+    for (i, line) in facts_lines(sv, view, w).iter().enumerate() {
+        bold_text(
+            svg,
+            x + 8.0,
+            y + 99.0 + 14.0 * i as f64,
+            11.0,
+            "start",
+            "#8a4b00",
+            line,
+        );
+    }
+    svg.close("g");
+}
+
+fn draw_header(svg: &mut Svg, view: &View, me: Option<Seat>) -> f64 {
+    bold_text(
+        svg,
+        MARGIN,
+        24.0,
+        18.0,
+        "start",
+        INK,
+        &format!(
+            "Kasino · round {}, hand {} of {}",
+            view.round, view.hand, view.hands_per_round
+        ),
+    );
+    if view.last_hand && !view.finished {
+        panel(
+            svg,
+            WIDTH - MARGIN - 100.0,
+            10.0,
+            100.0,
+            20.0,
+            10.0,
+            "#8a4b00",
+            "none",
+            0.0,
+        );
+        bold_text(
+            svg,
+            WIDTH - MARGIN - 50.0,
+            24.0,
+            11.0,
+            "middle",
+            "#ffffff",
+            "LAST HAND",
+        );
+    }
+    let mut line = format!(
+        "Dealer {} · stock {} cards · play to {}",
+        seat_name(view.dealer),
+        view.stock_count,
+        view.target
+    );
+    if view.sweeps_cancel {
+        line.push_str(" · sweeps cancel");
+    }
+    svg.text(MARGIN, 44.0, 12.0, "start", MUTED, &line);
+    // Whose turn (or the result), across the picture in the seat's colour.
+    let colour = match view.to_act {
+        Some(s) if !view.finished => seat_colour(s),
+        _ => INK,
+    };
+    let below = status_banner(svg, 52.0, &status_line(view, me), colour);
+    // Scores, one chip per side.
+    let y = below + 8.0;
+    let mut x = MARGIN;
+    bold_text(svg, x, y + 15.0, 12.0, "start", INK, "Scores:");
+    x += 56.0;
+    for s in &view.scores {
+        let text = format!("{}: {}", side_name(&s.seats), s.score);
+        let w = text.chars().count() as f64 * 7.4 + 16.0;
+        let colour = s.seats.first().map_or(INK, |&seat| seat_colour(seat));
+        panel(svg, x, y, w, 21.0, 10.0, "#ffffff", colour, 1.5);
+        bold_text(svg, x + w / 2.0, y + 15.0, 12.0, "middle", colour, &text);
+        x += w + 8.0;
+    }
+    y + 21.0
+}
+
+/// The previous round's points per side, one short line.
+fn draw_last_round(svg: &mut Svg, view: &View, y: f64) -> f64 {
+    let Some(lines) = view.rounds.last() else {
+        return y;
+    };
+    let parts: Vec<String> = lines
+        .iter()
+        .map(|l| format!("{} +{}", side_name(&l.seats), l.points))
+        .collect();
+    svg.text(
+        MARGIN,
+        y + 14.0,
+        12.0,
+        "start",
+        MUTED,
+        &fit_text(
+            &format!("Round {}: {}", view.rounds.len(), parts.join(" · ")),
+            12.0,
+            WIDTH - 2.0 * MARGIN,
+        ),
+    );
+    y + 20.0
+}
+
+pub fn board_svg(view: &View, viewer: Viewer) -> String {
+    let me = match viewer {
+        Viewer::Seat(s) => view.viewer.filter(|&v| v == s),
+        Viewer::Spectator => None,
+    };
+    let status = status_line(view, me);
+    let title = format!("Kasino: {status}");
+    let mut svg = Svg::new(600.0, &title, &description(view, me));
+    let mut y = draw_header(&mut svg, view, me) + 10.0;
+
+    // The other seats, side by side.
+    let others: Vec<&SeatView> = view.seats.iter().filter(|s| Some(s.seat) != me).collect();
+    if !others.is_empty() {
+        let gap = 8.0;
+        let n = others.len() as f64;
+        let w = (WIDTH - 2.0 * MARGIN - gap * (n - 1.0)) / n;
+        // Tall enough for the seat with the most to say.
+        let lines = others
+            .iter()
+            .map(|sv| facts_lines(sv, view, w).len())
+            .max()
+            .unwrap_or(0);
+        let h = 92.0 + 14.0 * lines.max(1) as f64;
+        for (i, sv) in others.iter().enumerate() {
+            draw_seat_box(&mut svg, view, sv, MARGIN + i as f64 * (w + gap), y, w, h);
+        }
+        y += h + 10.0;
+    }
+
+    y = draw_table(&mut svg, view, y) + 10.0;
+    y = draw_last_round(&mut svg, view, y);
+
+    // The viewer's own seat and hand, face up.
+    if let (Some(seat), Some(hand)) = (me, &view.your_hand) {
+        let colour = seat_colour(seat);
+        let to_act = view.to_act == Some(seat);
+        let per_row = (((WIDTH - 2.0 * MARGIN - 10.0) / (HAND_CARD + 10.0)) as usize).max(1);
+        let rows = hand.len().div_ceil(per_row) as f64;
+        let h = if hand.is_empty() {
+            58.0
+        } else {
+            (card_height(HAND_CARD) + 10.0) * rows + 30.0
+        };
+        panel(
+            &mut svg,
+            MARGIN,
+            y,
+            WIDTH - 2.0 * MARGIN,
+            h,
+            8.0,
+            if to_act { "#fff6d6" } else { "#ffffff" },
+            colour,
+            if to_act { 3.0 } else { 1.5 },
+        );
+        bold_text(
+            &mut svg,
+            MARGIN + 10.0,
+            y + 19.0,
+            13.0,
+            "start",
+            colour,
+            &format!("Your hand · {}", seat_name(seat)),
+        );
+        if let Some(sv) = view.seats.iter().find(|s| s.seat == seat) {
+            let mut facts = vec![format!("pile {} · sweeps {}", sv.pile_size, sv.sweeps)];
+            facts.extend(seat_facts(sv, view));
+            svg.text(
+                WIDTH - MARGIN - 10.0,
+                y + 19.0,
+                11.0,
+                "end",
+                INK,
+                &fit_text(&facts.join(" · "), 11.0, 330.0),
+            );
+        }
+        if hand.is_empty() {
+            svg.text(MARGIN + 10.0, y + 44.0, 12.0, "start", MUTED, "(no cards)");
+        }
+        // Hands hold four cards; wrap anyway, should the deal data ever give more.
+        for (i, card) in hand.iter().enumerate() {
+            playing_card(
+                &mut svg,
+                MARGIN + 10.0 + (HAND_CARD + 10.0) * (i % per_row) as f64,
+                y + 30.0 + (card_height(HAND_CARD) + 10.0) * (i / per_row) as f64,
+                HAND_CARD,
+                *card,
+                "hand-card",
+            );
+        }
+        y += h + 10.0;
+    } else {
+        svg.text(
+            MARGIN,
+            y + 14.0,
+            12.0,
+            "start",
+            MUTED,
+            "Spectator view: every hand is hidden.",
+        );
+        y += 22.0;
+    }
+    svg.set_height(y);
+    svg.finish()
+}

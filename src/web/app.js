@@ -1,0 +1,130 @@
+// The page shell: hash routes, the navigation, messages, and signing out.
+//   #/signin  #/signup  #/games  #/lobby  #/game/<id>  #/rules/<type>  #/settings
+
+import { token, clearToken, setUnauthorizedHandler, get } from './api.js';
+import { h, fill } from './dom.js';
+import * as live from './live.js';
+
+const routes = {
+  signin: () => import('./auth.js').then((m) => m.signIn),
+  signup: () => import('./auth.js').then((m) => m.signUp),
+  games: () => import('./games.js').then((m) => m.myGames),
+  lobby: () => import('./lobby.js').then((m) => m.lobby),
+  game: () => import('./game.js').then((m) => m.gamePage),
+  rules: () => import('./rules.js').then((m) => m.rulesPage),
+  settings: () => import('./settings.js').then((m) => m.settings),
+};
+const PUBLIC = new Set(['signin', 'signup', 'rules']);
+
+const main = document.getElementById('main');
+const nav = document.getElementById('nav');
+const flashBox = document.getElementById('flash');
+let cleanup = null;
+let me = null;
+let routeSeq = 0;
+/** Where a signed-out visitor was going (a game's link from an email), for after sign-in. */
+let wanted = null;
+
+/** Shows a message in the live region (read out by screen readers). */
+export function flash(text, kind = 'info') {
+  fill(flashBox, text ? h('p', { class: `flash ${kind}` }, text) : null);
+}
+
+let pending = null;
+/** Goes to a page; `message` is shown there once it is drawn. */
+export function navigate(hash, message) {
+  pending = message || null;
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+/** The signed-in account (GET /me), cached until sign-out or a settings change. */
+export async function account(refresh = false) {
+  if (!me || refresh) me = await get('/api/v1/me');
+  return me;
+}
+
+export function signOut(message) {
+  clearToken();
+  live.stop();
+  me = null;
+  navigate('#/signin', message && [message, 'error']);
+}
+
+setUnauthorizedHandler(() => signOut('Your session has ended. Please sign in again.'));
+
+function drawNav(current) {
+  const link = (hash, text) =>
+    h('a', { href: hash, 'aria-current': current === hash.slice(2) ? 'page' : false }, text);
+  if (!token()) {
+    fill(nav, link('#/signin', 'Sign in'), link('#/signup', 'Sign up'));
+    return;
+  }
+  fill(
+    nav,
+    link('#/games', 'My games'),
+    link('#/lobby', 'Lobby'),
+    link('#/settings', 'Settings'),
+    h('button', { type: 'button', class: 'link', onclick: () => signOut() }, 'Sign out'),
+  );
+}
+
+async function route() {
+  const raw = location.hash;
+  // In-page anchors (the skip link) are not routes.
+  if (raw && !raw.startsWith('#/')) return;
+  const [name, ...params] = raw.slice(2).split('/').map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return '';
+    }
+  });
+  let page = routes[name] ? name : token() ? 'games' : 'signin';
+  if (!token() && !PUBLIC.has(page)) {
+    if (routes[name]) wanted = raw;
+    page = 'signin';
+  }
+  if (token() && (page === 'signin' || page === 'signup')) page = 'games';
+  if (cleanup) cleanup();
+  cleanup = null;
+  drawNav(page);
+  const seq = ++routeSeq;
+  const render = await routes[page]();
+  const ctx = {
+    flash, navigate, account, signOut,
+    /** The page to go to after signing in. */
+    resume: () => {
+      const to = wanted || '#/games';
+      wanted = null;
+      return to;
+    },
+  };
+  const message = pending;
+  pending = null;
+  flash(...(Array.isArray(message) ? message : [message]));
+  main.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+  try {
+    const done = (await render(main, params, ctx)) || null;
+    // Another route started meanwhile: this page is already gone.
+    if (seq !== routeSeq) {
+      if (done) done();
+      return;
+    }
+    cleanup = done;
+  } catch (e) {
+    if (e && e.status === 401) return;
+    fill(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error' }, e.message || String(e)));
+  }
+  // Move focus to the new page's heading, so keyboard and screen-reader users start there.
+  const heading = main.querySelector('h1');
+  if (heading && !main.contains(document.activeElement)) {
+    heading.tabIndex = -1;
+    heading.focus({ preventScroll: true });
+  }
+}
+
+window.addEventListener('hashchange', route);
+
+if (token()) live.start();
+route();

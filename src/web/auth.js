@@ -1,0 +1,70 @@
+// Sign in and sign up.
+
+import { post, signIn as apiSignIn } from './api.js';
+import { h, fill } from './dom.js';
+import * as live from './live.js';
+
+function field(label, attrs) {
+  return h('label', { class: 'field' }, h('span', {}, label), h('input', attrs));
+}
+
+function form(main, title, fields, submitText, onSubmit, footer) {
+  const error = h('p', { class: 'error', role: 'alert' });
+  const button = h('button', { type: 'submit', class: 'primary' }, submitText);
+  const f = h('form', { class: 'card narrow' }, h('h1', {}, title), ...fields, button, error, footer);
+  f.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    fill(error);
+    button.disabled = true;
+    try {
+      await onSubmit(new FormData(f));
+    } catch (e) {
+      fill(error, e.message);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  fill(main, f);
+}
+
+export async function signIn(main, _params, app) {
+  form(
+    main,
+    'Sign in',
+    [
+      field('Email', { name: 'email', type: 'email', autocomplete: 'username', required: true }),
+      field('Password', { name: 'password', type: 'password', autocomplete: 'current-password', required: true }),
+      h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'remember' }), ' Keep me signed in on this device'),
+    ],
+    'Sign in',
+    async (d) => {
+      await apiSignIn(d.get('email'), d.get('password'), d.get('remember') === 'on');
+      live.start();
+      app.navigate(app.resume());
+    },
+    h('p', {}, 'New here? ', h('a', { href: '#/signup' }, 'Create an account')),
+  );
+}
+
+export async function signUp(main, _params, app) {
+  form(
+    main,
+    'Create an account',
+    [
+      field('Name (shown to other players)', { name: 'name', autocomplete: 'nickname', required: true }),
+      field('Email (turn notifications go here)', { name: 'email', type: 'email', autocomplete: 'email', required: true }),
+      field('Password (at least 10 characters)', {
+        name: 'password', type: 'password', autocomplete: 'new-password', minlength: 10, required: true,
+      }),
+    ],
+    'Sign up',
+    async (d) => {
+      const email = d.get('email');
+      await post('/api/v1/accounts', { email, name: d.get('name'), password: d.get('password') }, { auth: false });
+      await apiSignIn(email, d.get('password'), false);
+      live.start();
+      app.navigate('#/lobby', 'Welcome! Join an open game or start one.');
+    },
+    h('p', {}, 'Have an account? ', h('a', { href: '#/signin' }, 'Sign in')),
+  );
+}

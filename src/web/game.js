@@ -1,0 +1,358 @@
+// The game page: the board picture, the caller's hand, the legal actions as buttons
+// grouped by kind, a preview before sending, the log, resign and nudge, and a game
+// type's own move editor when one exists (editors/<game_type>.js, see editors/README.md).
+
+import { request, get, post, gameTypes, ApiError } from './api.js';
+import { h, fill, svgPicture, typeName, humanize, pieceText, shortWhen } from './dom.js';
+import { seatLine } from './games.js';
+import * as live from './live.js';
+
+/** Which game types have an editor module: listed by the server from the files it ships. */
+let editorList = null;
+function editors() {
+  if (!editorList) editorList = get('/web/editors.json', { auth: false }).catch(() => []);
+  return editorList;
+}
+
+/**
+ * The caller's own hand or rack, as `[{label, pieces}]`: a list at the top of the view
+ * (`your_hand`, `your_rack`, ...), or the `hand` of the viewer's own entries in a list of
+ * seats or colours (a view carries no one else's hand).
+ */
+function handsOf(view) {
+  if (!view || typeof view !== 'object') return [];
+  for (const key of ['your_hand', 'your_rack', 'hand', 'rack']) {
+    if (Array.isArray(view[key])) return [{ label: key.endsWith('rack') ? 'Your rack' : 'Your hand', pieces: view[key] }];
+  }
+  const out = [];
+  for (const list of Object.values(view)) {
+    if (!Array.isArray(list)) continue;
+    for (const e of list) {
+      if (!e || typeof e !== 'object' || !e.hand || typeof e.hand !== 'object') continue;
+      const pieces = Array.isArray(e.hand) ? e.hand
+        : Object.entries(e.hand).map(([k, n]) => `${humanize(k)} ${typeof n === 'object' ? JSON.stringify(n) : n}`);
+      const who = e.colour || e.name;
+      out.push({ label: `Your hand${who ? ` (${who})` : ''}`, pieces });
+    }
+  }
+  return out;
+}
+
+function seatName(game, seat) {
+  const s = game.seats.find((x) => x.seat === seat);
+  return s ? s.name : `Seat ${seat + 1}`;
+}
+
+function statusText(game) {
+  if (game.status === 'open') return `Waiting for players: ${game.seats.length} of ${game.players} seats taken.`;
+  if (game.status === 'finished') {
+    const summary = game.result && game.result.summary;
+    return `Game over.${summary ? ` ${summary}` : ''}`;
+  }
+  const others = game.to_act.filter((s) => s !== game.your_seat).map((s) => seatName(game, s));
+  if (game.to_act.includes(game.your_seat)) {
+    return others.length ? `Your turn (also waiting for ${others.join(', ')}).` : 'Your turn.';
+  }
+  return `Waiting for ${others.join(', ') || 'nobody'}.`;
+}
+
+/** The final ranking, best first, with scores when the game keeps them. */
+function ranking(game) {
+  const places = (game.result && game.result.ranking) || [];
+  return places.map((p) => h('li', { class: p.rank === 1 ? 'seat to-act' : 'seat' },
+    `${p.rank}. ${seatName(game, p.seat)}${p.seat === game.your_seat ? ' (you)' : ''}`,
+    p.score !== null && p.score !== undefined ? ` · ${p.score} points` : ''));
+}
+
+/** The legal actions grouped by their `type` (the action JSON's kind), in order. */
+function groups(game) {
+  const out = new Map();
+  game.legal_actions.forEach((action, i) => {
+    const kind = (action && typeof action === 'object' && action.type) || 'action';
+    if (!out.has(kind)) out.set(kind, []);
+    out.get(kind).push({ action, text: game.legal_action_texts[i] || JSON.stringify(action), i });
+  });
+  return out;
+}
+
+export async function gamePage(main, [idText], app) {
+  const id = Number(idText);
+  if (!Number.isInteger(id) || id <= 0) throw new Error('No such game.');
+  const types = await gameTypes();
+
+  let game = null;
+  let etag = null;
+  let boardTag = null;
+  let lastSeq = 0;
+  let busy = false;
+  let editorCleanup = null;
+  let closed = false;
+
+  const heading = h('h1', {}, `Game #${id}`);
+  const status = h('p', { class: 'status-line', role: 'status', tabindex: -1 });
+  const seats = h('ul', { class: 'seats' });
+  const board = h('figure', { id: 'board', class: 'board' });
+  const hand = h('section', { id: 'hand', 'aria-label': 'Your hand' });
+  const actions = h('section', { id: 'actions', 'aria-labelledby': 'actions-h' });
+  const preview = h('section', { id: 'preview', 'aria-live': 'polite' });
+  const editor = h('section', { id: 'editor' });
+  const tools = h('div', { class: 'tools' });
+  const logList = h('ol', { class: 'log' });
+  const log = h('details', { id: 'log', open: true }, h('summary', {}, 'Log'), logList, h('p', { class: 'muted none' }, 'No moves yet.'));
+  const root = h('section', { id: 'game' }, heading, status, seats,
+    h('div', { class: 'play' }, board, h('div', { class: 'side' }, hand, actions, preview, editor, tools, log)));
+  fill(main, root);
+
+  const show = (message, kind) => app.flash(message, kind);
+
+  // One refresh at a time: events often come in pairs (game_changed, your_turn), and two
+  // answers to the same question would draw the page twice.
+  let inFlight = null;
+  let again = false;
+  async function refresh() {
+    if (inFlight) {
+      again = true;
+      return inFlight;
+    }
+    inFlight = (async () => {
+      do {
+        again = false;
+        if (closed) return;
+        const r = await request('GET', `/api/v1/games/${id}`, { etag });
+        if (r.status !== 304 && !closed && r.etag !== etag) setGame(r.data, r.etag);
+      } while (again);
+    })();
+    try {
+      await inFlight;
+    } finally {
+      inFlight = null;
+    }
+  }
+
+  function setGame(g, tag) {
+    // The same answer twice (a move's own response and the event it caused): keep the page.
+    if (tag && tag === etag) return;
+    const moved = !game || game.version !== g.version || game.status !== g.status;
+    game = g;
+    etag = tag || null;
+    root.dataset.version = g.version;
+    root.dataset.status = g.status;
+    document.title = `${typeName(types, g.game_type)} #${g.id} · Turnpost`;
+    fill(heading, `${typeName(types, g.game_type)} #${g.id}`);
+    fill(status, statusText(g));
+    status.classList.toggle('yours', g.to_act.includes(g.your_seat) && g.status === 'active');
+    fill(seats, g.status === 'finished' ? ranking(g) : g.seats.map((s) => seatLine(g, s)));
+    drawHand();
+    drawActions();
+    drawTools();
+    if (moved) {
+      fill(preview);
+      loadBoard().catch((e) => fill(board, h('p', { class: 'error' }, e.message)));
+      loadLog().catch(() => {});
+      mountEditor().catch((e) => fill(editor, h('p', { class: 'error' }, `The move editor failed: ${e.message}`)));
+    }
+  }
+
+  async function loadBoard() {
+    if (game.status === 'open') {
+      fill(board, h('p', { class: 'muted' }, 'The board appears when the game starts.'));
+      return;
+    }
+    const r = await request('GET', `/api/v1/games/${id}/board.svg`, { etag: boardTag });
+    if (r.status === 304) return;
+    boardTag = r.etag;
+    fill(board, svgPicture(r.data));
+  }
+
+  async function loadLog() {
+    if (game.status === 'open') return;
+    for (;;) {
+      const entries = await get(`/api/v1/games/${id}/log?after=${lastSeq}&limit=200`);
+      for (const e of entries) {
+        lastSeq = Math.max(lastSeq, e.seq);
+        logList.append(h('li', { value: e.seq },
+          h('span', { class: 'who' }, seatName(game, e.seat)), ' ',
+          e.text === null ? h('span', { class: 'muted' }, '(hidden)') : e.text,
+          h('time', { datetime: e.at, class: 'muted', title: new Date(e.at).toLocaleString() }, ` ${shortWhen(e.at)}`)));
+      }
+      if (entries.length < 200) break;
+    }
+    logList.scrollTop = logList.scrollHeight;
+  }
+
+  function drawHand() {
+    if (game.status !== 'active') {
+      fill(hand);
+      return;
+    }
+    fill(hand, handsOf(game.view).map(({ label, pieces }) => [
+      h('h2', {}, label),
+      pieces.length ? h('ul', { class: 'pieces' }, pieces.map((p) => h('li', {}, pieceText(p)))) : h('p', { class: 'muted' }, 'empty'),
+    ]));
+  }
+
+  function drawActions() {
+    if (!game.legal_actions.length) {
+      fill(actions);
+      return;
+    }
+    const all = groups(game);
+    const many = game.legal_actions.length > 30;
+    // With many choices: a filter by words ("7♣", "build 9"), opening groups that match.
+    const filter = many ? h('input', {
+      type: 'search', id: 'action-filter', placeholder: 'e.g. a card or a place',
+      oninput: () => {
+        const words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+        for (const g of actions.querySelectorAll('.group')) {
+          let shown = 0;
+          for (const b of g.querySelectorAll('button.action')) {
+            b.hidden = !words.every((w) => b.textContent.toLowerCase().includes(w));
+            if (!b.hidden) shown += 1;
+          }
+          g.hidden = shown === 0;
+          if (g.localName === 'details') g.open = words.length > 0 && shown > 0;
+        }
+      },
+    }) : null;
+    const drawn = [...all].map(([kind, items]) => {
+      const buttons = h('div', { class: 'buttons' }, items.map((it) =>
+        h('button', {
+          type: 'button', class: 'action', dataset: { index: it.i, kind },
+          disabled: busy, onclick: () => choose(it.action, it.text),
+        }, it.text)));
+      const title = `${humanize(kind)} (${items.length})`;
+      // With many choices, big groups start folded so the page stays scannable.
+      if (many && items.length > 12 && all.size > 1) {
+        return h('details', { class: 'group' }, h('summary', {}, title), buttons);
+      }
+      return h('fieldset', { class: 'group' }, h('legend', {}, title), buttons);
+    });
+    fill(actions, h('h2', { id: 'actions-h' }, 'Your move'),
+      filter ? h('div', { class: 'field' }, h('label', { for: 'action-filter' }, `Find a move (${game.legal_actions.length} choices)`), filter) : null,
+      drawn);
+  }
+
+  /** Previews `action` and offers to play it. Resolves with the preview (or rejects). */
+  async function choose(action, text) {
+    const play = h('button', { type: 'button', class: 'primary play', disabled: true }, 'Play this move');
+    const cancel = h('button', { type: 'button', onclick: () => fill(preview) }, 'Cancel');
+    const body = h('div', {}, h('p', { class: 'muted' }, 'Working out the result…'));
+    fill(preview, h('div', { class: 'card preview' }, h('h2', {}, 'Preview'), h('p', {}, h('strong', {}, text || 'Your move')), body,
+      h('div', { class: 'buttons' }, play, cancel)));
+    play.addEventListener('click', () => submit(action).catch(() => {}));
+    try {
+      const p = await post(`/api/v1/games/${id}/preview`, { action });
+      fill(body,
+        h('p', {}, p.description),
+        p.finishes_game ? h('p', { class: 'badge' }, 'This move ends the game.')
+          : h('p', { class: 'muted' }, `Then to move: ${p.to_act.map((s) => (s === game.your_seat ? 'you' : seatName(game, s))).join(', ') || 'nobody'}`),
+        h('details', {}, h('summary', {}, 'The board after this move'), svgPicture(p.board_svg)));
+      play.disabled = false;
+      play.focus();
+      return p;
+    } catch (e) {
+      fill(body, h('p', { class: 'error', role: 'alert' }, e.message));
+      throw e;
+    }
+  }
+
+  /** Plays `action` on the version shown; resolves with the game as it now is. */
+  async function submit(action) {
+    if (busy) throw new ApiError(0, { detail: 'A move is already on its way.' });
+    busy = true;
+    for (const b of root.querySelectorAll('button.action, button.play')) b.disabled = true;
+    try {
+      const r = await request('POST', `/api/v1/games/${id}/actions`, { body: { expected_version: game.version, action } });
+      busy = false;
+      fill(preview);
+      setGame(r.data, r.etag);
+      show('Move played.');
+      status.focus();
+      return r.data;
+    } catch (e) {
+      busy = false;
+      show(e.code === 'stale_version' ? 'The game moved on before your move arrived; here it is now.' : e.message, 'error');
+      await refresh().catch(() => {});
+      drawActions();
+      throw e;
+    }
+  }
+
+  async function mountEditor() {
+    if (editorCleanup) editorCleanup();
+    editorCleanup = null;
+    fill(editor);
+    if (game.status !== 'active' || !game.legal_actions.length) return;
+    if (!(await editors()).includes(game.game_type)) return;
+    const mod = await import(`./editors/${game.game_type}.js`);
+    const el = h('div', { class: 'editor' });
+    fill(editor, h('h2', {}, 'Compose a move'), el);
+    const ctx = {
+      game,
+      view: game.view,
+      legal: game.legal_actions,
+      texts: game.legal_action_texts,
+      preview: (action) => choose(action, null),
+      submit,
+    };
+    const result = mod.mount(el, ctx);
+    if (typeof result === 'function') editorCleanup = result;
+  }
+
+  function drawTools() {
+    const buttons = [];
+    if (game.status === 'open') {
+      const seated = game.your_seat !== null;
+      buttons.push(h('button', {
+        type: 'button',
+        onclick: () => post(`/api/v1/games/${id}/${seated ? 'leave' : 'join'}`, {})
+          .then(() => (seated ? app.navigate('#/lobby', `You left game #${id}.`) : refresh()))
+          .catch((e) => show(e.message, 'error')),
+      }, seated ? 'Leave this game' : 'Join this game'));
+    }
+    if (game.status === 'active' && game.your_seat !== null && !game.forfeited.includes(game.your_seat)) {
+      if (!game.to_act.includes(game.your_seat)) {
+        buttons.push(h('button', {
+          type: 'button',
+          onclick: () => post(`/api/v1/games/${id}/nudge`, {})
+            .then(() => show('A reminder is on its way to the players the game waits for.'))
+            .catch((e) => show(e.message, 'error')),
+        }, 'Nudge'));
+      }
+      const confirm = h('span', { hidden: true, class: 'confirm' }, 'Really give up? ',
+        h('button', {
+          type: 'button', class: 'danger',
+          onclick: () => post(`/api/v1/games/${id}/resign`, {})
+            .then((g) => { setGame(g, null); show('You resigned.'); })
+            .catch((e) => show(e.message, 'error')),
+        }, 'Yes, resign'), ' ',
+        h('button', { type: 'button', onclick: () => { confirm.hidden = true; resign.focus(); } }, 'No'));
+      const resign = h('button', { type: 'button', onclick: () => { confirm.hidden = false; confirm.querySelector('button').focus(); } }, 'Resign…');
+      buttons.push(resign, confirm);
+    }
+    buttons.push(h('a', { href: `#/rules/${encodeURIComponent(game.game_type)}` }, 'Rules'));
+    fill(tools, buttons);
+  }
+
+  await refresh();
+
+  // Live: refresh when the stream says this game changed; poll (cheap 304s) as a safety
+  // net, often while the stream is down.
+  let lastRead = Date.now();
+  const reread = () => {
+    lastRead = Date.now();
+    refresh().catch(() => {});
+  };
+  const unsubscribe = live.subscribe((_kind, data) => {
+    if (data.id === undefined || data.id === id) reread();
+  });
+  const timer = setInterval(() => {
+    if (!live.connected() || Date.now() - lastRead > 60000) reread();
+  }, 5000);
+  return () => {
+    closed = true;
+    clearInterval(timer);
+    unsubscribe();
+    if (editorCleanup) editorCleanup();
+  };
+}

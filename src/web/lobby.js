@@ -1,0 +1,117 @@
+// The lobby: open games to join (GET /games?open=true) and a form to start one.
+
+import { get, post, gameTypes } from './api.js';
+import { h, fill, nextId, typeName, when } from './dom.js';
+import { schemaForm } from './schemaform.js';
+import { subscribe } from './live.js';
+
+const DAYS_PER_MOVE = [1, 2, 3, 5, 7, 14];
+
+function select(label, name, options, attrs = {}) {
+  const id = nextId(name);
+  return h('div', { class: 'field' }, h('label', { for: id }, label),
+    h('select', { id, name, ...attrs }, options.map(([v, text]) => h('option', { value: v }, text))));
+}
+
+function createForm(types, app) {
+  const typeSel = select('Game', 'game_type', types.map((t) => [t.id, t.name]));
+  const playersBox = h('div');
+  const optionsBox = h('fieldset', {}, h('legend', {}, 'Options'));
+  const clock = select('Clock', 'days_per_move',
+    [['', 'No clock'], ...DAYS_PER_MOVE.map((d) => [d, `${d} day${d > 1 ? 's' : ''} per move`])]);
+  const maxId = nextId('max');
+  const maxDays = h('div', { class: 'field' }, h('label', { for: maxId }, 'Clock cap in days (empty: three moves’ worth)'),
+    h('input', { id: maxId, name: 'max_days', type: 'number', min: 1, max: 60, inputmode: 'numeric' }));
+  const policy = select('When a clock runs out', 'timeout_policy',
+    [['forfeit', 'the player forfeits'], ['random_move', 'a random move is made for them']]);
+  const error = h('p', { class: 'error', role: 'alert' });
+  const button = h('button', { type: 'submit', class: 'primary' }, 'Create game');
+  let options = null;
+
+  const typeInput = typeSel.querySelector('select');
+  const showType = () => {
+    const t = types.find((x) => x.id === typeInput.value) || types[0];
+    fill(playersBox, select('Players', 'players', t.player_counts.map((n) => [n, `${n} players`])));
+    options = schemaForm(t.options_schema);
+    fill(optionsBox, h('legend', {}, 'Options'), options.element,
+      h('p', {}, h('a', { href: `#/rules/${encodeURIComponent(t.id)}` }, `Rules of ${t.name}`)));
+  };
+  typeInput.addEventListener('change', showType);
+  showType();
+
+  const clockInput = clock.querySelector('select');
+  const syncClock = () => {
+    for (const el of [maxDays, policy]) el.hidden = clockInput.value === '';
+  };
+  clockInput.addEventListener('change', syncClock);
+  syncClock();
+
+  const form = h('form', { class: 'card', 'aria-labelledby': 'new-game' },
+    h('h2', { id: 'new-game' }, 'Start a game'), typeSel, playersBox, optionsBox, clock, maxDays, policy, button, error);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    fill(error);
+    const d = new FormData(form);
+    const body = { game_type: d.get('game_type'), players: Number(d.get('players')), options: options.value() };
+    if (d.get('days_per_move')) {
+      body.time_control = { days_per_move: Number(d.get('days_per_move')) };
+      if (d.get('max_days')) body.time_control.max_days = Number(d.get('max_days'));
+      body.timeout_policy = d.get('timeout_policy');
+    }
+    button.disabled = true;
+    try {
+      const g = await post('/api/v1/games', body);
+      app.navigate(`#/game/${g.id}`, 'Game created. It starts when every seat is taken.');
+    } catch (e) {
+      fill(error, e.message);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return form;
+}
+
+function openGames(list, types, app, reload) {
+  if (!list.items.length) return h('p', { class: 'muted' }, 'No open games right now. Start one!');
+  return h('ul', { class: 'games' }, list.items.map((g) => {
+    const joined = g.your_seat !== null;
+    const act = async (path, message) => {
+      try {
+        await post(`/api/v1/games/${g.id}/${path}`, {});
+        if (path === 'join') app.navigate(`#/game/${g.id}`, message);
+        else reload(message);
+      } catch (e) {
+        app.flash(e.message, 'error');
+        reload();
+      }
+    };
+    return h('li', { class: 'game-row', dataset: { game: g.id } },
+      h('div', {},
+        h('a', { href: `#/game/${g.id}` }, `${typeName(types, g.game_type)} #${g.id}`),
+        h('div', { class: 'muted' }, `${g.seats.length} of ${g.players} seats taken: `,
+          g.seats.map((s) => s.name).join(', '), ` · opened ${when(g.updated_at)}`)),
+      joined
+        ? h('button', { type: 'button', onclick: () => act('leave', `You left game #${g.id}.`) }, 'Leave')
+        : h('button', { type: 'button', class: 'primary', onclick: () => act('join', `You joined game #${g.id}.`) }, 'Join'));
+  }));
+}
+
+export async function lobby(main, _params, app) {
+  const types = await gameTypes();
+  const listBox = h('section', { 'aria-labelledby': 'open-games' });
+  const reload = async (message) => {
+    const list = await get('/api/v1/games?open=true&per_page=50');
+    fill(listBox, h('h2', { id: 'open-games' }, 'Open games'), openGames(list, types, app, reload));
+    if (message) app.flash(message);
+  };
+  await reload();
+  fill(main, h('h1', {}, 'Lobby'), h('div', { class: 'columns' }, listBox, createForm(types, app)));
+  // Events cover the caller's own games; others' new games show up on a slow poll.
+  const quiet = () => reload().catch(() => {});
+  const unsubscribe = subscribe(quiet);
+  const timer = setInterval(quiet, 30000);
+  return () => {
+    unsubscribe();
+    clearInterval(timer);
+  };
+}

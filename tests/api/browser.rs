@@ -1,0 +1,561 @@
+//! The web client (`src/web/`) in a real browser: Debian's Chromium, driven over WebDriver
+//! (chromedriver, started here on a free port) with fantoccini, against the real server and
+//! a real database. People click; the tests read what the page shows, and the browser's
+//! own log must hold no error (a failed request, a script error or a blocked resource is
+//! one). Screenshots of every game page go to `target/screenshots/`.
+
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+
+use crate::helpers::{Player, TestApp, spawn_app};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// How long a page may take to show what a step waits for (generous: two shared cores).
+const PATIENCE: Duration = Duration::from_secs(45);
+
+/// A chromedriver process on a free port, in a process group of its own with the browsers
+/// it starts: dropping it (also when a test fails) ends them all.
+struct Driver {
+    child: Child,
+    url: String,
+    profiles: Vec<PathBuf>,
+}
+
+impl Driver {
+    fn start() -> Driver {
+        for bin in [CHROMIUM, CHROMEDRIVER] {
+            assert!(
+                std::path::Path::new(bin).exists(),
+                "{bin} is missing: apt-get install chromium chromium-driver (.ci/run does)"
+            );
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        use std::os::unix::process::CommandExt;
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "chromedriver did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Driver {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+            profiles: Vec::new(),
+        }
+    }
+
+    /// A new browser (its own profile, so its own storage): one person at one screen.
+    async fn browser(&mut self) -> Client {
+        let profile = std::env::temp_dir().join(format!(
+            "turnpost-chromium-{}",
+            hex::encode(rand::random::<[u8; 8]>())
+        ));
+        self.profiles.push(profile.clone());
+        let caps = json!({
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                // As root, with no network but loopback: no sandbox, no background traffic.
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync",
+                    "--disable-dev-shm-usage", "--window-size=1100,1000",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            },
+            "goog:loggingPrefs": {"browser": "ALL"},
+        });
+        let Value::Object(caps) = caps else {
+            unreachable!("a JSON object literal")
+        };
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(&self.url)
+            .await
+            .expect("a Chromium session")
+    }
+
+    /// A Chrome DevTools command through chromedriver.
+    async fn cdp(&self, c: &Client, cmd: &str, params: Value) -> Value {
+        let sid = c.session_id().await.ok().flatten().expect("session id");
+        let r: Value = reqwest::Client::new()
+            .post(format!("{}/session/{sid}/goog/cdp/execute", self.url))
+            .json(&json!({"cmd": cmd, "params": params}))
+            .send()
+            .await
+            .expect("cdp request")
+            .json()
+            .await
+            .expect("cdp json");
+        r["value"].clone()
+    }
+
+    /// The browser's log entries at level SEVERE since the last call (console errors,
+    /// failed loads, blocked resources).
+    async fn severe(&self, c: &Client) -> Vec<String> {
+        let sid = c.session_id().await.ok().flatten().expect("session id");
+        let log: Value = reqwest::Client::new()
+            .post(format!("{}/session/{sid}/se/log", self.url))
+            .json(&json!({"type": "browser"}))
+            .send()
+            .await
+            .expect("log request")
+            .json()
+            .await
+            .expect("log json");
+        log["value"]
+            .as_array()
+            .expect("log entries")
+            .iter()
+            .filter(|e| e["level"] == "SEVERE")
+            .map(|e| e["message"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        // The group's id is chromedriver's pid; Chromium's processes are in it too.
+        if let Ok(group) = i32::try_from(self.child.id()) {
+            // SAFETY: killpg only sends a signal; the group is the one made for this driver.
+            unsafe {
+                libc::killpg(group, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.wait();
+        for p in &self.profiles {
+            let _ = std::fs::remove_dir_all(p);
+        }
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+/// Evaluates `script` (a function body) in the page.
+async fn js(c: &Client, script: &str) -> Value {
+    c.execute(script, vec![]).await.expect(script)
+}
+
+/// Waits until `script` returns something truthy, and returns it.
+async fn wait_for(c: &Client, what: &str, script: &str) -> Value {
+    let start = Instant::now();
+    loop {
+        let v = js(c, script).await;
+        let done = match &v {
+            Value::Null | Value::Bool(false) => false,
+            Value::Number(n) => n.as_f64() != Some(0.0),
+            Value::String(s) => !s.is_empty(),
+            _ => true,
+        };
+        if done {
+            return v;
+        }
+        assert!(start.elapsed() < PATIENCE, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn css(c: &Client, selector: &str) -> fantoccini::elements::Element {
+    c.wait()
+        .at_most(PATIENCE)
+        .for_element(Locator::Css(selector))
+        .await
+        .unwrap_or_else(|e| panic!("no {selector}: {e}"))
+}
+
+async fn type_into(c: &Client, selector: &str, text: &str) {
+    css(c, selector)
+        .await
+        .send_keys(text)
+        .await
+        .expect(selector);
+}
+
+/// The game page's version and status, from its `data-*` attributes.
+async fn shown(c: &Client) -> (i64, String) {
+    let v = js(
+        c,
+        "const g = document.getElementById('game'); \
+         return g && g.dataset.version ? [Number(g.dataset.version), g.dataset.status] : null;",
+    )
+    .await;
+    (
+        v[0].as_i64().unwrap_or(-1),
+        v[1].as_str().unwrap_or("").to_string(),
+    )
+}
+
+fn screenshots() -> PathBuf {
+    // CARGO_TARGET_TMPDIR is <target>/tmp.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .map(|p| p.join("screenshots"))
+        .expect("target dir");
+    std::fs::create_dir_all(&dir).expect("screenshot dir");
+    dir
+}
+
+/// A screenshot of the whole page, beyond the window's height.
+async fn screenshot(driver: &Driver, c: &Client, name: &str) {
+    use base64::Engine;
+    let size = js(
+        c,
+        // The whole window's width: the capture drops the scroll bar, and the page widens.
+        "return [window.innerWidth, document.documentElement.scrollHeight];",
+    )
+    .await;
+    let shot = driver
+        .cdp(
+            c,
+            "Page.captureScreenshot",
+            json!({
+                "format": "png",
+                "captureBeyondViewport": true,
+                "clip": {"x": 0, "y": 0, "width": size[0], "height": size[1], "scale": 1},
+            }),
+        )
+        .await;
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot["data"].as_str().expect("screenshot data"))
+        .expect("base64 png");
+    std::fs::write(screenshots().join(name), png).expect("write screenshot");
+}
+
+async fn sign_up(c: &Client, app: &TestApp, name: &str) -> String {
+    let email = format!(
+        "{}-{}@example.org",
+        name.to_lowercase(),
+        hex::encode(rand::random::<[u8; 4]>())
+    );
+    c.goto(&app.url("/#/signup")).await.expect("open sign-up");
+    type_into(c, "input[name=name]", name).await;
+    type_into(c, "input[name=email]", &email).await;
+    type_into(c, "input[name=password]", "correct horse battery").await;
+    css(c, "form button[type=submit]")
+        .await
+        .click()
+        .await
+        .expect("sign up");
+    wait_for(
+        c,
+        "the lobby",
+        "return location.hash === '#/lobby' && document.querySelector('#open-games');",
+    )
+    .await;
+    email
+}
+
+#[test]
+fn two_people_sign_up_open_join_and_play_kasino_to_the_end_by_clicking() {
+    let app = spawn_app();
+    let started = Instant::now();
+    let (id, token, moves) = runtime().block_on(async {
+        let mut driver = Driver::start();
+        let ada = driver.browser().await;
+        let bo = driver.browser().await;
+
+        sign_up(&ada, &app, "Ada").await;
+        css(&ada, "select[name=game_type]")
+            .await
+            .select_by_value("kasino")
+            .await
+            .expect("choose Kasino");
+        css(&ada, "select[name=players]")
+            .await
+            .select_by_value("2")
+            .await
+            .expect("two players");
+        css(&ada, "form[aria-labelledby=new-game] button[type=submit]")
+            .await
+            .click()
+            .await
+            .expect("create");
+        let id = wait_for(
+            &ada,
+            "the new game's page",
+            "const m = /^#\\/game\\/(\\d+)$/.exec(location.hash); \
+             return m && document.getElementById('game')?.dataset.status === 'open' ? Number(m[1]) : null;",
+        )
+        .await
+        .as_i64()
+        .expect("game id");
+
+        sign_up(&bo, &app, "Bo").await;
+        css(&bo, &format!("li[data-game='{id}'] button"))
+            .await
+            .click()
+            .await
+            .expect("join");
+        // Both pages turn to the started game: Bo's from the join, Ada's from the event stream.
+        for c in [&ada, &bo] {
+            wait_for(c, "the game to start", "return document.getElementById('game')?.dataset.status === 'active' && document.querySelector('#board svg.picture');").await;
+        }
+        let setup = started.elapsed();
+
+        let players = [&ada, &bo];
+        let mut moves = 0i64;
+        let play_started = Instant::now();
+        loop {
+            let (va, sa) = shown(&ada).await;
+            let (vb, sb) = shown(&bo).await;
+            assert_eq!(va, vb, "both pages show the same move");
+            if sa == "finished" {
+                assert_eq!(sb, "finished");
+                break;
+            }
+            assert!(moves < 1000, "the game did not end");
+            // Whoever's page offers enabled action buttons moves; any of them will do.
+            let mut mover = None;
+            for c in players {
+                let pick = js(
+                    c,
+                    &format!(
+                        "const b = [...document.querySelectorAll('#actions button.action')]; \
+                         const ok = b.map((x, i) => [x, i]).filter(([x]) => !x.disabled && x.checkVisibility()); \
+                         return ok.length ? ok[{moves} % ok.length][1] : null;"
+                    ),
+                )
+                .await;
+                if let Some(i) = pick.as_u64() {
+                    mover = Some((c, i as usize));
+                }
+            }
+            let (c, i) = mover.expect("someone has an action button");
+            let buttons = c
+                .find_all(Locator::Css("#actions button.action"))
+                .await
+                .expect("buttons");
+            if let Err(e) = buttons[i].click().await {
+                screenshot(&driver, c, "failure.png").await;
+                let html = js(c, "return document.getElementById('game').outerHTML;").await;
+                panic!("move {moves}: choosing action {i} failed: {e}\n{html}");
+            }
+            // The preview comes first; then the move is played.
+            css(c, "#preview button.play:not([disabled])")
+                .await
+                .click()
+                .await
+                .expect("play");
+            let want = va + 1;
+            let start = Instant::now();
+            for p in players {
+                while shown(p).await.0 < want {
+                    if start.elapsed() > PATIENCE {
+                        let mut state = Vec::new();
+                        for p in players {
+                            state.push(js(p, "return [document.getElementById('game')?.dataset.version, \
+                                document.getElementById('preview')?.textContent, \
+                                document.getElementById('flash')?.textContent];").await);
+                        }
+                        panic!("move {moves} (to version {want}) did not show on both pages: {state:?}");
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+            moves += 1;
+        }
+        let playing = play_started.elapsed();
+
+        for c in players {
+            let text = css(c, ".status-line").await.text().await.expect("status");
+            assert!(text.starts_with("Game over."), "{text}");
+            let log_entries = js(c, "return document.querySelectorAll('#log li').length;").await;
+            assert_eq!(log_entries.as_i64(), Some(moves), "every move is in the log");
+            assert_eq!(driver.severe(c).await, Vec::<String>::new(), "browser errors");
+        }
+        let token = js(&ada, "return sessionStorage.getItem('turnpost.token');").await;
+        let token = token.as_str().expect("token kept in sessionStorage").to_string();
+        screenshot(&driver, &ada, "kasino-finished.png").await;
+        eprintln!(
+            "browser Kasino: set-up {setup:?}, {moves} moves clicked in {playing:?} ({:?} per move)",
+            playing / moves.max(1) as u32
+        );
+        for c in [ada, bo] {
+            let _ = c.close().await;
+        }
+        (id, token, moves)
+    });
+    // The server agrees: the game is over after exactly the moves clicked.
+    let g: Value = app
+        .get(&format!("/api/v1/games/{id}"), Some(&token))
+        .json()
+        .expect("game");
+    assert_eq!(g["status"], "finished");
+    assert_eq!(g["version"], moves);
+}
+
+/// Plays `n` actions through the API, each the first legal action of a seat to act.
+fn advance(app: &TestApp, id: i64, players: &[&Player], n: usize) {
+    for _ in 0..n {
+        let g = app.game(id, players[0]);
+        if g["status"] != "active" {
+            return;
+        }
+        let seat = g["to_act"][0].clone();
+        let Some(p) = players.iter().find(|p| {
+            g["seats"]
+                .as_array()
+                .expect("seats")
+                .iter()
+                .any(|s| s["seat"] == seat && s["account_id"] == p.id)
+        }) else {
+            return;
+        };
+        let mine = app.game(id, p);
+        let r = app.post(
+            &format!("/api/v1/games/{id}/actions"),
+            Some(&p.token),
+            &json!({"expected_version": mine["version"], "action": mine["legal_actions"][0]}),
+        );
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    }
+}
+
+#[test]
+fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
+    let app = spawn_app();
+    let types: Value = app.get("/api/v1/game-types", None).json().expect("types");
+    let types = types.as_array().expect("type list").clone();
+    assert_eq!(types.len(), 7, "seven game types");
+    let people: Vec<Player> = ["Ada", "Bo", "Cy", "Di"]
+        .iter()
+        .map(|n| app.player(n))
+        .collect();
+    // Each type's game, filled and a few moves in, through the API; the page is opened as
+    // the player to act.
+    let games: Vec<(String, i64, String, i64)> = types
+        .iter()
+        .map(|t| {
+            let kind = t["id"].as_str().expect("type id").to_string();
+            let n = t["player_counts"][0].as_u64().expect("player count") as usize;
+            let seated: Vec<&Player> = people.iter().take(n).collect();
+            let id = app.start_game(&kind, json!({}), &seated);
+            advance(&app, id, &seated, 3);
+            let g = app.game(id, seated[0]);
+            let to_act = g["to_act"][0].clone();
+            let account = g["seats"]
+                .as_array()
+                .expect("seats")
+                .iter()
+                .find(|s| s["seat"] == to_act)
+                .map(|s| s["account_id"].clone())
+                .expect("a seat to act");
+            let p = seated
+                .iter()
+                .find(|p| account == p.id)
+                .expect("the player to act");
+            let version = g["version"].as_i64().expect("version");
+            (kind, id, p.token.clone(), version)
+        })
+        .collect();
+    runtime().block_on(async {
+        let mut driver = Driver::start();
+        let c = driver.browser().await;
+        // The origin's storage is reachable once a page of it is open.
+        c.goto(&app.url("/")).await.expect("open the client");
+        for (kind, id, token, version) in &games {
+            let (kind, version) = (kind.as_str(), *version);
+            let started = Instant::now();
+            js(
+                &c,
+                &format!(
+                    "sessionStorage.setItem('turnpost.token', {}); return true;",
+                    json!(token)
+                ),
+            )
+            .await;
+            c.set_window_size(1100, 1000).await.expect("resize");
+            c.goto(&app.url(&format!("/#/game/{id}")))
+                .await
+                .expect("open the game");
+            // goto() to another fragment of the same page does not reload it.
+            c.refresh().await.expect("reload");
+            wait_for(
+                &c,
+                &format!("{kind}: the board picture"),
+                "return document.querySelector('#board svg.picture');",
+            )
+            .await;
+            let buttons = wait_for(
+                &c,
+                &format!("{kind}: the action buttons"),
+                "return document.querySelectorAll('#actions button.action').length;",
+            )
+            .await;
+            wait_for(
+                &c,
+                &format!("{kind}: the log"),
+                &format!("return document.querySelectorAll('#log li').length === {version};"),
+            )
+            .await;
+            let (shown_version, status) = shown(&c).await;
+            assert_eq!(
+                (shown_version, status.as_str()),
+                (version, "active"),
+                "{kind}"
+            );
+            screenshot(&driver, &c, &format!("{kind}.png")).await;
+            if kind == "kasino" {
+                c.set_window_size(390, 844).await.expect("phone size");
+                screenshot(&driver, &c, "kasino-phone.png").await;
+                c.set_window_size(1100, 1000).await.expect("resize");
+            }
+            // Choosing an action previews it, and the preview is playable.
+            css(&c, "#actions button.action")
+                .await
+                .click()
+                .await
+                .expect("choose");
+            wait_for(
+                &c,
+                &format!("{kind}: the preview"),
+                "return document.querySelector('#preview button.play:not([disabled])') || \
+                 document.querySelector('#preview .error')?.textContent;",
+            )
+            .await;
+            let error = js(
+                &c,
+                "return document.querySelector('#preview .error')?.textContent || null;",
+            )
+            .await;
+            assert_eq!(error, Value::Null, "{kind}: the preview failed");
+            assert_eq!(
+                driver.severe(&c).await,
+                Vec::<String>::new(),
+                "{kind}: browser errors"
+            );
+            eprintln!(
+                "browser {kind}: {} action buttons, page checked in {:?}",
+                buttons,
+                started.elapsed()
+            );
+        }
+        let _ = c.close().await;
+    });
+}
