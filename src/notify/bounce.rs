@@ -102,23 +102,31 @@ pub fn parse(m: &Message<'_>) -> Option<Dsn> {
                 }
             }
         } else if is(ct, "text", &["rfc822-headers"])
-            || is(ct, "message", &["rfc822-headers", "global-headers"])
+            || is(
+                ct,
+                "message",
+                &["rfc822-headers", "global-headers", "rfc822", "global"],
+            )
         {
-            // Header fields only (no blank line after them, often): read them as fields.
-            let text = String::from_utf8_lossy(part.contents());
-            let id = field_blocks(&text)
-                .first()
-                .and_then(|b| b.iter().find(|(n, _)| n == "message-id").cloned());
-            if let Some((_, id)) = id {
+            // The returned message, whole or its header fields only. A headers-only part
+            // (often without the blank line after them) may not parse as a message: then
+            // its fields are read as they are.
+            let id = match part.message().and_then(|o| o.message_id()) {
+                Some(id) => Some(id.to_string()),
+                None => {
+                    let text = String::from_utf8_lossy(part.contents());
+                    field_blocks(&text)
+                        .first()
+                        .and_then(|b| b.iter().find(|(n, _)| n == "message-id").cloned())
+                        .map(|(_, id)| id)
+                }
+            };
+            if let Some(id) = id {
                 let id = id.trim().trim_matches(|c| c == '<' || c == '>');
                 if !id.is_empty() && dsn.original_message_id.is_none() {
                     dsn.original_message_id = Some(id.to_string());
                 }
             }
-        } else if let Some(id) = part.message().and_then(|o| o.message_id())
-            && dsn.original_message_id.is_none()
-        {
-            dsn.original_message_id = Some(id.to_string());
         }
     }
     Some(dsn)

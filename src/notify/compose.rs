@@ -37,9 +37,19 @@ pub struct GameMail<'a> {
 }
 
 impl GameMail<'_> {
-    fn link(&self) -> String {
+    /// The game's resource, for those who play through the API.
+    fn api_link(&self) -> String {
         format!(
             "{}/api/v1/games/{}",
+            self.domain.public_url.trim_end_matches('/'),
+            self.row.id
+        )
+    }
+
+    /// The game's page in the web client, for people.
+    fn link(&self) -> String {
+        format!(
+            "{}/#/game/{}",
             self.domain.public_url.trim_end_matches('/'),
             self.row.id
         )
@@ -81,6 +91,7 @@ impl GameMail<'_> {
         let seat = self.player.seat as usize;
         let version = self.row.version;
         let link = self.link();
+        let api_link = self.api_link();
         let opponents: Vec<String> = self
             .seats
             .iter()
@@ -150,7 +161,7 @@ impl GameMail<'_> {
             choices: texts.into_iter().take(MAX_LISTED_CHOICES).collect(),
             notes,
             api_note: Some(format!(
-                "Submit your move at {link}/actions with \"expected_version\": {version}."
+                "Submit your move at {api_link}/actions with \"expected_version\": {version}."
             )),
             link: Some((link, "Open the game".into())),
             footer: self.footer(),
@@ -263,7 +274,7 @@ pub fn answer(domain: &Domain, a: Answer<'_>) -> NewOutbox {
         Some((row, info)) => (
             subject(info, row.id, a.what),
             format!(
-                "{}/api/v1/games/{}",
+                "{}/#/game/{}",
                 domain.public_url.trim_end_matches('/'),
                 row.id
             ),

@@ -76,14 +76,6 @@ impl Sink {
             .collect()
     }
 
-    /// Every message the sink received over SMTP.
-    pub fn mails(&self) -> Vec<Mail> {
-        self.raw_mails()
-            .iter()
-            .filter_map(|raw| Mail::parse(raw))
-            .collect()
-    }
-
     pub fn wait_for(&self, what: &str, pred: impl Fn(&Mail) -> bool) -> Mail {
         self.wait_for_raw(what, |m| pred(m)).0
     }
