@@ -80,14 +80,14 @@ impl GameMail<'_> {
     }
 
     /// The seat's picture, as only that seat may see it (its own view).
-    fn picture_svg(&self) -> String {
+    pub fn picture_svg(&self) -> String {
         self.state
             .board_svg(Viewer::Seat(self.player.seat as usize))
     }
 
     /// A turn email (or a reminder, or a nudge) at the game's current version, from the
-    /// seat's view. Returns the letter and the picture to draw (SVG).
-    pub fn turn(&self, why: &TurnWhy) -> (Letter, String) {
+    /// seat's view (its picture: [`GameMail::picture_svg`]).
+    pub fn turn(&self, why: &TurnWhy) -> Letter {
         let seat = self.player.seat as usize;
         let version = self.row.version;
         let link = self.link();
@@ -167,11 +167,11 @@ impl GameMail<'_> {
             footer: self.footer(),
             unsubscribe: self.unsubscribe(),
         };
-        (letter, self.picture_svg())
+        letter
     }
 
     /// The game-over email: the ranking and the final position, from the seat's view.
-    pub fn game_over(&self, outcome: &Outcome) -> (Letter, String) {
+    pub fn game_over(&self, outcome: &Outcome) -> Letter {
         let mut ranking = String::new();
         for p in &outcome.ranking {
             let name = self
@@ -211,7 +211,7 @@ impl GameMail<'_> {
             unsubscribe: self.unsubscribe(),
             ..Letter::default()
         };
-        (letter, self.picture_svg())
+        letter
     }
 }
 
