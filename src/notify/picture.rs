@@ -102,18 +102,39 @@ pub fn png(svg: &str) -> anyhow::Result<Vec<u8>> {
         (size.width() * scale).ceil() as u32,
         (size.height() * scale).ceil() as u32,
     );
-    let mut pixmap = tiny_skia::Pixmap::new(w, h)
-        .ok_or_else(|| anyhow::anyhow!("a picture of {w}×{h} pixels cannot be drawn"))?;
-    // Mail clients show transparency on dark backgrounds: paint the paper first. The
-    // picture is then opaque, and three channels are enough.
-    pixmap.fill(tiny_skia::Color::WHITE);
-    resvg::render(
-        &tree,
-        tiny_skia::Transform::from_scale(scale, scale),
-        &mut pixmap.as_mut(),
-    );
-    let mut rgb = Vec::with_capacity(pixmap.data().len() / 4 * 3);
-    for p in pixmap.data().chunks_exact(4) {
+    CANVAS.with_borrow_mut(|canvas| {
+        // Mail clients show transparency on dark backgrounds: the paper is white (opaque
+        // white is the same premultiplied), and three channels are enough.
+        canvas.clear();
+        canvas.resize(w as usize * h as usize * 4, 255);
+        let mut pixmap = tiny_skia::PixmapMut::from_bytes(canvas, w, h)
+            .ok_or_else(|| anyhow::anyhow!("a picture of {w}×{h} pixels cannot be drawn"))?;
+        resvg::render(
+            &tree,
+            tiny_skia::Transform::from_scale(scale, scale),
+            &mut pixmap,
+        );
+        let result = encode(canvas, w, h);
+        if canvas.capacity() > KEPT_CANVAS_BYTES {
+            *canvas = Vec::new();
+        }
+        result
+    })
+}
+
+thread_local! {
+    /// Each sender thread draws into one buffer, again and again: a fresh one for every
+    /// picture is a fresh mapping of a megabyte, zeroed page by page by the kernel.
+    static CANVAS: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A canvas larger than this (a picture far taller than usual) is not kept.
+const KEPT_CANVAS_BYTES: usize = 4 << 20;
+
+/// The PNG of a drawn RGBA canvas of `w`×`h` pixels (opaque).
+fn encode(rgba: &[u8], w: u32, h: u32) -> anyhow::Result<Vec<u8>> {
+    let mut rgb = Vec::with_capacity(rgba.len() / 4 * 3);
+    for p in rgba.chunks_exact(4) {
         rgb.extend_from_slice(&p[..3]);
     }
     let mut out = Vec::with_capacity(rgb.len() / 16);
