@@ -150,7 +150,7 @@ impl GameMail<'_> {
         } else {
             notes.push(REPLY_HELP.to_string());
         }
-        let letter = Letter {
+        Letter {
             subject: subject(self.info, self.row.id, what),
             kicker: self.kicker(),
             heading,
@@ -166,8 +166,7 @@ impl GameMail<'_> {
             link: Some((link, "Open the game".into())),
             footer: self.footer(),
             unsubscribe: self.unsubscribe(),
-        };
-        letter
+        }
     }
 
     /// The game-over email: the ranking and the final position, from the seat's view.
@@ -192,7 +191,7 @@ impl GameMail<'_> {
                 score
             );
         }
-        let letter = Letter {
+        Letter {
             subject: subject(self.info, self.row.id, "game over"),
             kicker: format!("{} #{} · final", self.info.name, self.row.id),
             heading: "The game is over".into(),
@@ -210,8 +209,7 @@ impl GameMail<'_> {
             footer: self.footer(),
             unsubscribe: self.unsubscribe(),
             ..Letter::default()
-        };
-        letter
+        }
     }
 }
 
