@@ -199,6 +199,7 @@ fn run(
         senders,
         stop: Arc::clone(&stop),
     };
+    let cpu0 = cpu_used(conn)?;
     let start = Instant::now();
     let running = std::thread::spawn(move || worker.run());
     let deadline = Duration::from_secs(600);
@@ -207,6 +208,7 @@ fn run(
         std::thread::sleep(Duration::from_millis(5));
     }
     let wall = start.elapsed();
+    let cpu = cpu_since(&cpu0, &cpu_used(conn)?);
     stop.store(true, Ordering::Relaxed);
     let _ = running.join();
     let sent = sent();
@@ -214,16 +216,75 @@ fn run(
         .get_result::<Count>(conn)?
         .n;
     let size = (sink.bytes.load(Ordering::Relaxed) - bytes0) as f64 / sent.max(1) as f64 / 1024.0;
+    let per_email = cpu.as_secs_f64() / sent.max(1) as f64;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "{}: {senders} senders sent {sent} emails over SMTP ({size:.0} KiB each) in {:.2} s \
-         ({unsent} not sent): {:.0} emails/s",
+         ({unsent} not sent): {:.0} emails/s; {:.2} ms of processor time per email (sender, \
+         sink and database), so {:.0} emails/s when the {cores} cores are free",
         if domain.email_pictures {
             "with board pictures"
         } else {
             "without pictures"
         },
         wall.as_secs_f64(),
-        sent as f64 / wall.as_secs_f64()
+        sent as f64 / wall.as_secs_f64(),
+        per_email * 1000.0,
+        cores as f64 / per_email
     );
     Ok(())
+}
+
+/// Processor time used so far: this process's, and each database server process's (the
+/// backends of this database) by its pid. The machine may be shared with other work, so
+/// emails/s alone says little; processor time per email does not depend on it.
+struct CpuUsed {
+    own: Duration,
+    backends: std::collections::HashMap<i32, Duration>,
+}
+
+fn cpu_used(conn: &mut PgConnection) -> anyhow::Result<CpuUsed> {
+    #[derive(QueryableByName)]
+    struct Pid {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        pid: i32,
+    }
+    let pids =
+        diesel::sql_query("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
+            .load::<Pid>(conn)?;
+    // SAFETY: getrusage fills the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    Ok(CpuUsed {
+        own: tv(usage.ru_utime) + tv(usage.ru_stime),
+        backends: pids
+            .iter()
+            .filter_map(|p| Some((p.pid, process_cpu(p.pid)?)))
+            .collect(),
+    })
+}
+
+/// User and system time of a process, from /proc (Linux).
+fn process_cpu(pid: i32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces):
+    // utime and stime are the 12th and 13th.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let per_sec = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Some(Duration::from_micros(ticks * 1_000_000 / per_sec))
+}
+
+/// The processor time used between two readings (backends that began in between count
+/// from zero).
+fn cpu_since(before: &CpuUsed, after: &CpuUsed) -> Duration {
+    let backends: Duration = after
+        .backends
+        .iter()
+        .map(|(pid, t)| t.saturating_sub(before.backends.get(pid).copied().unwrap_or_default()))
+        .sum();
+    after.own.saturating_sub(before.own) + backends
 }
