@@ -5,9 +5,9 @@
 //! `cargo bench --bench email_throughput` starts a throwaway PostgreSQL cluster and a tiny
 //! SMTP sink (a thread per connection that accepts every message), opens MAIL_GAMES
 //! two-player Kasino games (each start owes one turn email), then runs the worker with
-//! MAIL_SENDERS senders until the outbox is empty. Reports emails/s, with the board
-//! pictures and again without them (`email_pictures = false`), since drawing the picture
-//! is most of the work.
+//! MAIL_SENDERS senders until the outbox is empty. Reports emails/s and the processor time
+//! per email (of this process and of the database), with the board pictures and again
+//! without them (`email_pictures = false`), since drawing the picture is most of the work.
 //! Environment: MAIL_GAMES (default 2000), MAIL_SENDERS (default 4), MAIL_PICTURES
 //! (`with` or `without` runs that half only).
 
