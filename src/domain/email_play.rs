@@ -70,8 +70,9 @@ fn normalize(s: &str) -> String {
         .to_lowercase()
 }
 
-/// One command line to an action: the number of a listed choice, the choice's text
-/// (optionally as copied, "3. text"), or an action as JSON.
+/// One command line to an action: the number of a listed choice, a move in the game's
+/// notation (which may span lines, see [`notation_blocks`]), the choice's text (optionally
+/// as copied, "3. text"), or an action as JSON.
 fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> DomainResult<Value> {
     let legal = state.legal_actions(seat);
     if legal.is_empty() {
@@ -89,6 +90,9 @@ fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> DomainResult<Value
                 format!("there is no choice {n}: choose 1 to {}", legal.len()),
             )),
         };
+    }
+    if let Some(read) = state.parse_notation(seat, line) {
+        return read.map_err(|why| DomainError::invalid("malformed_action", why));
     }
     if line.trim_start().starts_with('{') {
         return serde_json::from_str(line).map_err(|e| {
@@ -115,6 +119,25 @@ fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> DomainResult<Value
                 format!("{line:?} is neither the number nor the text of one of your choices"),
             )
         })
+}
+
+/// The command lines of a reply with each run of consecutive lines in the game's notation
+/// joined into one (a meld written over several lines is one move).
+fn notation_blocks(state: &dyn LoadedGame, seat: Seat, lines: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut in_block = false;
+    for line in lines {
+        let notation = state.parse_notation(seat, &line).is_some();
+        match out.last_mut() {
+            Some(last) if notation && in_block => {
+                last.push('\n');
+                last.push_str(&line);
+            }
+            _ => out.push(line),
+        }
+        in_block = notation;
+    }
+    out
 }
 
 /// What the processing decided, before it becomes an answer email and a response.
@@ -435,6 +458,7 @@ impl Domain {
             Request::Play { lines, preview } => {
                 let seat = player.seat as usize;
                 let before = state.status();
+                let lines = notation_blocks(state.as_ref(), seat, lines);
                 // A preview must not foretell what the player cannot know yet (the next
                 // tile from the bag, a die): it plays on a copy whose hidden parts, the
                 // random stream included, are drawn afresh.

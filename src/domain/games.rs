@@ -371,36 +371,13 @@ impl Domain {
         let state = engine
             .setup(&row.options, row.players as usize, seed)
             .map_err(|e| DomainError::Internal(anyhow::anyhow!("set-up failed at start: {e}")))?;
-        let status = state.status();
-        diesel::update(games::table.find(row.id))
-            .set((
-                games::status.eq("active"),
-                games::snapshot.eq(Some(state.encode())),
-                games::to_act.eq(to_i32s(status.to_act())),
-                games::version.eq(0),
-                games::updated_at.eq(diesel::dsl::now),
-            ))
-            .execute(conn)?;
-        clocks::sync_clocks(
-            conn,
-            row,
-            &row.forfeited,
-            status.to_act(),
-            false,
-            self.clock.now(),
-        )?;
+        // Written like any move from version 0, so that forced first steps play themselves.
         let seats = seat_infos(conn, row.id)?;
-        let mails = compose::for_transition(
-            self,
-            row,
-            &engine.info(),
-            0,
-            state.as_ref(),
-            &[],
-            &status,
-            &seats,
-        );
-        enqueue(conn, mails)?;
+        let at_start = GameRow {
+            version: 0,
+            ..row.clone()
+        };
+        self.persist(conn, &at_start, &seats, &[], Vec::new(), state)?;
         Ok(())
     }
 
@@ -594,27 +571,31 @@ impl Domain {
     ) -> DomainResult<Box<dyn LoadedGame>> {
         let engine = self.engine_for(row)?;
         let (mut steps, mut state) = (steps, state);
-        // Seats that forfeited are played by a bot making random legal moves, marked in the log.
+        // Seats that forfeited are played by a bot making random legal moves, and a seat whose
+        // only choice is no decision has it played for it; both marked in the log.
         while let Status::Active { to_act } = state.status() {
-            let Some(bot) = to_act
-                .iter()
-                .copied()
-                .find(|s| row.forfeited.contains(&(*s as i32)))
-            else {
-                break;
-            };
-            let legal = state.legal_actions(bot);
-            if legal.is_empty() || steps.len() > 100_000 {
+            if steps.len() > 100_000 {
                 break;
             }
-            let choice = &legal[rand::random_range(0..legal.len())];
+            let next = to_act.iter().copied().find_map(|seat| {
+                if row.forfeited.contains(&(seat as i32)) {
+                    let legal = state.legal_actions(seat);
+                    let pick = (!legal.is_empty()).then(|| rand::random_range(0..legal.len()))?;
+                    legal.into_iter().nth(pick).map(|a| (seat, a, BOT_MARK))
+                } else {
+                    state.forced_action(seat).map(|a| (seat, a, FORCED_MARK))
+                }
+            });
+            let Some((seat, action, mark)) = next else {
+                break;
+            };
             let applied = state
-                .apply(bot, choice)
+                .apply(seat, &action)
                 .map_err(|e| anyhow::anyhow!("a legal action was refused: {e}"))?;
-            let (mut step, next) = Step::from_applied(bot as i32, applied);
-            step.description = format!("{BOT_MARK}{}", step.description);
+            let (mut step, after) = Step::from_applied(seat as i32, applied);
+            step.description = format!("{mark}{}", step.description);
             steps.push(step);
-            state = next;
+            state = after;
         }
         let mut version = row.version;
         for step in &steps {
@@ -1138,6 +1119,8 @@ pub const MAX_LOOKBACK: i64 = 64;
 
 /// How the log marks an action a bot chose for a seat that forfeited or timed out.
 pub const BOT_MARK: &str = "[bot] ";
+/// Marks a log entry the server played for a seat because it was the seat's only choice.
+pub const FORCED_MARK: &str = "[forced] ";
 
 /// Seats that forfeited rank below every other seat (sharing the last rank).
 fn rank_forfeited_last(outcome: &mut Outcome, forfeited: &[i32]) {

@@ -249,6 +249,10 @@ pub fn position_and_choices(body: &mut String, state: &dyn LoadedGame, seat: Sea
             texts.len() - MAX_LISTED_CHOICES
         );
     }
+    if let Some(help) = state.notation_help(seat) {
+        body.push('\n');
+        body.push_str(&help);
+    }
     body.push('\n');
     body.push_str(REPLY_HELP);
     texts
@@ -322,6 +326,15 @@ mod tests {
         }
         fn legal_actions(&self, _: Seat) -> Vec<Value> {
             (0..self.0).map(|i| json!({ "n": i })).collect()
+        }
+        fn forced_action(&self, _: Seat) -> Option<Value> {
+            None
+        }
+        fn parse_notation(&self, _: Seat, _: &str) -> Option<Result<Value, String>> {
+            None
+        }
+        fn notation_help(&self, _: Seat) -> Option<String> {
+            None
         }
         fn apply(&self, _: Seat, _: &Value) -> Result<Applied, RuleError> {
             Err(RuleError::new("no", "no"))

@@ -139,6 +139,13 @@ impl Game for Starfarers {
         false
     }
 
+    /// Only trade offers are sampled, and whenever one is possible at least one is listed,
+    /// so a single listed action really is the only choice: a forced roll or the end of a
+    /// turn with nothing left to do is played for the seat (house rule in RULES.md).
+    fn forced_action(&self, state: &State, seat: Seat) -> Option<Action> {
+        crate::engine::only_choice(self.legal_actions(state, seat))
+    }
+
     fn apply(&self, state: &State, seat: Seat, action: &Action) -> Result<State, RuleError> {
         rules::apply(&self.data, state, seat, action)
     }
