@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
@@ -558,4 +559,221 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
         }
         let _ = c.close().await;
     });
+}
+
+/// Opens game `id` in `c` as the holder of `token`, and waits for its board.
+async fn open_game(c: &Client, app: &TestApp, id: i64, token: &str) {
+    // The origin's storage is reachable once a page of it is open.
+    c.goto(&app.url("/")).await.expect("open the client");
+    js(
+        c,
+        &format!(
+            "sessionStorage.setItem('turnpost.token', {}); return true;",
+            json!(token)
+        ),
+    )
+    .await;
+    c.goto(&app.url(&format!("/#/game/{id}")))
+        .await
+        .expect("open the game");
+    // goto() to another fragment of the same page does not reload it.
+    c.refresh().await.expect("reload");
+    wait_for(
+        c,
+        "the board picture",
+        "return document.querySelector('#board svg.picture');",
+    )
+    .await;
+}
+
+/// The editor's verdict once the server has answered (not "Checking…").
+async fn verdict(c: &Client, what: &str) -> String {
+    wait_for(
+        c,
+        what,
+        "const s = document.querySelector('#editor .check'); \
+         return s && !s.textContent.startsWith('Checking') ? s.textContent : null;",
+    )
+    .await
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
+}
+
+#[test]
+fn a_crossword_rummy_meld_is_laid_in_the_editor_by_picking_tiles_and_cells() {
+    let app = spawn_app();
+    let people = [app.player("Ada"), app.player("Bo")];
+    let id = app.start_game("crossword-rummy", json!({}), &[&people[0], &people[1]]);
+    // Draw from the bag until the player to act holds an opening the game lists (a rack of
+    // 15 usually does at once); that meld is the one to build by hand.
+    let mut found = None;
+    for _ in 0..40 {
+        let mover = people
+            .iter()
+            .find(|p| app.game(id, p)["to_act"][0] == app.game(id, p)["your_seat"])
+            .expect("someone to act");
+        let g = app.game(id, mover);
+        let legal = g["legal_actions"].as_array().expect("legal actions");
+        if let Some(meld) = legal.iter().find(|a| a["type"] == "meld") {
+            found = Some((mover, meld.clone(), g["version"].as_i64().expect("version")));
+            break;
+        }
+        let r = app.post(
+            &format!("/api/v1/games/{id}/actions"),
+            Some(&mover.token),
+            &json!({"expected_version": g["version"], "action": {"type": "draw_bag"}}),
+        );
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    }
+    let (mover, meld, version) = found.expect("an opening meld within 40 draws");
+    let cells: Vec<(String, i64, i64)> = meld["table"]
+        .as_array()
+        .expect("placements")
+        .iter()
+        .map(|p| {
+            (
+                p["tile"].as_str().expect("tile").to_string(),
+                p["x"].as_i64().expect("x"),
+                p["y"].as_i64().expect("y"),
+            )
+        })
+        .collect();
+    assert!(cells.len() >= 3, "{meld}");
+
+    runtime().block_on(async {
+        let mut driver = Driver::start();
+        let c = driver.browser().await;
+        open_game(&c, &app, id, &mover.token).await;
+        wait_for(
+            &c,
+            "the meld editor",
+            "return document.querySelector('#editor .cr-grid button.cell');",
+        )
+        .await;
+        let click = |sel: String| {
+            let c = c.clone();
+            async move {
+                css(&c, &sel)
+                    .await
+                    .click()
+                    .await
+                    .unwrap_or_else(|e| panic!("click {sel}: {e}"))
+            }
+        };
+        let rack = |t: &str| format!("#editor .cr-rack button[data-tile='{t}']");
+        let cell = |x: i64, y: i64| format!("#editor .cr-grid button[data-x='{x}'][data-y='{y}']");
+
+        // One tile alone is no meld: the server's reason shows, and nothing can be played.
+        let (t0, x0, y0) = &cells[0];
+        click(rack(t0)).await;
+        click(cell(*x0 + 1, *y0 - 1)).await;
+        let said = verdict(&c, "the verdict on one tile").await;
+        assert!(said.starts_with("Not valid: "), "{said}");
+        let play_disabled = js(
+            &c,
+            "return [...document.querySelectorAll('#editor button')].find((b) => b.textContent === 'Play meld').disabled;",
+        )
+        .await;
+        assert_eq!(play_disabled, Value::Bool(true), "{said}");
+        // Pick the laid tile up again and move it to its cell.
+        click(cell(*x0 + 1, *y0 - 1)).await;
+        click(cell(*x0, *y0)).await;
+        // The middle tiles by mouse.
+        for (t, x, y) in &cells[1..cells.len() - 1] {
+            click(rack(t)).await;
+            click(cell(*x, *y)).await;
+        }
+        // The last by keyboard: picking a rack tile puts the focus in the grid; the arrow
+        // keys walk to the cell and Enter lays the tile.
+        let (tn, xn, yn) = cells.last().expect("a last tile");
+        click(rack(tn)).await;
+        let at = js(
+            &c,
+            "const b = document.activeElement; return b && b.dataset.x !== undefined ? [Number(b.dataset.x), Number(b.dataset.y)] : null;",
+        )
+        .await;
+        let (mut x, mut y) = (
+            at[0].as_i64().expect("focus on a cell"),
+            at[1].as_i64().expect("focus on a cell"),
+        );
+        while (x, y) != (*xn, *yn) {
+            let key = if x < *xn {
+                x += 1;
+                Key::Right
+            } else if x > *xn {
+                x -= 1;
+                Key::Left
+            } else if y < *yn {
+                y += 1;
+                Key::Down
+            } else {
+                y -= 1;
+                Key::Up
+            };
+            c.active_element()
+                .await
+                .expect("focus")
+                .send_keys(&key)
+                .await
+                .expect("arrow key");
+        }
+        c.active_element()
+            .await
+            .expect("focus")
+            .send_keys(&Key::Enter)
+            .await
+            .expect("enter");
+
+        let said = verdict(&c, "the verdict on the meld").await;
+        assert!(said.starts_with("Valid: "), "{said}");
+        // The grid holds the meld, each tile on its cell.
+        for (t, x, y) in &cells {
+            let on = js(
+                &c,
+                &format!("return document.querySelector(\"{}\")?.dataset.tile || null;", cell(*x, *y)),
+            )
+            .await;
+            assert_eq!(on.as_str(), Some(t.as_str()), "cell ({x},{y})");
+        }
+        screenshot(&driver, &c, "crossword-rummy-meld.png").await;
+        click("#editor .check-row button.primary".to_string()).await;
+        wait_for(
+            &c,
+            "the meld played",
+            &format!(
+                "return Number(document.getElementById('game')?.dataset.version) === {};",
+                version + 1
+            ),
+        )
+        .await;
+        // The refusals of the lone tile are the only errors: the browser logs every 4xx
+        // answer, and the preview answers an illegal meld with 422.
+        for e in driver.severe(&c).await {
+            assert!(
+                e.contains(&format!("/api/v1/games/{id}/preview")) && e.contains("422"),
+                "browser error: {e}"
+            );
+        }
+        let _ = c.close().await;
+    });
+    // The server's table now holds exactly the meld's tiles, on its cells.
+    let g = app.game(id, mover);
+    assert_eq!(g["version"].as_i64(), Some(version + 1));
+    let mut table: Vec<(String, i64, i64)> = g["view"]["table"]
+        .as_array()
+        .expect("table")
+        .iter()
+        .map(|p| {
+            (
+                p["tile"].as_str().expect("tile").to_string(),
+                p["x"].as_i64().expect("x"),
+                p["y"].as_i64().expect("y"),
+            )
+        })
+        .collect();
+    let mut want = cells.clone();
+    table.sort();
+    want.sort();
+    assert_eq!(table, want);
 }
