@@ -127,7 +127,7 @@ export function checkboxes(legend, options, onchange) {
 /**
  * Choices narrowed step by step from the legal actions of some kinds: each step picks one
  * value among the actions that match the steps before it (`key(action)` says what a step
- * picks, `text(action)` how it reads; a step with one value picks it). Calls
+ * picks, `text(action)` how it reads; a later step with one value picks it). Calls
  * `onpick(action | null, byUser)` with the single legal action all steps name.
  */
 export function narrowing(legal, kinds, steps, onpick) {
@@ -147,7 +147,8 @@ export function narrowing(legal, kinds, steps, onpick) {
         if (!seen.has(k)) seen.set(k, s.text(a));
       }
       if (picks[i] !== null && !seen.has(picks[i])) picks[i] = null;
-      if (picks[i] === null && seen.size === 1) [picks[i]] = seen.keys();
+      // The first choice is always the player's own (choosing it is what starts a check).
+      if (picks[i] === null && seen.size === 1 && i > 0) [picks[i]] = seen.keys();
       const row = choice(s.label, [...seen], picks[i], (v) => {
         picks[i] = v;
         for (let j = i + 1; j < steps.length; j += 1) picks[j] = null;

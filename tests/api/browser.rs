@@ -411,32 +411,55 @@ fn two_people_sign_up_open_join_and_play_kasino_to_the_end_by_clicking() {
     assert_eq!(g["version"], moves);
 }
 
+/// The player of `players` the game waits for first, with their view of it.
+fn mover<'a>(app: &TestApp, id: i64, players: &[&'a Player]) -> Option<(&'a Player, Value)> {
+    let g = app.game(id, players[0]);
+    if g["status"] != "active" {
+        return None;
+    }
+    let seat = g["to_act"][0].clone();
+    let p = players.iter().find(|p| {
+        g["seats"]
+            .as_array()
+            .expect("seats")
+            .iter()
+            .any(|s| s["seat"] == seat && s["account_id"] == p.id)
+    })?;
+    Some((p, app.game(id, p)))
+}
+
+/// Plays the first legal action of the seat to act, through the API.
+fn play_first(app: &TestApp, id: i64, players: &[&Player]) -> bool {
+    let Some((p, mine)) = mover(app, id, players) else {
+        return false;
+    };
+    let r = app.post(
+        &format!("/api/v1/games/{id}/actions"),
+        Some(&p.token),
+        &json!({"expected_version": mine["version"], "action": mine["legal_actions"][0]}),
+    );
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    true
+}
+
 /// Plays `n` actions through the API, each the first legal action of a seat to act.
 fn advance(app: &TestApp, id: i64, players: &[&Player], n: usize) {
     for _ in 0..n {
-        let g = app.game(id, players[0]);
-        if g["status"] != "active" {
+        if !play_first(app, id, players) {
             return;
         }
-        let seat = g["to_act"][0].clone();
-        let Some(p) = players.iter().find(|p| {
-            g["seats"]
-                .as_array()
-                .expect("seats")
-                .iter()
-                .any(|s| s["seat"] == seat && s["account_id"] == p.id)
-        }) else {
-            return;
-        };
-        let mine = app.game(id, p);
-        let r = app.post(
-            &format!("/api/v1/games/{id}/actions"),
-            Some(&p.token),
-            &json!({"expected_version": mine["version"], "action": mine["legal_actions"][0]}),
-        );
-        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
     }
 }
+
+/// The game types with a move editor (`src/web/editors/`), and action kinds each one
+/// composes: its page is checked at a point where one of them is legal, so the editor
+/// shows.
+const EDITED: [(&str, &[&str]); 4] = [
+    ("crossword-rummy", &["take_display", "draw_bag", "meld"]),
+    ("fuldrigger", &["offer"]),
+    ("space-empires-4x", &["move", "build", "research", "bid"]),
+    ("starfarers", &["offer_trade", "fly"]),
+];
 
 #[test]
 fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
@@ -444,13 +467,20 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
     let types: Value = app.get("/api/v1/game-types", None).json().expect("types");
     let types = types.as_array().expect("type list").clone();
     assert_eq!(types.len(), 7, "seven game types");
+    let editors: Value = app
+        .get("/web/editors.json", None)
+        .json()
+        .expect("editor list");
+    let mut edited: Vec<&str> = EDITED.iter().map(|(k, _)| *k).collect();
+    edited.sort_unstable();
+    assert_eq!(editors, json!(edited), "the editors this test knows");
     let people: Vec<Player> = ["Ada", "Bo", "Cy", "Di"]
         .iter()
         .map(|n| app.player(n))
         .collect();
-    // Each type's game, filled and a few moves in, through the API; the page is opened as
-    // the player to act.
-    let games: Vec<(String, i64, String, i64)> = types
+    // Each type's game, filled and a few moves in, through the API (an edited type's on
+    // until its editor has something to compose); the page is opened as the player to act.
+    let games: Vec<(String, i64, String, i64, bool)> = types
         .iter()
         .map(|t| {
             let kind = t["id"].as_str().expect("type id").to_string();
@@ -458,21 +488,24 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
             let seated: Vec<&Player> = people.iter().take(n).collect();
             let id = app.start_game(&kind, json!({}), &seated);
             advance(&app, id, &seated, 3);
-            let g = app.game(id, seated[0]);
-            let to_act = g["to_act"][0].clone();
-            let account = g["seats"]
-                .as_array()
-                .expect("seats")
-                .iter()
-                .find(|s| s["seat"] == to_act)
-                .map(|s| s["account_id"].clone())
-                .expect("a seat to act");
-            let p = seated
-                .iter()
-                .find(|p| account == p.id)
-                .expect("the player to act");
+            let composes = EDITED.iter().find(|(k, _)| *k == kind).map(|(_, c)| *c);
+            if let Some(composes) = composes {
+                let mut moves = 0;
+                while !mover(&app, id, &seated).is_some_and(|(_, g)| {
+                    g["legal_actions"]
+                        .as_array()
+                        .expect("legal actions")
+                        .iter()
+                        .any(|a| composes.iter().any(|c| a["type"] == *c))
+                }) {
+                    assert!(moves < 60, "{kind}: nothing for the editor in 60 moves");
+                    assert!(play_first(&app, id, &seated), "{kind}: the game ended");
+                    moves += 1;
+                }
+            }
+            let (p, g) = mover(&app, id, &seated).expect("a player to act");
             let version = g["version"].as_i64().expect("version");
-            (kind, id, p.token.clone(), version)
+            (kind, id, p.token.clone(), version, composes.is_some())
         })
         .collect();
     runtime().block_on(async {
@@ -480,7 +513,7 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
         let c = driver.browser().await;
         // The origin's storage is reachable once a page of it is open.
         c.goto(&app.url("/")).await.expect("open the client");
-        for (kind, id, token, version) in &games {
+        for (kind, id, token, version, edited) in &games {
             let (kind, version) = (kind.as_str(), *version);
             let started = Instant::now();
             js(
@@ -521,6 +554,24 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
                 (version, "active"),
                 "{kind}"
             );
+            if *edited {
+                wait_for(
+                    &c,
+                    &format!("{kind}: the move editor"),
+                    "return document.querySelector('#editor .editor')?.childElementCount;",
+                )
+                .await;
+            } else {
+                assert_eq!(
+                    js(
+                        &c,
+                        "return document.getElementById('editor').childElementCount;"
+                    )
+                    .await,
+                    json!(0),
+                    "{kind}: no editor"
+                );
+            }
             screenshot(&driver, &c, &format!("{kind}.png")).await;
             if kind == "kasino" {
                 c.set_window_size(390, 844).await.expect("phone size");
