@@ -101,7 +101,7 @@ export async function gamePage(main, [idText], app) {
   const log = h('details', { id: 'log', open: true }, h('summary', {}, 'Log'), logList, h('p', { class: 'muted none' }, 'No moves yet.'));
   const root = h('section', { id: 'game' }, heading, status, seats,
     // An editor sits under the board: grids and maps need the width.
-    h('div', { class: 'play' }, h('div', { class: 'main-col' }, board, editor),
+    h('div', { class: 'game-grid' }, h('div', { class: 'main-col' }, board, editor),
       h('div', { class: 'side' }, hand, actions, preview, tools, log)));
   fill(main, root);
 
