@@ -115,6 +115,9 @@ fn lay(
                     name.to_uppercase()
                 )
             })?;
+        if x.abs() > LIMIT || y.abs() > LIMIT {
+            return Err(format!("the tiles run off the table (beyond ±{LIMIT})"));
+        }
         if let Some(&there) = table.get(&(x, y)) {
             return Err(format!(
                 "cell {x},{y} already holds {}",
@@ -123,9 +126,6 @@ fn lay(
         }
         table.insert((x, y), unused.remove(i));
         (x, y) = (x + dx, y + dy);
-        if x.abs() > LIMIT || y.abs() > LIMIT {
-            return Err(format!("the tiles run off the table (beyond ±{LIMIT})"));
-        }
     }
     Ok(())
 }
