@@ -360,10 +360,29 @@ fn a_whole_kasino_game_played_by_email_replies() {
     assert!(stale_checked, "a stale token was tried");
     let g = app.game(id, &ada);
     assert_eq!(g["result"]["ranking"].as_array().unwrap().len(), 2);
+    // Every version is an applied reply or a move the server played because it was the
+    // only choice (marked in the log).
+    let log: Value = app
+        .get(
+            &format!("/api/v1/games/{id}/log?limit=1000"),
+            Some(&ada.token),
+        )
+        .json()
+        .unwrap();
+    let forced = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            e["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("[forced] "))
+        })
+        .count();
     assert_eq!(
         g["version"].as_i64().unwrap(),
-        moves as i64,
-        "one version per applied reply"
+        (moves + forced) as i64,
+        "one version per applied reply or forced move"
     );
     // Answers are threaded and automatic, so no robot answers them back.
     let (ok, out) = run_verify(&app);
@@ -479,4 +498,101 @@ fn resigning_by_email_ends_a_two_player_game() {
         ),
     );
     assert_eq!(r["code"], "game_not_active", "{r}");
+}
+
+/// The Crossword Rummy meld, the game's main move, is played by a reply in the notation:
+/// the turn email explains it with an example from the player's own rack, and the reply
+/// sends that example back over several lines.
+#[test]
+fn a_crossword_rummy_meld_is_played_by_an_email_in_the_notation() {
+    let app = spawn_app();
+    let people = [app.player("Ada"), app.player("Bo")];
+    let id = app.start_game("crossword-rummy", json!({}), &[&people[0], &people[1]]);
+    // Draw until the player to act holds an opening the game lists.
+    let mut found = None;
+    for _ in 0..40 {
+        let mover = people
+            .iter()
+            .find(|p| {
+                let g = app.game(id, p);
+                g["to_act"][0] == g["your_seat"]
+            })
+            .expect("someone to act");
+        let g = app.game(id, mover);
+        let legal = g["legal_actions"].as_array().expect("legal actions");
+        if legal.iter().any(|a| a["type"] == "meld") {
+            found = Some((mover, g));
+            break;
+        }
+        let r = app.post(
+            &format!("/api/v1/games/{id}/actions"),
+            Some(&mover.token),
+            &json!({"expected_version": g["version"], "action": {"type": "draw_bag"}}),
+        );
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    }
+    let (mover, g) = found.expect("an opening meld within 40 draws");
+    let seat = g["your_seat"].as_i64().unwrap();
+    let version = g["version"].as_i64().unwrap();
+    let mail = turn_mail(&app, mover, id, seat, version);
+    assert!(mail.text.contains("Writing a meld"), "{}", mail.text);
+    // The example: the indented lines after "For example, ...".
+    let example: Vec<String> = mail
+        .text
+        .lines()
+        .skip_while(|l| !l.starts_with("For example"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.trim().to_string())
+        .collect();
+    assert!(
+        !example.is_empty() && example.iter().all(|l| l.starts_with("lay ")),
+        "no example meld in\n{}",
+        mail.text
+    );
+    let rack_before = g["view"]["your_rack"].as_array().map_or(0, Vec::len);
+    let laid: usize = example
+        .iter()
+        .map(|l| l.split_whitespace().take_while(|w| *w != "at").count() - 1)
+        .sum();
+    let r = deliver(
+        &app,
+        &reply(
+            &mover.email,
+            &mail.reply_to,
+            &mail.subject,
+            &example.join("\n"),
+            &mail.text,
+            "meld-1@x.org",
+        ),
+    );
+    assert_eq!(r["outcome"], "applied", "{r}");
+    let after = app.game(id, mover);
+    let table = after["view"]["table"].as_array().expect("table");
+    assert_eq!(table.len(), laid, "{after}");
+    if rack_before > 0 {
+        let rack_after = after["view"]["your_rack"].as_array().map_or(0, Vec::len);
+        assert_eq!(rack_after + laid, rack_before);
+    }
+    // A meld in the notation that the rules refuse is explained and plays nothing.
+    let bad = "lay R1 at 0,0";
+    let other = people.iter().find(|p| p.email != mover.email).unwrap();
+    let g = app.game(id, other);
+    if g["to_act"][0] == g["your_seat"] {
+        let v = g["version"].as_i64().unwrap();
+        let mail = turn_mail(&app, other, id, g["your_seat"].as_i64().unwrap(), v);
+        let r = deliver(
+            &app,
+            &reply(
+                &other.email,
+                &mail.reply_to,
+                &mail.subject,
+                bad,
+                "",
+                "meld-2@x.org",
+            ),
+        );
+        assert_eq!(r["outcome"], "refused", "{r}");
+        assert_eq!(app.game(id, other)["version"], v);
+    }
 }
