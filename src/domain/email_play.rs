@@ -13,6 +13,7 @@ use super::games::{SeatInfo, Step, enqueue, lock_game, rule_error, seat_infos};
 use super::shapes::InboundResponse;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{GameInfo, LoadedGame, Seat, Viewer};
+use crate::notify::choices::Pick;
 use crate::notify::compose::{self, Answer, REPLY_HELP};
 use crate::notify::inbound::{self, InboundMail};
 use crate::notify::reply::{ReplyToken, TokenError};
@@ -82,14 +83,16 @@ fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> DomainResult<Value
         ));
     }
     let trimmed = line.trim().trim_end_matches('.');
-    if let Ok(n) = trimmed.parse::<usize>() {
-        return match n.checked_sub(1).and_then(|i| legal.get(i)) {
-            Some(a) => Ok(a.clone()),
-            None => Err(DomainError::invalid(
-                "no_such_choice",
-                format!("there is no choice {n}: choose 1 to {}", legal.len()),
-            )),
-        };
+    match crate::notify::choices::pick(state, seat, trimmed) {
+        Some(Ok(Pick::Action(a))) => return Ok(a),
+        Some(Ok(Pick::Ambiguous(ways))) => {
+            return Err(DomainError::invalid(
+                "choose_a_way",
+                ways.trim_end().to_string(),
+            ));
+        }
+        Some(Err(why)) => return Err(DomainError::invalid("no_such_choice", why)),
+        None => {}
     }
     if let Some(read) = state.parse_notation(seat, line) {
         return read.map_err(|why| DomainError::invalid("malformed_action", why));

@@ -326,6 +326,18 @@ pub trait Game: Send + Sync + 'static {
         None
     }
 
+    /// A heading that gathers `action` with others of the seat's legal actions into one
+    /// choice, so that a long list in an email becomes two steps (a Starfarers flight:
+    /// first ship and destination, then the route). `None` keeps it a choice of its own.
+    fn choice_group(
+        &self,
+        _state: &Self::State,
+        _seat: Seat,
+        _action: &Self::Action,
+    ) -> Option<String> {
+        None
+    }
+
     /// How to write moves in the notation, with an example from `seat`'s own position;
     /// `None` for a game without one.
     fn notation_help(&self, _state: &Self::State, _seat: Seat) -> Option<String> {

@@ -98,6 +98,8 @@ pub trait LoadedGame: Send {
     fn parse_notation(&self, seat: Seat, text: &str) -> Option<Result<Value, String>>;
     /// How to write moves in the notation (see [`Game::notation_help`]).
     fn notation_help(&self, seat: Seat) -> Option<String>;
+    /// The heading `action` is listed under in a long list (see [`Game::choice_group`]).
+    fn choice_group(&self, seat: Seat, action: &Value) -> Option<String>;
     fn seat_name(&self, seat: Seat) -> String;
     /// What `seat` decides on (see [`Game::decision_basis`]).
     fn decision_basis(&self, seat: Seat) -> Value;
@@ -295,6 +297,11 @@ impl<G: Game> LoadedGame for Loaded<G> {
 
     fn notation_help(&self, seat: Seat) -> Option<String> {
         self.game.notation_help(&self.state, seat)
+    }
+
+    fn choice_group(&self, seat: Seat, action: &Value) -> Option<String> {
+        let typed: G::Action = serde_json::from_value(action.clone()).ok()?;
+        self.game.choice_group(&self.state, seat, &typed)
     }
 
     fn seat_name(&self, seat: Seat) -> String {

@@ -169,6 +169,21 @@ impl Game for Starfarers {
         }
     }
 
+    /// Flights are listed by ship and destination first, the route second: a position
+    /// may have hundreds of them.
+    fn choice_group(&self, state: &State, seat: Seat, action: &Action) -> Option<String> {
+        let Action::Fly { ship, to, via } = action else {
+            return None;
+        };
+        let direct = Action::Fly {
+            ship: *ship,
+            to: *to,
+            via: Vec::new(),
+        };
+        let text = self.describe_action(state, seat, &direct);
+        (!via.is_empty() || text.starts_with("fly ")).then_some(text)
+    }
+
     fn describe_action(&self, state: &State, seat: Seat, action: &Action) -> String {
         actions_text::describe(&self.data, state, seat, action)
     }
