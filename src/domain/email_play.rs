@@ -460,7 +460,7 @@ impl Domain {
             }
             Request::Play { lines, preview } => {
                 let seat = player.seat as usize;
-                let before = state.status();
+                let before_actors = state.actors(row.players as usize);
                 let lines = notation_blocks(state.as_ref(), seat, lines);
                 // A preview must not foretell what the player cannot know yet (the next
                 // tile from the bag, a die): it plays on a copy whose hidden parts, the
@@ -524,7 +524,7 @@ impl Domain {
                         texts,
                     ));
                 }
-                let state = self.persist(conn, &row, &seats, before.to_act(), steps, current)?;
+                let state = self.persist(conn, &row, &seats, &before_actors, steps, current)?;
                 let row = lock_game(conn, row.id)?;
                 let ctx = Ctx { row: &row, ..ctx };
                 let mut body = format!("Played:\n{listing}\n");

@@ -522,12 +522,12 @@ impl Domain {
                     extra: Some(json!({ "current_version": row.version })),
                 });
             }
-            let before = state.status();
+            let before_actors = state.actors(row.players as usize);
             let applied = state
                 .apply(seat as usize, &req.action)
                 .map_err(rule_error)?;
             let (step, state) = Step::from_applied(seat, applied);
-            let state = self.persist(conn, &row, &seats, before.to_act(), vec![step], state)?;
+            let state = self.persist(conn, &row, &seats, &before_actors, vec![step], state)?;
             let row = read_game(conn, id)?;
             let seats = seat_infos(conn, id)?;
             Ok(self.respond(&row, &seats, account, Some(state.as_ref())))
@@ -542,7 +542,7 @@ impl Domain {
         conn: &mut PgConnection,
         row: &GameRow,
         seats: &[SeatInfo],
-        before_to_act: &[Seat],
+        before_actors: &[Seat],
         steps: Vec<Step>,
         state: Box<dyn LoadedGame>,
     ) -> DomainResult<Box<dyn LoadedGame>> {
@@ -550,7 +550,7 @@ impl Domain {
             conn,
             row,
             seats,
-            before_to_act,
+            before_actors,
             steps,
             state,
             self.clock.now(),
@@ -564,7 +564,7 @@ impl Domain {
         conn: &mut PgConnection,
         row: &GameRow,
         seats: &[SeatInfo],
-        before_to_act: &[Seat],
+        before_actors: &[Seat],
         steps: Vec<Step>,
         state: Box<dyn LoadedGame>,
         now: DateTime<Utc>,
@@ -648,13 +648,14 @@ impl Domain {
             after.is_finished(),
             now,
         )?;
+        let after_actors = state.actors(row.players as usize);
         let mails = compose::for_transition(
             self,
             row,
             &engine.info(),
             version,
             state.as_ref(),
-            before_to_act,
+            (before_actors, &after_actors),
             &after,
             seats,
         );
@@ -740,15 +741,15 @@ impl Domain {
                 &engine.info(),
                 row.version,
                 state.as_ref(),
-                &[],
+                (&[], &[]),
                 &Status::Finished(outcome),
                 seats,
             );
             enqueue(conn, mails)?;
         } else {
             // The bot takes over at once if the seat must act now.
-            let before = state.status();
-            self.persist_at(conn, &row, seats, before.to_act(), Vec::new(), state, now)?;
+            let before_actors = state.actors(row.players as usize);
+            self.persist_at(conn, &row, seats, &before_actors, Vec::new(), state, now)?;
         }
         Ok(())
     }

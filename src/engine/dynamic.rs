@@ -109,6 +109,16 @@ pub trait LoadedGame: Send {
     fn resample_hidden(&self, viewer: Viewer, seed: [u8; 32]) -> Box<dyn LoadedGame>;
     /// Deterministic serialisation: the snapshot stored in the database.
     fn encode(&self) -> String;
+
+    /// The seats of `seats` that have something to decide: those in `to_act`, and any
+    /// other with legal actions (an offer to answer, a simultaneous step). Each is owed a
+    /// notification when it joins this set.
+    fn actors(&self, seats: usize) -> Vec<Seat> {
+        let to_act = self.status().to_act().to_vec();
+        (0..seats)
+            .filter(|s| to_act.contains(s) || !self.legal_actions(*s).is_empty())
+            .collect()
+    }
 }
 
 /// The result of a successful apply: the next state and how to log the action.

@@ -23,7 +23,7 @@ pub fn for_transition(
     info: &GameInfo,
     version: i64,
     state: &dyn LoadedGame,
-    before_to_act: &[Seat],
+    (before_actors, after_actors): (&[Seat], &[Seat]),
     after: &Status,
     seats: &[SeatInfo],
 ) -> Vec<NewOutbox> {
@@ -33,9 +33,11 @@ pub fn for_transition(
         row.id
     );
     match after {
-        Status::Active { to_act } => to_act
+        // Everyone who now has something to decide and had not before: the seats to act,
+        // and others with legal actions (an offer made to them, a simultaneous step).
+        Status::Active { .. } => after_actors
             .iter()
-            .filter(|s| !before_to_act.contains(s))
+            .filter(|s| !before_actors.contains(s))
             .filter_map(|&s| seats.iter().find(|i| i.seat as usize == s))
             .filter(|i| i.email_notifications && !i.daily_digest)
             .map(|player| turn_email(domain, row, info, version, state, player, seats, &link))

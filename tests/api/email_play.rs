@@ -596,3 +596,98 @@ fn a_crossword_rummy_meld_is_played_by_an_email_in_the_notation() {
         assert_eq!(app.game(id, other)["version"], v);
     }
 }
+
+/// A Starfarers trade offer is a decision for a seat that is not the one to act: the
+/// offer's recipient gets an email listing accept and decline, and accepts by reply.
+#[test]
+fn a_starfarers_trade_offer_reaches_its_recipient_who_accepts_by_reply() {
+    let app = spawn_app();
+    let people = [app.player("Ada"), app.player("Bo"), app.player("Cy")];
+    let id = app.start_game(
+        "starfarers",
+        json!({}),
+        &[&people[0], &people[1], &people[2]],
+    );
+    // Play the first legal action of whoever acts until the active player can offer.
+    let mut offered = None;
+    for _ in 0..400 {
+        let (mover, g) = people
+            .iter()
+            .map(|p| (p, app.game(id, p)))
+            .find(|(_, g)| g["to_act"][0] == g["your_seat"])
+            .expect("someone to act");
+        let legal = g["legal_actions"].as_array().unwrap().clone();
+        // An offer the recipient can accept: one asking for cards they hold (the test
+        // reads their hand; the offering player could not).
+        let offer = legal.iter().find(|a| {
+            a["type"] == "offer_trade" && {
+                let to = a["to"].as_u64().unwrap() as usize;
+                let them = app.game(id, &people[to]);
+                let hand = &them["view"]["players"][to]["hand"];
+                a["get"]
+                    .as_object()
+                    .is_some_and(|want| want.iter().all(|(r, n)| hand[r].as_u64() >= n.as_u64()))
+            }
+        });
+        let action = offer.unwrap_or(&legal[0]).clone();
+        let r = app.post(
+            &format!("/api/v1/games/{id}/actions"),
+            Some(&mover.token),
+            &json!({"expected_version": g["version"], "action": action}),
+        );
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+        if offer.is_some() {
+            let after: Value = r.json().unwrap();
+            offered = Some((action, after["version"].as_i64().unwrap()));
+            break;
+        }
+    }
+    let (offer, version) = offered.expect("an offer within 400 moves");
+    let to = offer["to"].as_i64().unwrap();
+    let recipient = &people[to as usize];
+    // The recipient is not the one to act, yet is told and can answer.
+    let g = app.game(id, recipient);
+    assert_ne!(g["to_act"][0], to, "{g}");
+    let mail = turn_mail(&app, recipient, id, to, version);
+    let listed = choices(&mail);
+    let accept = listed
+        .iter()
+        .position(|t| t.starts_with("accept"))
+        .unwrap_or_else(|| panic!("no accept among {listed:?}\n{}", mail.text));
+    assert!(
+        listed.iter().any(|t| t == "decline the offer"),
+        "{listed:?}"
+    );
+    let r = deliver(
+        &app,
+        &reply(
+            &recipient.email,
+            &mail.reply_to,
+            &mail.subject,
+            &(accept + 1).to_string(),
+            &mail.text,
+            "accept-1@x.org",
+        ),
+    );
+    assert_eq!(r["outcome"], "applied", "{r}");
+    let log: Value = app
+        .get(
+            &format!("/api/v1/games/{id}/log?limit=1000"),
+            Some(&recipient.token),
+        )
+        .json()
+        .unwrap();
+    let accepted = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|e| e["seat"] == to)
+        .expect("the recipient's entry");
+    assert!(
+        accepted["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("accept")),
+        "{accepted}"
+    );
+}
