@@ -385,7 +385,7 @@ mod tests {
         // one number only and are listed once, as a family.
         assert!(body.contains("    1. group 0 (10 ways)"), "{body}");
         assert!(
-            body.contains("choice # (320 choices: write one out"),
+            body.contains("choice #, with # from 10 to 399 (320 choices: write one out"),
             "{body}"
         );
         assert!(!body.contains("more choices"), "{body}");
