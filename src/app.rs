@@ -22,6 +22,7 @@ use crate::auth::throttle::LoginThrottle;
 use crate::domain::Domain;
 use crate::domain::clocks::SystemClock;
 use crate::games::Registry;
+use crate::notify::links::SignedLinks;
 use crate::notify::reply::ReplyAddress;
 use crate::notify::worker::{Mailer, Worker};
 use crate::settings::Settings;
@@ -73,6 +74,13 @@ pub fn domain(
             .filter(|s| !s.expose_secret().is_empty()),
         clock: Arc::new(SystemClock),
         vacation_days_per_year: settings.vacation_days_per_year,
+        links: SignedLinks::new(
+            jwt_secret.expose_secret().as_bytes(),
+            &settings.public_url(),
+        )?,
+        turn_email_grace: Duration::from_secs(settings.turn_email_grace_secs),
+        require_email_verification: settings.require_email_verification,
+        email_pictures: settings.email_pictures,
     })
 }
 
@@ -143,16 +151,28 @@ impl Application {
         })
         .await??;
 
-        let domain = domain(settings, pool.clone(), registry, &jwt_secret)?;
+        let domain = domain(settings, pool, registry, &jwt_secret)?;
 
+        let senders = settings.outbox_senders.max(1);
         let mailer = Mailer::from_settings(
             settings.smtp_url.as_ref().map(|s| s.expose_secret()),
             settings.mail_dir(),
+            senders,
         )?;
         let worker_stop = Arc::new(AtomicBool::new(false));
+        // Its own connections: a burst of sending never keeps a request waiting for one.
+        let worker_pool = store::pool(
+            database_url,
+            senders as u32 + 1,
+            Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
+        )?;
         let worker = Worker {
-            pool,
+            domain: Domain {
+                pool: worker_pool,
+                ..domain.clone()
+            },
             mailer,
+            senders,
             from: settings
                 .mail_from
                 .parse()

@@ -50,6 +50,17 @@ pub struct Settings {
     pub outbox_max_attempts: i32,
     /// How long a claimed outbox message is left alone before it may be sent again.
     pub outbox_lease_secs: u64,
+    /// Sender threads of the outbox worker (each claims, renders and sends on its own;
+    /// they share one pool of SMTP connections).
+    pub outbox_senders: usize,
+    /// A turn email waits this long and is dropped if the seat has acted (or the turn has
+    /// passed) by then; pending ones for the same game and seat are coalesced.
+    pub turn_email_grace_secs: u64,
+    /// New accounts confirm their address by a signed link before any game email goes
+    /// to them.
+    pub require_email_verification: bool,
+    /// Game emails carry the seat's board picture (PNG, inline).
+    pub email_pictures: bool,
     /// How often the clock sweeper looks for reminders and timeouts.
     pub sweep_interval_secs: u64,
     /// Vacation days each account may take per calendar year.

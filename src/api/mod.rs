@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod auth;
 pub mod deadline;
+pub mod email_links;
 pub mod events;
 pub mod games;
 pub mod health;
@@ -89,7 +90,11 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(games::preview_action)
                 .service(games::resign)
                 .service(games::nudge)
-                .service(inbound::inbound_email),
+                .service(inbound::inbound_email)
+                .service(email_links::unsubscribe_page)
+                .service(email_links::unsubscribe)
+                .service(email_links::verify_email)
+                .service(email_links::resend_confirmation),
         );
 }
 

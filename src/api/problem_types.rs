@@ -231,6 +231,16 @@ pub const PROBLEM_TYPES: &[(&str, u16, &str)] = &[
         422,
         "The inbound delivery is not an RFC 5322 message with a usable From address.",
     ),
+    (
+        "invalid_link",
+        403,
+        "The unsubscribe or confirmation link was altered, was not made by this server, or was made for another address. Use the link from the email as it came.",
+    ),
+    (
+        "already_verified",
+        409,
+        "The account's email address is confirmed already and does not bounce: there is nothing to confirm.",
+    ),
 ];
 
 /// What a problem code means.

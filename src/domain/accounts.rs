@@ -91,6 +91,7 @@ pub fn to_response(a: &Account) -> AccountResponse {
         time_zone: a.time_zone.clone(),
         quiet_from: a.quiet_from,
         quiet_until: a.quiet_until,
+        email_status: super::mail_links::email_status(a).to_string(),
         created_at: a.created_at,
     }
 }
@@ -103,18 +104,27 @@ impl Domain {
         let hash = self.hashes.hash(&req.password)?;
         let lower = email.to_lowercase();
         let mut conn = self.conn()?;
-        let inserted = diesel::insert_into(accounts::table)
-            .values(NewAccount {
-                email: &email,
-                email_lower: &lower,
-                name: &name,
-                password_hash: &hash,
-            })
-            .on_conflict(accounts::email_lower)
-            .do_nothing()
-            .returning(Account::as_returning())
-            .get_result(&mut conn)
-            .optional()?;
+        let inserted = conn.transaction::<_, DomainError, _>(|conn| {
+            let inserted = diesel::insert_into(accounts::table)
+                .values(NewAccount {
+                    email: &email,
+                    email_lower: &lower,
+                    name: &name,
+                    password_hash: &hash,
+                })
+                .on_conflict(accounts::email_lower)
+                .do_nothing()
+                .returning(Account::as_returning())
+                .get_result(conn)
+                .optional()?;
+            // The address is confirmed by a link before any game email goes to it.
+            if let Some(a) = &inserted
+                && self.require_email_verification
+            {
+                self.send_confirmation(conn, a)?;
+            }
+            Ok(inserted)
+        })?;
         match inserted {
             Some(a) => Ok(to_response(&a)),
             None => Err(DomainError::conflict(

@@ -11,10 +11,9 @@ use diesel::sql_types::{Integer, Text, Timestamptz};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::games::{BOT_MARK, SeatInfo, Step, enqueue, lock_game, seat_infos};
+use super::games::{BOT_MARK, SeatInfo, Step, lock_game, seat_infos};
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::Seat;
-use crate::notify::compose;
 use crate::store::models::GameRow;
 use crate::store::schema::{accounts, game_seats, game_timeouts, games, vacations};
 
@@ -372,21 +371,7 @@ impl Domain {
             let Some(player) = seats.iter().find(|s| s.seat == c.seat) else {
                 continue;
             };
-            let engine = self.engine_for(&row)?;
-            let Some(state) = self.load(&row)? else {
-                continue;
-            };
-            let mail = compose::reminder(
-                self,
-                &row,
-                &engine.info(),
-                state.as_ref(),
-                player,
-                &seats,
-                total - used,
-                stage,
-            );
-            enqueue(conn, vec![mail])?;
+            self.owe_reminder(conn, &row, player, total - used, stage)?;
             diesel::update(
                 game_seats::table
                     .filter(game_seats::game_id.eq(id).and(game_seats::seat.eq(c.seat))),

@@ -10,7 +10,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Date, Integer, Text, Timestamptz};
 
-use super::games::enqueue;
+use super::mail_events::enqueue;
 use super::{Domain, DomainError, DomainResult};
 use crate::notify::compose::{self, REPLY_HELP};
 use crate::notify::reply::ReplyToken;
@@ -29,9 +29,15 @@ impl Domain {
     /// Queues the digests due at `now`; returns how many were queued.
     pub fn send_digests(&self, now: DateTime<Utc>) -> DomainResult<usize> {
         let mut conn = self.conn()?;
-        let ids: Vec<i64> = accounts::table
+        let mut query = accounts::table
             .filter(accounts::daily_digest.eq(true))
             .filter(accounts::email_notifications.eq(true))
+            .filter(accounts::email_bouncing_at.is_null())
+            .into_boxed();
+        if self.require_email_verification {
+            query = query.filter(accounts::email_verified_at.is_not_null());
+        }
+        let ids: Vec<i64> = query
             .order(accounts::id.asc())
             .select(accounts::id)
             .load(&mut conn)?;
@@ -116,20 +122,21 @@ impl Domain {
              To get an email on each turn instead, set email_notifications to each_turn (PATCH /api/v1/me).\n"
         );
         let n = waiting.len();
+        let subject = format!(
+            "[Turnpost] daily digest: {n} game{} await{} you",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "s" } else { "" }
+        );
         let mail = NewOutbox {
             dedupe_key: format!("digest:{account}:{}", local.d),
             account_id: Some(account),
             game_id: None,
             to_address: a.email.clone(),
-            subject: format!(
-                "[Turnpost] daily digest: {n} game{} await{} you",
-                if n == 1 { "" } else { "s" },
-                if n == 1 { "s" } else { "" }
-            ),
-            body_html: compose::html_part(&body, &[], &self.public_url),
+            body_html: compose::html_part(&subject, &body, &self.public_url),
+            subject,
             body_text: body,
-            reply_to: None,
-            in_reply_to: None,
+            kind: Some("digest".into()),
+            ..NewOutbox::default()
         };
         enqueue(conn, vec![mail])?;
         Ok(true)

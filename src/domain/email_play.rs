@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 use diesel::prelude::*;
 use serde_json::Value;
 
-use super::games::{SeatInfo, Step, enqueue, lock_game, rule_error, seat_infos};
+use super::games::{SeatInfo, Step, lock_game, rule_error, seat_infos};
+use super::mail_events::enqueue;
 use super::shapes::InboundResponse;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{GameInfo, LoadedGame, Seat, Viewer};
@@ -26,6 +27,10 @@ enum Request {
     Help,
     Status,
     Resign,
+    /// No more game emails at all (`stop`, `unsubscribe`).
+    Stop,
+    /// No more email about this game (`mute`), or again (`unmute`).
+    Mute(bool),
     /// Actions (as written) to apply in order; `preview` only shows the result.
     Play {
         lines: Vec<String>,
@@ -43,6 +48,9 @@ fn parse_request(lines: &[String]) -> Result<Request, (&'static str, String)> {
             "help" | "?" => keywords.push(Request::Help),
             "status" => keywords.push(Request::Status),
             "resign" => keywords.push(Request::Resign),
+            "stop" | "unsubscribe" => keywords.push(Request::Stop),
+            "mute" => keywords.push(Request::Mute(true)),
+            "unmute" => keywords.push(Request::Mute(false)),
             _ => actions.push(l.clone()),
         }
     }
@@ -59,7 +67,8 @@ fn parse_request(lines: &[String]) -> Result<Request, (&'static str, String)> {
         (1, true) if !preview => Ok(keywords.remove(0)),
         _ => Err((
             "mixed_commands",
-            "`help`, `status` and `resign` must be the only line of a reply".into(),
+            "`help`, `status`, `resign`, `stop`, `mute` and `unmute` must be the only line of a reply"
+                .into(),
         )),
     }
 }
@@ -188,6 +197,31 @@ impl Domain {
                     game_id: None,
                     version: None,
                 }
+            } else if let Some(dsn) = &mail.dsn {
+                let marked = self.mark_bouncing(conn, dsn)?;
+                Decision {
+                    outcome: if marked.is_empty() {
+                        "ignored"
+                    } else {
+                        "bounce"
+                    },
+                    code: marked.is_empty().then_some("unknown_bounce"),
+                    detail: if marked.is_empty() {
+                        "a delivery-status report about no email of ours to an account's address; \
+                         nothing was changed"
+                            .into()
+                    } else {
+                        format!(
+                            "mail to {} failed; nothing more is sent there until the address is \
+                             confirmed again",
+                            marked.join(", ")
+                        )
+                    },
+                    applied: Vec::new(),
+                    mail: None,
+                    game_id: None,
+                    version: None,
+                }
             } else if mail.automatic {
                 Decision {
                     outcome: "ignored",
@@ -280,6 +314,7 @@ impl Domain {
                         ),
                         reply_to: None,
                         in_reply_to: &mail.message_id,
+                        seat: None,
                     },
                 )
             }),
@@ -349,6 +384,7 @@ impl Domain {
                             body: format!("Your email was refused: {detail}\n"),
                             reply_to: None,
                             in_reply_to: &mail.message_id,
+                            seat: None,
                         },
                     )
                 }),
@@ -365,6 +401,13 @@ impl Domain {
             player: &player,
             mail,
         };
+        // Mail settings work through any email of the game, however old, and whatever
+        // the game's state: they change what the player receives, not the game.
+        match parse_request(&mail.lines) {
+            Ok(Request::Stop) => return ctx.mail_setting(conn, None),
+            Ok(Request::Mute(on)) => return ctx.mail_setting(conn, Some(on)),
+            _ => {}
+        }
         let Some(state) = self.load(&row)? else {
             return Ok(ctx.refused("game_not_active", "the game has not started".into(), None));
         };
@@ -406,6 +449,8 @@ impl Domain {
                     Vec::new(),
                 ))
             }
+            Request::Stop => ctx.mail_setting(conn, None),
+            Request::Mute(on) => ctx.mail_setting(conn, Some(on)),
             Request::Status => {
                 let mut body = String::new();
                 compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
@@ -571,6 +616,90 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// `stop` (`mute` `None`): no more game emails for the account; `mute`/`unmute`
+    /// (`Some(on)`): none, or again, about this game. Answered with what changed.
+    fn mail_setting(&self, conn: &mut PgConnection, mute: Option<bool>) -> DomainResult<Decision> {
+        use crate::store::schema::{accounts, game_seats};
+        let game = format!("{} #{}", self.info.name, self.row.id);
+        let (outcome, detail, body) = match mute {
+            None => {
+                diesel::update(accounts::table.find(self.player.account_id))
+                    .set((
+                        accounts::email_notifications.eq(false),
+                        accounts::daily_digest.eq(false),
+                        accounts::updated_at.eq(diesel::dsl::now),
+                    ))
+                    .execute(conn)?;
+                (
+                    "stopped",
+                    "game emails are off for your account".to_string(),
+                    "You will get no more game emails: no turn emails, reminders or digests. \
+                     Answers to your own replies still come.\n\nTo turn game emails back on, set \
+                     email_notifications to each_turn (PATCH /api/v1/me).\n"
+                        .to_string(),
+                )
+            }
+            Some(on) => {
+                diesel::update(
+                    game_seats::table.filter(
+                        game_seats::game_id
+                            .eq(self.row.id)
+                            .and(game_seats::seat.eq(self.player.seat)),
+                    ),
+                )
+                .set(game_seats::muted.eq(on))
+                .execute(conn)?;
+                if on {
+                    (
+                        "muted",
+                        format!("{game} is muted"),
+                        format!(
+                            "You will get no more email about {game}; the game goes on as before. \
+                             Reply `unmute` to this email to get its emails again.\n"
+                        ),
+                    )
+                } else {
+                    (
+                        "unmuted",
+                        format!("{game} is no longer muted"),
+                        format!("You will get email about {game} again.\n"),
+                    )
+                }
+            }
+        };
+        let body = format!(
+            "Hello {},\n\n{body}\nThe game: {}/api/v1/games/{}\n",
+            self.player.name,
+            self.domain.public_url.trim_end_matches('/'),
+            self.row.id
+        );
+        Ok(Decision {
+            outcome,
+            code: None,
+            mail: Some(compose::answer(
+                self.domain,
+                Answer {
+                    game: Some((self.row, self.info)),
+                    account_id: Some(self.player.account_id),
+                    to: self.player.email.clone(),
+                    what: "email settings",
+                    body,
+                    reply_to: Some(self.domain.reply.address(ReplyToken {
+                        game_id: self.row.id,
+                        seat: self.player.seat,
+                        version: self.row.version,
+                    })),
+                    in_reply_to: &self.mail.message_id,
+                    seat: Some(self.player.seat),
+                },
+            )),
+            detail,
+            applied: Vec::new(),
+            game_id: Some(self.row.id),
+            version: Some(self.row.version),
+        })
+    }
+
     /// An answer to the player; its Reply-To carries a fresh token when they can act.
     fn answer(
         &self,
@@ -615,6 +744,7 @@ impl Ctx<'_> {
                     body,
                     reply_to,
                     in_reply_to: &self.mail.message_id,
+                    seat: Some(self.player.seat),
                 },
             )),
             detail,
@@ -658,6 +788,7 @@ impl Ctx<'_> {
                         body,
                         reply_to: None,
                         in_reply_to: &self.mail.message_id,
+                        seat: Some(self.player.seat),
                     },
                 ));
                 d

@@ -16,9 +16,8 @@ use super::{Domain, DomainError, DomainResult};
 use crate::engine::{
     Applied, DynGame, LoadedGame, Outcome, Placing, RuleError, Seat, Status, Viewer, Visibility,
 };
-use crate::notify::compose;
-use crate::store::models::{ActionRow, GameRow, NewAction, NewGame, NewOutbox};
-use crate::store::schema::{accounts, game_actions, game_seats, games, outbox};
+use crate::store::models::{ActionRow, GameRow, NewAction, NewGame};
+use crate::store::schema::{accounts, game_actions, game_seats, games};
 
 /// Which games a list request wants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,38 +75,48 @@ pub struct SeatInfo {
     pub clock_left_ms: Option<i64>,
     /// The end of the player's current vacation.
     pub vacation_until: Option<DateTime<Utc>>,
+    /// The address was confirmed by the link sent to it.
+    pub email_verified: bool,
+    /// A delivery-status report said mail to the address fails.
+    pub email_bouncing: bool,
+    /// The player muted this game (no email about it).
+    pub muted: bool,
 }
 
 pub(crate) fn seat_infos(conn: &mut PgConnection, game_id: i64) -> QueryResult<Vec<SeatInfo>> {
     type SeatTuple = (
-        i32,
-        i64,
-        String,
-        String,
-        bool,
-        bool,
-        Option<i64>,
-        Option<DateTime<Utc>>,
+        (i32, i64, String, String, bool, bool),
+        (Option<i64>, Option<DateTime<Utc>>),
+        (Option<DateTime<Utc>>, Option<DateTime<Utc>>, bool),
     );
     let rows: Vec<SeatTuple> = game_seats::table
         .inner_join(accounts::table)
         .filter(game_seats::game_id.eq(game_id))
         .order(game_seats::seat.asc())
         .select((
-            game_seats::seat,
-            game_seats::account_id,
-            accounts::name,
-            accounts::email,
-            accounts::email_notifications,
-            accounts::daily_digest,
-            game_seats::clock_ms,
-            game_seats::clock_since,
+            (
+                game_seats::seat,
+                game_seats::account_id,
+                accounts::name,
+                accounts::email,
+                accounts::email_notifications,
+                accounts::daily_digest,
+            ),
+            (game_seats::clock_ms, game_seats::clock_since),
+            (
+                accounts::email_verified_at,
+                accounts::email_bouncing_at,
+                game_seats::muted,
+            ),
         ))
         .load(conn)?;
     let now = Utc::now();
     let mut out = Vec::with_capacity(rows.len());
-    for (seat, account_id, name, email, email_notifications, daily_digest, clock_ms, clock_since) in
-        rows
+    for (
+        (seat, account_id, name, email, email_notifications, daily_digest),
+        (clock_ms, clock_since),
+        (verified_at, bouncing_at, muted),
+    ) in rows
     {
         let clock_left_ms = match (clock_ms, clock_since) {
             (Some(ms), Some(since)) => {
@@ -126,6 +135,9 @@ pub(crate) fn seat_infos(conn: &mut PgConnection, game_id: i64) -> QueryResult<V
             clock_ms,
             clock_since,
             vacation_until: clocks::on_vacation_until(conn, account_id, now)?,
+            email_verified: verified_at.is_some(),
+            email_bouncing: bouncing_at.is_some(),
+            muted,
         });
     }
     Ok(out)
@@ -569,7 +581,6 @@ impl Domain {
         state: Box<dyn LoadedGame>,
         now: DateTime<Utc>,
     ) -> DomainResult<Box<dyn LoadedGame>> {
-        let engine = self.engine_for(row)?;
         let (mut steps, mut state) = (steps, state);
         // Seats that forfeited are played by a bot making random legal moves, and a seat whose
         // only choice is no decision has it played for it; both marked in the log.
@@ -649,17 +660,15 @@ impl Domain {
             now,
         )?;
         let after_actors = state.actors(row.players as usize);
-        let mails = compose::for_transition(
-            self,
+        self.owe_for_transition(
+            conn,
             row,
-            &engine.info(),
             version,
-            state.as_ref(),
             (before_actors, &after_actors),
             &after,
             seats,
-        );
-        enqueue(conn, mails)?;
+            &row.forfeited,
+        )?;
         Ok(state)
     }
 
@@ -734,18 +743,15 @@ impl Domain {
                 ))
                 .execute(conn)?;
             clocks::sync_clocks(conn, &row, &forfeited, &[], true, now)?;
-            let engine = self.engine_for(&row)?;
-            let mails = compose::for_transition(
-                self,
+            self.owe_for_transition(
+                conn,
                 &row,
-                &engine.info(),
                 row.version,
-                state.as_ref(),
                 (&[], &[]),
                 &Status::Finished(outcome),
                 seats,
-            );
-            enqueue(conn, mails)?;
+                &[],
+            )?;
         } else {
             // The bot takes over at once if the seat must act now.
             let before_actors = state.actors(row.players as usize);
@@ -814,22 +820,11 @@ impl Domain {
                     });
                 }
             }
-            let engine = self.engine_for(&row)?;
-            let state = self.load(&row)?.ok_or_else(|| {
-                DomainError::Internal(anyhow::anyhow!("active game {id} has no snapshot"))
-            })?;
             let from = seats
                 .iter()
                 .find(|s| s.seat == seat)
                 .map_or("", |s| s.name.as_str());
-            let mails = waiting
-                .iter()
-                .filter(|p| p.email_notifications)
-                .map(|p| {
-                    compose::nudge(self, &row, &engine.info(), state.as_ref(), p, &seats, from)
-                })
-                .collect();
-            enqueue(conn, mails)?;
+            self.owe_nudges(conn, &row, &waiting, from, now)?;
             diesel::update(games::table.find(id))
                 .set(games::last_nudge_at.eq(Some(now)))
                 .execute(conn)?;
@@ -1211,17 +1206,4 @@ pub(crate) fn rule_error(e: RuleError) -> DomainError {
             extra: Some(json!({ "rule_code": e.code })),
         },
     }
-}
-
-/// Inserts notifications; a dedupe key already present is skipped (idempotent).
-pub fn enqueue(conn: &mut PgConnection, mails: Vec<NewOutbox>) -> QueryResult<()> {
-    if mails.is_empty() {
-        return Ok(());
-    }
-    diesel::insert_into(outbox::table)
-        .values(&mails)
-        .on_conflict(outbox::dedupe_key)
-        .do_nothing()
-        .execute(conn)?;
-    Ok(())
 }

@@ -3,11 +3,14 @@
 
 pub mod accounts;
 pub mod clocks;
+pub mod deliveries;
 pub mod digest;
 pub mod email_play;
 pub mod errors;
 pub mod games;
 pub mod integral;
+pub mod mail_events;
+pub mod mail_links;
 pub mod shapes;
 pub mod verify;
 
@@ -19,6 +22,7 @@ use crate::auth::jwt::Tokens;
 use crate::auth::password::HashGate;
 use crate::auth::throttle::LoginThrottle;
 use crate::games::Registry;
+use crate::notify::links::SignedLinks;
 use crate::notify::reply::ReplyAddress;
 use crate::store::{PgConn, PgPool};
 
@@ -43,6 +47,14 @@ pub struct Domain {
     pub clock: Arc<dyn clocks::Clock>,
     /// Vacation days each account may take per calendar year.
     pub vacation_days_per_year: i64,
+    /// Signed unsubscribe and address confirmation links.
+    pub links: SignedLinks,
+    /// How long a turn email waits before it is sent (or dropped, the turn having passed).
+    pub turn_email_grace: std::time::Duration,
+    /// Whether game email waits for a confirmed address.
+    pub require_email_verification: bool,
+    /// Whether game emails carry the board picture.
+    pub email_pictures: bool,
 }
 
 impl Domain {

@@ -38,6 +38,12 @@ pub struct AccountResponse {
     pub quiet_from: Option<i16>,
     /// ... until this hour.
     pub quiet_until: Option<i16>,
+    /// `unverified` (the confirmation link sent at sign-up was not followed yet; no game
+    /// email goes out until it is, where the server requires it), `verified`, or `bouncing`
+    /// (a delivery-status report said mail to the address fails: nothing is sent to it
+    /// until it is confirmed again, see `POST /api/v1/me/verify-email`).
+    #[schema(example = "verified")]
+    pub email_status: String,
     pub created_at: DateTime<Utc>,
 }
 
@@ -308,12 +314,15 @@ pub struct PreviewResponse {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct InboundResponse {
     /// `applied`, `previewed`, `refused`, `stale`, `status`, `help`, `resigned`,
-    /// `duplicate` (this Message-ID was processed before) or `ignored` (automatic mail).
+    /// `stopped` (game emails off), `muted`, `unmuted`, `bounce` (a delivery-status report
+    /// marked an address as bouncing), `duplicate` (this Message-ID was processed before)
+    /// or `ignored` (automatic mail, or a report about no email of ours).
     #[schema(example = "applied")]
     pub outcome: String,
     /// Why a reply was refused: a stable code such as `wrong_sender`, `no_reply_token`,
     /// `invalid_reply_token`, `stale_token`, `illegal_action`, `not_your_turn`,
-    /// `unknown_command`, `no_such_choice`, `empty_reply`, `game_not_active`.
+    /// `unknown_command`, `no_such_choice`, `empty_reply`, `game_not_active`; for an
+    /// ignored delivery-status report, `unknown_bounce`.
     pub code: Option<String>,
     /// The same explanation the sender gets by email.
     pub detail: String,

@@ -1,12 +1,13 @@
-//! Turn and game-over emails, rendered at the moment of the transition (inside the move's
-//! transaction), so the email shows exactly the state the player must answer.
+//! What emails say. Turn emails, reminders, nudges and game-over emails are written when
+//! they are sent (see `domain::deliveries`), from the game as it is then and from the
+//! recipient's view only; answers to replies are written when the reply is processed.
 
 use std::fmt::Write as _;
 
 use crate::domain::Domain;
 use crate::domain::games::SeatInfo;
-use crate::engine::{GameInfo, LoadedGame, Seat, Status, Viewer};
-use crate::notify::reply::ReplyToken;
+use crate::engine::{GameInfo, LoadedGame, Outcome, Seat, Viewer};
+use crate::notify::letter::{self, Letter};
 use crate::store::models::{GameRow, NewOutbox};
 
 /// The subject line of every email about one game: stable, so mail clients thread them.
@@ -14,211 +15,225 @@ pub fn subject(info: &GameInfo, game_id: i64, what: &str) -> String {
     format!("[Turnpost] {} #{}: {}", info.name, game_id, what)
 }
 
-/// Emails owed after a game reached `version` with status `after` (`before_to_act` is who
-/// had to act before the action; empty at the start).
-#[allow(clippy::too_many_arguments)]
-pub fn for_transition(
-    domain: &Domain,
-    row: &GameRow,
-    info: &GameInfo,
-    version: i64,
-    state: &dyn LoadedGame,
-    (before_actors, after_actors): (&[Seat], &[Seat]),
-    after: &Status,
-    seats: &[SeatInfo],
-) -> Vec<NewOutbox> {
-    let link = format!(
-        "{}/api/v1/games/{}",
-        domain.public_url.trim_end_matches('/'),
-        row.id
-    );
-    match after {
-        // Everyone who now has something to decide and had not before: the seats to act,
-        // and others with legal actions (an offer made to them, a simultaneous step).
-        Status::Active { .. } => after_actors
+/// Why a turn email goes out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TurnWhy {
+    /// The seat's turn began.
+    Turn,
+    /// 50 % (`stage` 1) or 90 % (`stage` 2) of the seat's time is used; `left_ms` remain.
+    Reminder { stage: i32, left_ms: i64 },
+    /// Another player is waiting.
+    Nudge { from: String },
+}
+
+/// Everything an email about one game needs besides the game itself.
+pub struct GameMail<'a> {
+    pub domain: &'a Domain,
+    pub row: &'a GameRow,
+    pub info: &'a GameInfo,
+    pub state: &'a dyn LoadedGame,
+    pub player: &'a SeatInfo,
+    pub seats: &'a [SeatInfo],
+}
+
+impl GameMail<'_> {
+    /// The game's resource, for those who play through the API.
+    fn api_link(&self) -> String {
+        format!(
+            "{}/api/v1/games/{}",
+            self.domain.public_url.trim_end_matches('/'),
+            self.row.id
+        )
+    }
+
+    /// The game's page in the web client, for people.
+    fn link(&self) -> String {
+        format!(
+            "{}/#/game/{}",
+            self.domain.public_url.trim_end_matches('/'),
+            self.row.id
+        )
+    }
+
+    fn kicker(&self) -> String {
+        format!(
+            "{} #{} · move {}",
+            self.info.name,
+            self.row.id,
+            self.row.version + 1
+        )
+    }
+
+    /// Why the email came and how to stop it, for every email about a game.
+    fn footer(&self) -> Vec<String> {
+        vec![format!(
+            "You get this email because you play {} in {} #{}. Reply `mute` to get no more email \
+             about this game, or `stop` for no more game emails at all.",
+            self.state.seat_name(self.player.seat as usize),
+            self.info.name,
+            self.row.id,
+        )]
+    }
+
+    fn unsubscribe(&self) -> Option<String> {
+        Some(self.domain.links.unsubscribe_url(self.player.account_id))
+    }
+
+    /// The seat's picture, as only that seat may see it (its own view).
+    fn picture_svg(&self) -> String {
+        self.state
+            .board_svg(Viewer::Seat(self.player.seat as usize))
+    }
+
+    /// A turn email (or a reminder, or a nudge) at the game's current version, from the
+    /// seat's view. Returns the letter and the picture to draw (SVG).
+    pub fn turn(&self, why: &TurnWhy) -> (Letter, String) {
+        let seat = self.player.seat as usize;
+        let version = self.row.version;
+        let link = self.link();
+        let api_link = self.api_link();
+        let opponents: Vec<String> = self
+            .seats
             .iter()
-            .filter(|s| !before_actors.contains(s))
-            .filter_map(|&s| seats.iter().find(|i| i.seat as usize == s))
-            .filter(|i| i.email_notifications && !i.daily_digest)
-            .map(|player| turn_email(domain, row, info, version, state, player, seats, &link))
-            .collect(),
-        Status::Finished(outcome) => seats
-            .iter()
-            .filter(|i| i.email_notifications)
-            .map(|player| {
-                let mut body = format!(
-                    "Hello {},\n\nThe game is over: {}\n\n",
-                    player.name, outcome.summary
-                );
-                for p in &outcome.ranking {
-                    let name = seats
-                        .iter()
-                        .find(|i| i.seat as usize == p.seat)
-                        .map_or("?", |i| i.name.as_str());
-                    let score = p
-                        .score
-                        .map(|s| format!(" ({s} points)"))
-                        .unwrap_or_default();
-                    let _ = writeln!(
-                        body,
-                        "  {}. {} — {}{}",
-                        p.rank,
-                        name,
-                        state.seat_name(p.seat),
-                        score
-                    );
-                }
-                let _ = write!(
-                    body,
-                    "\nFinal position:\n\n{}\n\nThe game: {link}\n",
-                    state.render_text(Viewer::Seat(player.seat as usize))
-                );
-                let html = html_part(&body, &[], &link);
-                NewOutbox {
-                    dedupe_key: format!("over:{}:{}", row.id, player.account_id),
-                    account_id: Some(player.account_id),
-                    game_id: Some(row.id),
-                    to_address: player.email.clone(),
-                    subject: subject(info, row.id, "game over"),
-                    body_text: body,
-                    body_html: html,
-                    reply_to: None,
-                    in_reply_to: None,
-                }
+            .filter(|s| s.seat != self.player.seat)
+            .map(|s| match s.vacation_until {
+                Some(until) => format!(
+                    "{} ({}, on vacation until {})",
+                    s.name,
+                    self.state.seat_name(s.seat as usize),
+                    until.format("%Y-%m-%d %H:%M UTC")
+                ),
+                None => format!("{} ({})", s.name, self.state.seat_name(s.seat as usize)),
             })
-            .collect(),
+            .collect();
+        let mut paragraphs = Vec::new();
+        let (what, heading) = match why {
+            TurnWhy::Turn => ("your turn", format!("Your turn, {}", self.player.name)),
+            TurnWhy::Reminder { stage, left_ms } => {
+                let hours = (*left_ms).max(0) / 3_600_000;
+                let left = if hours >= 48 {
+                    format!("{} days", hours / 24)
+                } else {
+                    format!("{hours} hours")
+                };
+                paragraphs.push(format!(
+                    "Reminder: {} of your time is used; {left} are left on your clock.",
+                    if *stage >= 2 { "90 %" } else { "half" }
+                ));
+                (
+                    "reminder: your turn",
+                    format!("{left} left on your clock, {}", self.player.name),
+                )
+            }
+            TurnWhy::Nudge { from } => {
+                paragraphs.push(format!("{from} is waiting for your move."));
+                ("nudge: your turn", format!("{from} is waiting for you"))
+            }
+        };
+        paragraphs.push(format!("Hello {},", self.player.name));
+        // A seat may have a decision without its turn: an offer made to it.
+        let whose = if self.state.status().to_act().contains(&seat) {
+            "It is your turn"
+        } else {
+            "You have a decision to make"
+        };
+        paragraphs.push(format!(
+            "{whose} in {} #{} (move {}), playing as {} against {}.",
+            self.info.name,
+            self.row.id,
+            version + 1,
+            self.state.seat_name(seat),
+            opponents.join(", ")
+        ));
+        let (_, texts, list) = super::choices::entries(self.state, seat);
+        let mut notes = Vec::new();
+        if texts.is_empty() {
+            notes.push("You have nothing to do right now.\n".to_string());
+        } else {
+            if list.iter().any(|e| e.members.len() > 1 && !e.family) {
+                notes.push(TWO_STEP_HELP.to_string());
+            }
+            if let Some(help) = self.state.notation_help(seat) {
+                notes.push(help);
+            }
+            notes.push(REPLY_HELP.to_string());
+        }
+        let letter = Letter {
+            subject: subject(self.info, self.row.id, what),
+            kicker: self.kicker(),
+            heading,
+            paragraphs,
+            position: Some(self.state.render_text(Viewer::Seat(seat))),
+            picture: None,
+            more_choices: list.len().saturating_sub(MAX_LISTED_CHOICES),
+            choices: list
+                .into_iter()
+                .take(MAX_LISTED_CHOICES)
+                .map(|e| e.label)
+                .collect(),
+            notes,
+            api_note: Some(format!(
+                "Submit your move at {api_link}/actions with \"expected_version\": {version}."
+            )),
+            link: Some((link, "Open the game".into())),
+            footer: self.footer(),
+            unsubscribe: self.unsubscribe(),
+        };
+        (letter, self.picture_svg())
     }
-}
 
-#[allow(clippy::too_many_arguments)]
-fn turn_email(
-    domain: &Domain,
-    row: &GameRow,
-    info: &GameInfo,
-    version: i64,
-    state: &dyn LoadedGame,
-    player: &SeatInfo,
-    seats: &[SeatInfo],
-    link: &str,
-) -> NewOutbox {
-    let seat = player.seat as usize;
-    let opponents: Vec<String> = seats
-        .iter()
-        .filter(|s| s.seat != player.seat)
-        .map(|s| match s.vacation_until {
-            Some(until) => format!(
-                "{} ({}, on vacation until {})",
-                s.name,
-                state.seat_name(s.seat as usize),
-                until.format("%Y-%m-%d %H:%M UTC")
+    /// The game-over email: the ranking and the final position, from the seat's view.
+    pub fn game_over(&self, outcome: &Outcome) -> (Letter, String) {
+        let mut ranking = String::new();
+        for p in &outcome.ranking {
+            let name = self
+                .seats
+                .iter()
+                .find(|i| i.seat as usize == p.seat)
+                .map_or("?", |i| i.name.as_str());
+            let score = p
+                .score
+                .map(|s| format!(" ({s} points)"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                ranking,
+                "  {}. {} — {}{}",
+                p.rank,
+                name,
+                self.state.seat_name(p.seat),
+                score
+            );
+        }
+        let letter = Letter {
+            subject: subject(self.info, self.row.id, "game over"),
+            kicker: format!("{} #{} · final", self.info.name, self.row.id),
+            heading: "The game is over".into(),
+            paragraphs: vec![
+                format!("Hello {},", self.player.name),
+                format!("The game is over: {}", outcome.summary),
+                ranking,
+                "Final position:".into(),
+            ],
+            position: Some(
+                self.state
+                    .render_text(Viewer::Seat(self.player.seat as usize)),
             ),
-            None => format!("{} ({})", s.name, state.seat_name(s.seat as usize)),
-        })
-        .collect();
-    let mut body = format!(
-        "Hello {},\n\nIt is your turn in {} #{} (move {}), playing as {} against {}.\n\n",
-        player.name,
-        info.name,
-        row.id,
-        version + 1,
-        state.seat_name(seat),
-        opponents.join(", ")
-    );
-    let texts = position_and_choices(&mut body, state, seat);
-    let _ = write!(
-        body,
-        "\nSubmit your move at {link}/actions with \"expected_version\": {version}.\n\
-         The game: {link}\n\nTo stop these emails, set email_notifications to false (PATCH /api/v1/me).\n"
-    );
-    let html = html_part(&body, &texts, link);
-    NewOutbox {
-        dedupe_key: format!("turn:{}:{}:{}", row.id, version, seat),
-        account_id: Some(player.account_id),
-        game_id: Some(row.id),
-        to_address: player.email.clone(),
-        subject: subject(info, row.id, "your turn"),
-        body_text: body,
-        body_html: html,
-        reply_to: Some(domain.reply.address(ReplyToken {
-            game_id: row.id,
-            seat: player.seat,
-            version,
-        })),
-        in_reply_to: None,
+            link: Some((self.link(), "See the game".into())),
+            footer: self.footer(),
+            unsubscribe: self.unsubscribe(),
+            ..Letter::default()
+        };
+        (letter, self.picture_svg())
     }
-}
-
-/// A reminder at 50 % (`stage` 1) or 90 % (`stage` 2) of the seat's time: the turn email
-/// again, with the time left on top.
-#[allow(clippy::too_many_arguments)]
-pub fn reminder(
-    domain: &Domain,
-    row: &GameRow,
-    info: &GameInfo,
-    state: &dyn LoadedGame,
-    player: &SeatInfo,
-    seats: &[SeatInfo],
-    left_ms: i64,
-    stage: i32,
-) -> NewOutbox {
-    let link = format!(
-        "{}/api/v1/games/{}",
-        domain.public_url.trim_end_matches('/'),
-        row.id
-    );
-    let mut m = turn_email(domain, row, info, row.version, state, player, seats, &link);
-    let hours = left_ms.max(0) / 3_600_000;
-    let left = if hours >= 48 {
-        format!("{} days", hours / 24)
-    } else {
-        format!("{hours} hours")
-    };
-    m.dedupe_key = format!(
-        "remind:{}:{}:{}:{}",
-        row.id, row.version, player.seat, stage
-    );
-    m.subject = subject(info, row.id, "reminder: your turn");
-    m.body_text = format!(
-        "Reminder: {} of your time is used; {left} are left on your clock.\n\n{}",
-        if stage >= 2 { "90 %" } else { "half" },
-        m.body_text
-    );
-    m.body_html = html_part(&m.body_text, &[], &link);
-    m
-}
-
-/// A nudge from another player: the turn email again, with who is waiting.
-pub fn nudge(
-    domain: &Domain,
-    row: &GameRow,
-    info: &GameInfo,
-    state: &dyn LoadedGame,
-    player: &SeatInfo,
-    seats: &[SeatInfo],
-    from: &str,
-) -> NewOutbox {
-    let link = format!(
-        "{}/api/v1/games/{}",
-        domain.public_url.trim_end_matches('/'),
-        row.id
-    );
-    let mut m = turn_email(domain, row, info, row.version, state, player, seats, &link);
-    m.dedupe_key = format!(
-        "nudge:{}:{}:{}:{}",
-        row.id,
-        row.version,
-        player.seat,
-        chrono::Utc::now().timestamp()
-    );
-    m.subject = subject(info, row.id, "nudge: your turn");
-    m.body_text = format!("{from} is waiting for your move.\n\n{}", m.body_text);
-    m.body_html = html_part(&m.body_text, &[], &link);
-    m
 }
 
 /// A turn email lists at most this many numbered lines. Long lists are grouped first
 /// (see [`super::choices`]); what is left over can be written out.
 pub const MAX_LISTED_CHOICES: usize = 150;
+
+/// Under a list with grouped choices.
+pub const TWO_STEP_HELP: &str = "A choice marked \"(n ways)\" comes in two steps: reply with its number to see the\n\
+ways, or pick one at once as number.way (e.g. 12.3).\n";
 
 /// How to play by replying, as printed under the choices.
 pub const REPLY_HELP: &str = "Reply to this email with the number of your choice, or the choice written out.\n\
@@ -247,10 +262,7 @@ pub fn position_and_choices(body: &mut String, state: &dyn LoadedGame, seat: Sea
         );
     }
     if list.iter().any(|e| e.members.len() > 1 && !e.family) {
-        body.push_str(
-            "A choice marked \"(n ways)\" comes in two steps: reply with its number to see the\n\
-             ways, or pick one at once as number.way (e.g. 12.3).\n",
-        );
+        body.push_str(TWO_STEP_HELP);
     }
     if let Some(help) = state.notation_help(seat) {
         body.push('\n');
@@ -271,6 +283,8 @@ pub struct Answer<'a> {
     pub body: String,
     pub reply_to: Option<String>,
     pub in_reply_to: &'a str,
+    /// The player's seat, when the answer is about their game (it joins the game's thread).
+    pub seat: Option<i32>,
 }
 
 pub fn answer(domain: &Domain, a: Answer<'_>) -> NewOutbox {
@@ -278,7 +292,7 @@ pub fn answer(domain: &Domain, a: Answer<'_>) -> NewOutbox {
         Some((row, info)) => (
             subject(info, row.id, a.what),
             format!(
-                "{}/api/v1/games/{}",
+                "{}/#/game/{}",
                 domain.public_url.trim_end_matches('/'),
                 row.id
             ),
@@ -290,7 +304,7 @@ pub fn answer(domain: &Domain, a: Answer<'_>) -> NewOutbox {
             None,
         ),
     };
-    let html = html_part(&a.body, &[], &link);
+    let html = html_part(&subject_line, &a.body, &link);
     NewOutbox {
         dedupe_key: format!("answer:{}", a.in_reply_to),
         account_id: a.account_id,
@@ -301,17 +315,15 @@ pub fn answer(domain: &Domain, a: Answer<'_>) -> NewOutbox {
         body_html: html,
         reply_to: a.reply_to,
         in_reply_to: Some(a.in_reply_to.to_string()),
+        kind: Some("answer".into()),
+        seat: a.seat,
+        ..NewOutbox::default()
     }
 }
 
-/// A short HTML alternative: the same text in a monospace block, and a link.
-pub fn html_part(text: &str, _choices: &[String], link: &str) -> String {
-    format!(
-        "<!doctype html><html><body><pre style=\"font-family:monospace\">{}</pre>\
-         <p><a href=\"{}\">Open the game</a></p></body></html>",
-        html_escape::encode_text(text),
-        html_escape::encode_double_quoted_attribute(link)
-    )
+/// The HTML part of a text-only email: the text in the frame every email shares.
+pub fn html_part(subject: &str, text: &str, link: &str) -> String {
+    letter::plain(subject, "", text, link).html()
 }
 
 #[cfg(test)]

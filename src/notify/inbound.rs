@@ -20,6 +20,8 @@ pub struct InboundMail {
     /// An automatic message (Auto-Submitted, Precedence bulk/list/junk, a bounce): it is
     /// never answered, so two robots cannot loop.
     pub automatic: bool,
+    /// A delivery-status notification: a report that mail we sent did not arrive.
+    pub dsn: Option<crate::notify::bounce::Dsn>,
 }
 
 /// Why a message could not be read at all.
@@ -149,6 +151,7 @@ pub fn parse(raw: &[u8], envelope_to: Option<&str>) -> Result<InboundMail, Inbou
         subject: storable(m.subject().unwrap_or_default()),
         lines: reply_lines(&storable(&body)),
         automatic: auto_submitted || precedence || bounce,
+        dsn: crate::notify::bounce::parse(&m),
     })
 }
 

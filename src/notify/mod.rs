@@ -1,10 +1,16 @@
-//! Email: what to send when a game moves (`compose`), the numbered choices (`choices`), the outbox worker that sends it
-//! (`worker`) over SMTP or into `.eml` files, reply tokens (`reply`) and inbound replies
-//! (`inbound`).
+//! Email: what emails say (`compose`, laid out by `letter`, with the board picture drawn
+//! by `picture` and long lists of choices grouped by `choices`), the outbox worker that
+//! sends them (`worker`) over SMTP or into `.eml` files, reply tokens (`reply`), signed
+//! links (`links`), inbound replies (`inbound`) and delivery-status reports (`bounce`).
 
+pub mod bounce;
 pub mod choices;
 pub mod compose;
 pub mod events;
+pub mod headers;
 pub mod inbound;
+pub mod letter;
+pub mod links;
+pub mod picture;
 pub mod reply;
 pub mod worker;

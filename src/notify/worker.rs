@@ -1,6 +1,13 @@
-//! The outbox worker: claims a queued email (committed), sends it, marks it sent, in that
-//! order; retries with exponential backoff when the transport fails. Moves never wait
-//! for it.
+//! The outbox worker: several sender threads, each claiming a due row (committed, with a
+//! lease; `FOR UPDATE SKIP LOCKED`, so no two senders or servers take the same row),
+//! rendering it (game emails are written only now, see `domain::deliveries`), sending it
+//! through one pooled SMTP transport, and marking it sent or dropped, in that order;
+//! failures are retried with exponential backoff. Moves never wait for it.
+//!
+//! Threads: one game and seat share a mail thread. The first email of a game to a seat
+//! carries the seat's root Message-ID, `<game-{id}.seat-{n}.{tag}@{domain}>` (the tag is
+//! keyed with the server secret: derived, but not guessable); every later one names it in
+//! `In-Reply-To` and `References` (answers to replies put the reply after it).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -8,35 +15,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use lettre::message::{Mailbox, MultiPart, header};
+use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
+use lettre::message::header::ContentType;
+use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart, header};
+use lettre::transport::smtp::PoolConfig;
 use lettre::{FileTransport, Message, SmtpTransport, Transport};
 
-use crate::store::PgPool;
-
-/// `Auto-Submitted` (RFC 3834), so that answers to replies are not answered by robots.
-#[derive(Clone)]
-struct AutoSubmitted(String);
-
-impl AutoSubmitted {
-    fn auto_replied() -> Self {
-        AutoSubmitted("auto-replied".into())
-    }
-}
-
-impl header::Header for AutoSubmitted {
-    fn name() -> header::HeaderName {
-        header::HeaderName::new_from_ascii_str("Auto-Submitted")
-    }
-
-    fn parse(s: &str) -> std::result::Result<Self, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(AutoSubmitted(s.to_string()))
-    }
-
-    fn display(&self) -> header::HeaderValue {
-        header::HeaderValue::new(Self::name(), self.0.clone())
-    }
-}
+use crate::domain::Domain;
+use crate::domain::deliveries::{Delivery, Outgoing};
+use crate::notify::headers::{AutoSubmitted, ListUnsubscribe, ListUnsubscribePost};
 use crate::store::models::OutboxRow;
 use crate::store::schema::outbox;
 
@@ -47,14 +36,24 @@ pub enum Mailer {
 }
 
 impl Mailer {
-    /// SMTP when a URL is configured (`smtp://host:port`, `smtps://user:pass@host`),
-    /// else `.eml` files under `dir`.
-    pub fn from_settings(smtp_url: Option<&str>, dir: PathBuf) -> Result<Mailer> {
+    /// SMTP when a URL is configured (`smtp://host:port`, `smtps://user:pass@host`), with a
+    /// pool of up to `connections` open connections shared by the senders; else `.eml`
+    /// files under `dir`.
+    pub fn from_settings(
+        smtp_url: Option<&str>,
+        dir: PathBuf,
+        connections: usize,
+    ) -> Result<Mailer> {
         match smtp_url {
             Some(url) => Ok(Mailer::Smtp(Box::new(
                 SmtpTransport::from_url(url)
                     .with_context(|| "invalid TURNPOST_SMTP_URL")?
                     .timeout(Some(Duration::from_secs(20)))
+                    .pool_config(
+                        PoolConfig::new()
+                            .max_size(connections.max(1) as u32)
+                            .idle_timeout(Duration::from_secs(60)),
+                    )
                     .build(),
             ))),
             None => {
@@ -73,20 +72,46 @@ impl Mailer {
     }
 }
 
+/// What became of a claimed row.
+#[derive(Debug)]
+pub enum Delivered {
+    /// Sent; for a turn email, the version it showed.
+    Sent { shown_version: Option<i64> },
+    /// Nothing to send after all, and why.
+    Dropped(&'static str),
+}
+
 pub struct Worker {
-    pub pool: PgPool,
+    /// Renders game emails; its pool is the worker's own.
+    pub domain: Domain,
     pub mailer: Mailer,
     pub from: Mailbox,
     pub poll: Duration,
     pub max_attempts: i32,
     /// How long a claimed message is left alone before another worker may send it.
     pub lease: Duration,
+    /// Sender threads.
+    pub senders: usize,
     pub stop: Arc<AtomicBool>,
 }
 
 impl Worker {
-    /// Runs until `stop` is set. Meant for its own thread.
+    /// Runs `senders` sender threads until `stop` is set. Meant for its own thread.
     pub fn run(self) {
+        let me = &self;
+        std::thread::scope(|s| {
+            for i in 0..self.senders.max(1) {
+                let spawned = std::thread::Builder::new()
+                    .name(format!("outbox-{i}"))
+                    .spawn_scoped(s, move || me.run_sender());
+                if let Err(e) = spawned {
+                    tracing::error!(error = %e, "an outbox sender did not start");
+                }
+            }
+        });
+    }
+
+    fn run_sender(&self) {
         while !self.stop.load(Ordering::Relaxed) {
             match self.send_due() {
                 Ok(n) if n > 0 => continue,
@@ -97,55 +122,96 @@ impl Worker {
         }
     }
 
-    /// Sends every due message; returns how many were handled.
+    /// Sends every message due now; returns how many were handled.
     pub fn send_due(&self) -> Result<usize> {
+        self.send_pass(None)
+    }
+
+    /// Sends every message due at `due` (tests pass a later time to let grace periods run
+    /// out; leases still follow the clock); returns how many were handled (sent or
+    /// dropped).
+    pub fn send_due_at(&self, due: DateTime<Utc>) -> Result<usize> {
+        self.send_pass(Some(due))
+    }
+
+    fn send_pass(&self, due: Option<DateTime<Utc>>) -> Result<usize> {
         let mut handled = 0;
         while !self.stop.load(Ordering::Relaxed) {
-            let Some(row) = self.claim()? else { break };
-            let sent = self.deliver(&row);
-            self.mark(&row, sent)?;
+            let Some(row) = self.claim_due(due)? else {
+                break;
+            };
+            let result = self.deliver(&row);
+            self.mark(&row, result)?;
             handled += 1;
         }
         Ok(handled)
     }
 
-    /// Claims the oldest due message for `lease` and commits the claim before anything is
-    /// sent. SKIP LOCKED: several workers (or servers) never claim the same row; the lease:
-    /// a crash after the send and before `mark` does not make a restarted worker send the
-    /// message again at once, only after the lease (SMTP allows no better: the receiving
-    /// server may have taken the message the instant before the crash).
     pub fn claim(&self) -> Result<Option<OutboxRow>> {
-        let mut conn = self.pool.get()?;
+        self.claim_due(None)
+    }
+
+    /// Claims the oldest message due (now, or at `due`) for `lease` and commits the claim
+    /// before anything is sent. SKIP LOCKED: several senders (or servers) never claim the
+    /// same row; the lease: a crash after the send and before `mark` does not make a
+    /// restarted worker send the message again at once, only after the lease (SMTP allows
+    /// no better: the receiving server may have taken the message the instant before the
+    /// crash). Leases are measured on the database's clock, the same for every sender.
+    fn claim_due(&self, due: Option<DateTime<Utc>>) -> Result<Option<OutboxRow>> {
+        let mut conn = self.domain.pool.get()?;
         let lease_ms = i64::try_from(self.lease.as_millis()).unwrap_or(i64::MAX);
         let row = diesel::sql_query(
-            "UPDATE outbox SET claimed_until = now() + make_interval(secs => $1::float8 / 1000) \
+            "UPDATE outbox SET claimed_until = now() + make_interval(secs => $2::float8 / 1000) \
              WHERE id = (SELECT id FROM outbox \
-                         WHERE sent_at IS NULL AND failed_at IS NULL \
-                           AND next_attempt_at <= now() \
+                         WHERE sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL \
+                           AND next_attempt_at <= COALESCE($1, now()) \
                            AND (claimed_until IS NULL OR claimed_until <= now()) \
-                         ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) \
+                         ORDER BY next_attempt_at, id FOR UPDATE SKIP LOCKED LIMIT 1) \
              RETURNING *",
         )
-        .bind::<diesel::sql_types::BigInt, _>(lease_ms)
+        .bind::<Nullable<Timestamptz>, _>(due)
+        .bind::<BigInt, _>(lease_ms)
         .get_result::<OutboxRow>(&mut conn)
         .optional()?;
         Ok(row)
     }
 
-    /// Builds and sends one claimed message.
-    pub fn deliver(&self, row: &OutboxRow) -> Result<()> {
-        self.build(row).and_then(|m| self.mailer.send(&m))
+    /// Renders and sends one claimed message (or finds it needs no sending).
+    pub fn deliver(&self, row: &OutboxRow) -> Result<Delivered> {
+        let out = match self.domain.render_outbox(row) {
+            Ok(Delivery::Send(out)) => out,
+            Ok(Delivery::Drop(why)) => return Ok(Delivered::Dropped(why)),
+            Err(e) => return Err(anyhow::anyhow!("rendering: {e}")),
+        };
+        let message_id = self.message_id(row)?;
+        let message = self.build(row, &out, &message_id)?;
+        self.mailer.send(&message)?;
+        Ok(Delivered::Sent {
+            shown_version: out.shown_version,
+        })
     }
 
-    /// Records the result of `deliver`: sent, or retried later with exponential backoff.
-    pub fn mark(&self, row: &OutboxRow, sent: Result<()>) -> Result<()> {
-        let mut conn = self.pool.get()?;
-        match sent {
-            Ok(()) => {
+    /// Records the result of `deliver`: sent, dropped, or retried later with exponential
+    /// backoff.
+    pub fn mark(&self, row: &OutboxRow, result: Result<Delivered>) -> Result<()> {
+        let mut conn = self.domain.pool.get()?;
+        let none = None::<DateTime<Utc>>;
+        match result {
+            Ok(Delivered::Sent { shown_version }) => {
                 diesel::update(outbox::table.find(row.id))
                     .set((
                         outbox::sent_at.eq(diesel::dsl::now),
-                        outbox::claimed_until.eq(None::<chrono::DateTime<chrono::Utc>>),
+                        outbox::claimed_until.eq(none),
+                        outbox::version.eq(shown_version.or(row.version)),
+                    ))
+                    .execute(&mut conn)?;
+            }
+            Ok(Delivered::Dropped(why)) => {
+                diesel::update(outbox::table.find(row.id))
+                    .set((
+                        outbox::dropped_at.eq(diesel::dsl::now),
+                        outbox::drop_reason.eq(why),
+                        outbox::claimed_until.eq(none),
                     ))
                     .execute(&mut conn)?;
             }
@@ -158,10 +224,9 @@ impl Worker {
                     .set((
                         outbox::attempts.eq(attempts),
                         outbox::last_error.eq(format!("{e:#}")),
-                        outbox::next_attempt_at
-                            .eq(chrono::Utc::now() + chrono::Duration::seconds(backoff)),
-                        outbox::failed_at.eq(failed.then(chrono::Utc::now)),
-                        outbox::claimed_until.eq(None::<chrono::DateTime<chrono::Utc>>),
+                        outbox::next_attempt_at.eq(Utc::now() + chrono::Duration::seconds(backoff)),
+                        outbox::failed_at.eq(failed.then(Utc::now)),
+                        outbox::claimed_until.eq(none),
                     ))
                     .execute(&mut conn)?;
             }
@@ -169,33 +234,113 @@ impl Worker {
         Ok(())
     }
 
-    fn build(&self, row: &OutboxRow) -> Result<Message> {
-        let to: Mailbox = row.to_address.parse().context("recipient address")?;
-        // A stable Message-ID per outbox row: a retry after a crash is recognisably the
-        // same message to the receiving side.
-        let domain = self.from.email.domain().to_string();
+    fn mail_domain(&self) -> String {
+        self.from.email.domain().to_string()
+    }
+
+    /// `<{name}.{tag}@{domain}>`: the tag keeps Message-IDs from being guessed.
+    fn tagged_id(&self, name: &str) -> String {
+        format!(
+            "<{name}.{}@{}>",
+            self.domain.links.message_tag(name),
+            self.mail_domain()
+        )
+    }
+
+    /// The root Message-ID of the thread of `row`'s game and seat, for game mail.
+    fn thread_root(&self, row: &OutboxRow) -> Option<String> {
+        match (row.game_id, row.seat) {
+            (Some(g), Some(s)) => Some(self.tagged_id(&format!("game-{g}.seat-{s}"))),
+            _ => None,
+        }
+    }
+
+    /// The row's Message-ID, chosen at the first attempt and kept for retries: the thread's
+    /// root for the first game email to a seat, else one of the row's own. The unique
+    /// index on `message_id` lets only one row ever take a root.
+    fn message_id(&self, row: &OutboxRow) -> Result<String> {
+        if let Some(id) = &row.message_id {
+            return Ok(id.clone());
+        }
+        let mut conn = self.domain.pool.get()?;
+        let is_game_mail = matches!(
+            row.kind.as_deref(),
+            Some("turn" | "reminder" | "nudge" | "over")
+        );
+        if let (true, Some(root)) = (is_game_mail, self.thread_root(row)) {
+            let took = diesel::sql_query(
+                "UPDATE outbox SET message_id = $1 WHERE id = $2 AND message_id IS NULL \
+                   AND NOT EXISTS (SELECT 1 FROM outbox WHERE message_id = $1)",
+            )
+            .bind::<Text, _>(&root)
+            .bind::<BigInt, _>(row.id)
+            .execute(&mut conn);
+            // Another sender took the root at this very moment (unique violation): this
+            // email gets an id of its own.
+            if let Ok(1) = took {
+                return Ok(root);
+            }
+        }
+        let own = self.tagged_id(&format!("turnpost.{}", row.id));
+        diesel::sql_query("UPDATE outbox SET message_id = $1 WHERE id = $2 AND message_id IS NULL")
+            .bind::<Text, _>(&own)
+            .bind::<BigInt, _>(row.id)
+            .execute(&mut conn)?;
+        Ok(own)
+    }
+
+    fn build(&self, row: &OutboxRow, out: &Outgoing, message_id: &str) -> Result<Message> {
+        let to: Mailbox = out.to.parse().context("recipient address")?;
         let mut builder = Message::builder()
             .from(self.from.clone())
             .to(to)
-            .subject(&row.subject)
-            .message_id(Some(format!("<turnpost.{}@{}>", row.id, domain)))
+            .subject(&out.subject)
+            .message_id(Some(message_id.to_string()))
             .header(header::Date::now());
-        if let Some(reply_to) = &row.reply_to {
+        if let Some(reply_to) = &out.reply_to {
             builder = builder.reply_to(reply_to.parse().context("reply-to address")?);
         }
-        if let Some(id) = &row.in_reply_to {
-            let id = format!("<{}>", id.trim_matches(|c| c == '<' || c == '>'));
-            builder = builder.in_reply_to(id.clone()).references(id);
+        // In-Reply-To: the player's reply an answer answers, else the thread's root;
+        // References: the root, then the reply.
+        let root = self.thread_root(row).filter(|r| r != message_id);
+        let answered = out
+            .answers
+            .as_ref()
+            .map(|id| format!("<{}>", id.trim_matches(|c| c == '<' || c == '>')));
+        let references: Vec<&String> = root.iter().chain(answered.iter()).collect();
+        if let Some(parent) = answered.as_ref().or(root.as_ref()) {
+            builder = builder.in_reply_to(parent.clone()).references(
+                references
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
         }
-        // Answers to replies are automatic: a robot on the other side must not answer back.
-        if row.in_reply_to.is_some() {
-            builder = builder.header(AutoSubmitted::auto_replied());
+        // Robots must not answer: answers are auto-replied, everything else auto-generated.
+        builder = builder.header(if out.is_answer {
+            AutoSubmitted::replied()
+        } else {
+            AutoSubmitted::generated()
+        });
+        if let Some(url) = &out.unsubscribe {
+            builder = builder
+                .header(ListUnsubscribe::url(url))
+                .header(ListUnsubscribePost::one_click());
         }
-        builder
-            .multipart(MultiPart::alternative_plain_html(
-                row.body_text.clone(),
-                row.body_html.clone(),
-            ))
-            .context("building the message")
+        let body = match &out.picture {
+            None => MultiPart::alternative_plain_html(out.text.clone(), out.html.clone()),
+            Some(pic) => MultiPart::alternative()
+                .singlepart(SinglePart::plain(out.text.clone()))
+                .multipart(
+                    MultiPart::related()
+                        .singlepart(SinglePart::html(out.html.clone()))
+                        .singlepart(
+                            Attachment::new_inline_with_name(pic.cid.clone(), "board.png".into())
+                                .body(pic.png.clone(), ContentType::parse("image/png")?),
+                        ),
+                ),
+        };
+        builder.multipart(body).context("building the message")
     }
 }

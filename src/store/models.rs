@@ -25,6 +25,9 @@ pub struct Account {
     pub digest_hour: i16,
     pub last_digest_on: Option<chrono::NaiveDate>,
     pub token_generation: i32,
+    pub email_verified_at: Option<DateTime<Utc>>,
+    pub email_bouncing_at: Option<DateTime<Utc>>,
+    pub email_bounce_status: Option<String>,
 }
 
 #[derive(Insertable)]
@@ -126,9 +129,19 @@ pub struct OutboxRow {
     pub last_error: Option<String>,
     pub reply_to: Option<String>,
     pub in_reply_to: Option<String>,
+    pub claimed_until: Option<DateTime<Utc>>,
+    /// `turn`, `reminder`, `nudge`, `over` (events, rendered when sent), `answer`, `digest`,
+    /// `verify` (stored rendered), or NULL (rendered, from before events).
+    pub kind: Option<String>,
+    pub seat: Option<i32>,
+    pub version: Option<i64>,
+    pub detail: Option<Value>,
+    pub message_id: Option<String>,
+    pub dropped_at: Option<DateTime<Utc>>,
+    pub drop_reason: Option<String>,
 }
 
-#[derive(Clone, Debug, Insertable)]
+#[derive(Clone, Debug, Default, Insertable)]
 #[diesel(table_name = outbox)]
 pub struct NewOutbox {
     pub dedupe_key: String,
@@ -142,4 +155,11 @@ pub struct NewOutbox {
     pub reply_to: Option<String>,
     /// In-Reply-To header: the inbound message this email answers.
     pub in_reply_to: Option<String>,
+    /// See [`OutboxRow::kind`].
+    pub kind: Option<String>,
+    pub seat: Option<i32>,
+    pub version: Option<i64>,
+    pub detail: Option<Value>,
+    /// When it is due (`None`: at once). A turn email waits out the grace period.
+    pub next_attempt_at: Option<DateTime<Utc>>,
 }

@@ -18,6 +18,9 @@ diesel::table! {
         digest_hour -> Int2,
         last_digest_on -> Nullable<Date>,
         token_generation -> Int4,
+        email_verified_at -> Nullable<Timestamptz>,
+        email_bouncing_at -> Nullable<Timestamptz>,
+        email_bounce_status -> Nullable<Text>,
     }
 }
 
@@ -73,6 +76,7 @@ diesel::table! {
         clock_ms -> Nullable<Int8>,
         clock_since -> Nullable<Timestamptz>,
         reminders_sent -> Int4,
+        muted -> Bool,
     }
 }
 
@@ -108,6 +112,13 @@ diesel::table! {
         reply_to -> Nullable<Text>,
         in_reply_to -> Nullable<Text>,
         claimed_until -> Nullable<Timestamptz>,
+        kind -> Nullable<Text>,
+        seat -> Nullable<Int4>,
+        version -> Nullable<Int8>,
+        detail -> Nullable<Jsonb>,
+        message_id -> Nullable<Text>,
+        dropped_at -> Nullable<Timestamptz>,
+        drop_reason -> Nullable<Text>,
     }
 }
 

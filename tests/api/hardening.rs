@@ -547,8 +547,9 @@ fn a_crash_between_send_and_mark_sends_nothing_twice_within_the_lease() {
     }
     let dir = app.settings.var_dir.join("crash-mail");
     let worker = |lease: Duration| Worker {
-        pool: turnpost::store::pool(&app.database_url, 2, Duration::from_secs(10)).unwrap(),
-        mailer: Mailer::from_settings(None, dir.clone()).unwrap(),
+        domain: app.domain(),
+        mailer: Mailer::from_settings(None, dir.clone(), 1).unwrap(),
+        senders: 1,
         from: "Turnpost <turnpost@localhost>".parse().unwrap(),
         poll: Duration::from_millis(10),
         max_attempts: 5,

@@ -63,6 +63,11 @@ pub fn spawn_app_on(database_url: String, adjust: impl FnOnce(&mut Settings)) ->
     settings.reply_address = Some("play@turnpost.test".into());
     // Tests drive the clock sweep themselves, with chosen times.
     settings.sweep_interval_secs = 3600;
+    // Turn emails go out at once (a test that measures the grace period sets it), to
+    // addresses nobody confirmed (a test of confirmation turns it on).
+    settings.turn_email_grace_secs = 0;
+    settings.require_email_verification = false;
+    settings.outbox_senders = 2;
     adjust(&mut settings);
     let mail_dir = settings.mail_dir();
     let secret = SecretString::from(JWT_SECRET.repeat(4));

@@ -250,17 +250,15 @@ fn a_full_kasino_game_over_http() {
     ));
     assert_eq!((s, body["code"].as_str()), (409, Some("game_not_active")));
 
-    // One turn email per turn change, and a game-over email to each player.
+    // At most one turn email per turn change (one whose turn passed before it was sent
+    // is dropped: this game is played faster than the outbox polls), and a game-over
+    // email to each player.
     let subject_turn = format!("[Turnpost] Kasino #{id}: your turn");
     let subject_over = format!("[Turnpost] Kasino #{id}: game over");
-    let mails = app.wait_for_mails("turn and game-over emails", |m| {
-        m.iter().filter(|x| x.subject == subject_turn).count() >= turn_changes
-            && m.iter().filter(|x| x.subject == subject_over).count() >= 2
+    let mails = app.wait_for_mails("game-over emails", |m| {
+        m.iter().filter(|x| x.subject == subject_over).count() >= 2
     });
-    assert_eq!(
-        mails.iter().filter(|x| x.subject == subject_turn).count(),
-        turn_changes
-    );
+    assert!(mails.iter().filter(|x| x.subject == subject_turn).count() <= turn_changes);
     let over: Vec<_> = mails.iter().filter(|x| x.subject == subject_over).collect();
     assert_eq!(over.len(), 2);
     assert!(over.iter().any(|m| m.to == ada.email) && over.iter().any(|m| m.to == bo.email));

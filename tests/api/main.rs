@@ -4,6 +4,7 @@ mod accounts;
 mod browser;
 mod clocks;
 mod contract;
+mod email_delivery;
 mod email_play;
 mod events;
 mod fuldrigger;

@@ -13,9 +13,9 @@ use crate::email_play::{choices, reply};
 use crate::helpers::{Mail, spawn_app_with};
 
 /// The aiosmtpd process; killed when dropped.
-struct Sink {
+pub struct Sink {
     child: Child,
-    port: u16,
+    pub port: u16,
     dir: PathBuf,
 }
 
@@ -27,7 +27,7 @@ impl Drop for Sink {
 }
 
 impl Sink {
-    fn start() -> Sink {
+    pub fn start() -> Sink {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -65,22 +65,30 @@ impl Sink {
         sink
     }
 
-    /// Every message the sink received over SMTP.
-    fn mails(&self) -> Vec<Mail> {
+    /// Every message the sink received over SMTP, as received.
+    pub fn raw_mails(&self) -> Vec<Vec<u8>> {
         let new = self.dir.join("new");
         let Ok(rd) = std::fs::read_dir(&new) else {
             return Vec::new();
         };
         rd.filter_map(|e| e.ok())
             .filter_map(|e| std::fs::read(e.path()).ok())
-            .filter_map(|raw| Mail::parse(&raw))
             .collect()
     }
 
-    fn wait_for(&self, what: &str, pred: impl Fn(&Mail) -> bool) -> Mail {
+    pub fn wait_for(&self, what: &str, pred: impl Fn(&Mail) -> bool) -> Mail {
+        self.wait_for_raw(what, |m| pred(m)).0
+    }
+
+    /// The first message for which `pred` holds, parsed and as received.
+    pub fn wait_for_raw(&self, what: &str, pred: impl Fn(&Mail) -> bool) -> (Mail, Vec<u8>) {
         let start = Instant::now();
         loop {
-            if let Some(m) = self.mails().into_iter().find(|m| pred(m)) {
+            let found = self
+                .raw_mails()
+                .into_iter()
+                .find_map(|raw| Mail::parse(&raw).filter(|m| pred(m)).map(|m| (m, raw)));
+            if let Some(m) = found {
                 return m;
             }
             assert!(

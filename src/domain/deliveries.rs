@@ -1,0 +1,262 @@
+//! What a due outbox row becomes: an email to send, or nothing. Game emails (turn,
+//! reminder, nudge, game over) are written here, when they are sent, from the game as it is
+//! then and from the recipient's seat only (text, choices and picture alike); a turn email
+//! whose seat has acted, or whose turn has passed, is dropped. Mail stored rendered
+//! (answers, digests, confirmation links) is sent as stored. Nothing goes to an address
+//! that bounces, except a confirmation link, which is how it comes back.
+
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Integer};
+
+use super::games::seat_infos;
+use super::mail_events::{NUDGE, OVER, REMINDER, TURN};
+use super::{Domain, DomainError, DomainResult};
+use crate::engine::Outcome;
+use crate::notify::compose::{GameMail, TurnWhy};
+use crate::notify::letter::Picture;
+use crate::notify::picture;
+use crate::notify::reply::ReplyToken;
+use crate::store::models::{Account, GameRow, OutboxRow};
+use crate::store::schema::{accounts, games};
+
+/// A due row's fate.
+pub enum Delivery {
+    Send(Box<Outgoing>),
+    /// Nothing to send after all, and why (stored with the row).
+    Drop(&'static str),
+}
+
+/// An email ready for the transport.
+#[derive(Clone, Debug)]
+pub struct Outgoing {
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+    pub picture: Option<Picture>,
+    pub reply_to: Option<String>,
+    /// The inbound message this email answers (without angle brackets).
+    pub answers: Option<String>,
+    /// An answer to a player's reply (`Auto-Submitted: auto-replied`), rather than mail the
+    /// server sends by itself (`auto-generated`).
+    pub is_answer: bool,
+    /// The one-click unsubscribe URL (List-Unsubscribe).
+    pub unsubscribe: Option<String>,
+    /// The game version the email shows (turn emails).
+    pub shown_version: Option<i64>,
+}
+
+#[derive(QueryableByName)]
+struct Flag {
+    #[diesel(sql_type = Bool)]
+    flag: bool,
+}
+
+impl Domain {
+    /// What `row` becomes now that it is due.
+    pub fn render_outbox(&self, row: &OutboxRow) -> DomainResult<Delivery> {
+        let mut conn = self.conn()?;
+        let account: Option<Account> = match row.account_id {
+            Some(id) => accounts::table
+                .find(id)
+                .select(Account::as_select())
+                .first(&mut conn)
+                .optional()?,
+            None => accounts::table
+                .filter(accounts::email_lower.eq(row.to_address.trim().to_lowercase()))
+                .select(Account::as_select())
+                .first(&mut conn)
+                .optional()?,
+        };
+        let kind = row.kind.as_deref().unwrap_or("");
+        if kind != "verify"
+            && account
+                .as_ref()
+                .is_some_and(|a| a.email_bouncing_at.is_some())
+        {
+            return Ok(Delivery::Drop("address_bouncing"));
+        }
+        let unsubscribe = account
+            .as_ref()
+            .filter(|_| kind != "verify")
+            .map(|a| self.links.unsubscribe_url(a.id));
+        match kind {
+            TURN | REMINDER | NUDGE | OVER => {
+                self.render_game_mail(&mut conn, row, kind, unsubscribe)
+            }
+            _ => Ok(Delivery::Send(Box::new(Outgoing {
+                to: row.to_address.clone(),
+                subject: row.subject.clone(),
+                text: row.body_text.clone(),
+                html: row.body_html.clone(),
+                picture: None,
+                reply_to: row.reply_to.clone(),
+                answers: row.in_reply_to.clone(),
+                is_answer: row.in_reply_to.is_some(),
+                unsubscribe,
+                shown_version: None,
+            }))),
+        }
+    }
+
+    fn render_game_mail(
+        &self,
+        conn: &mut PgConnection,
+        row: &OutboxRow,
+        kind: &str,
+        unsubscribe: Option<String>,
+    ) -> DomainResult<Delivery> {
+        let (Some(game_id), Some(seat)) = (row.game_id, row.seat) else {
+            return Ok(Delivery::Drop("malformed_event"));
+        };
+        let Some(game) = games::table
+            .find(game_id)
+            .select(GameRow::as_select())
+            .first(conn)
+            .optional()?
+        else {
+            return Ok(Delivery::Drop("game_gone"));
+        };
+        let seats = seat_infos(conn, game_id)?;
+        let Some(player) = seats.iter().find(|s| s.seat == seat) else {
+            return Ok(Delivery::Drop("seat_gone"));
+        };
+        if let Some(why) = player.why_no_game_mail(self.require_email_verification) {
+            return Ok(Delivery::Drop(why));
+        }
+        let Some(state) = self.load(&game)? else {
+            return Ok(Delivery::Drop("game_not_started"));
+        };
+        let engine = self.engine_for(&game)?;
+        let info = engine.info();
+        let mail = GameMail {
+            domain: self,
+            row: &game,
+            info: &info,
+            state: state.as_ref(),
+            player,
+            seats: &seats,
+        };
+        let (letter, svg) = if kind == OVER {
+            if game.status != "finished" {
+                return Ok(Delivery::Drop("game_not_over"));
+            }
+            let outcome: Outcome = game
+                .result
+                .clone()
+                .and_then(|r| serde_json::from_value(r).ok())
+                .ok_or_else(|| {
+                    DomainError::Internal(anyhow::anyhow!("finished game {game_id} has no result"))
+                })?;
+            mail.game_over(&outcome)
+        } else {
+            if game.status != "active" {
+                return Ok(Delivery::Drop("game_over"));
+            }
+            if !game.to_act.contains(&seat) || game.forfeited.contains(&seat) {
+                return Ok(Delivery::Drop("turn_passed"));
+            }
+            let why = match kind {
+                TURN => {
+                    if player.daily_digest {
+                        return Ok(Delivery::Drop("daily_digest"));
+                    }
+                    if let Some(reason) = self.turn_already_handled(conn, row, &game, seat)? {
+                        return Ok(Delivery::Drop(reason));
+                    }
+                    TurnWhy::Turn
+                }
+                REMINDER => TurnWhy::Reminder {
+                    stage: detail_i64(row, "stage").unwrap_or(1) as i32,
+                    left_ms: detail_i64(row, "left_ms").unwrap_or(0),
+                },
+                _ => TurnWhy::Nudge {
+                    from: row
+                        .detail
+                        .as_ref()
+                        .and_then(|d| d["from"].as_str())
+                        .unwrap_or("Another player")
+                        .to_string(),
+                },
+            };
+            mail.turn(&why)
+        };
+        let mut letter = letter;
+        letter.picture = match self.email_pictures.then(|| picture::png(&svg)) {
+            None => None,
+            Some(Ok(png)) => Some(Picture {
+                png,
+                cid: format!("board.{game_id}.{seat}.{}@turnpost", game.version),
+                alt: format!(
+                    "The board of {} #{} as {} sees it, at move {}",
+                    info.name,
+                    game_id,
+                    state.seat_name(seat as usize),
+                    game.version + 1
+                ),
+            }),
+            Some(Err(e)) => {
+                // The text part is complete without it.
+                tracing::warn!(game = game_id, error = %e, "board picture not drawn");
+                None
+            }
+        };
+        Ok(Delivery::Send(Box::new(Outgoing {
+            to: player.email.clone(),
+            subject: letter.subject.clone(),
+            text: letter.text(),
+            html: letter.html(),
+            picture: letter.picture.clone(),
+            reply_to: Some(self.reply.address(ReplyToken {
+                game_id,
+                seat,
+                version: game.version,
+            })),
+            answers: None,
+            is_answer: false,
+            unsubscribe,
+            shown_version: Some(game.version),
+        })))
+    }
+
+    /// Why a turn email needs no sending although its seat is to act: the seat acted since
+    /// the turn began (this turn is a later one, with an email of its own), or an email
+    /// already showed this position.
+    fn turn_already_handled(
+        &self,
+        conn: &mut PgConnection,
+        row: &OutboxRow,
+        game: &GameRow,
+        seat: i32,
+    ) -> DomainResult<Option<&'static str>> {
+        let since = row.version.unwrap_or(game.version);
+        let acted = diesel::sql_query(
+            "SELECT EXISTS (SELECT 1 FROM game_actions \
+                 WHERE game_id = $1 AND seq > $2 AND seat = $3) AS flag",
+        )
+        .bind::<BigInt, _>(game.id)
+        .bind::<BigInt, _>(since)
+        .bind::<Integer, _>(seat)
+        .get_result::<Flag>(conn)?
+        .flag;
+        if acted {
+            return Ok(Some("seat_acted"));
+        }
+        let shown = diesel::sql_query(
+            "SELECT EXISTS (SELECT 1 FROM outbox \
+                 WHERE kind = 'turn' AND game_id = $1 AND seat = $2 AND id <> $3 \
+                   AND sent_at IS NOT NULL AND version >= $4) AS flag",
+        )
+        .bind::<BigInt, _>(game.id)
+        .bind::<Integer, _>(seat)
+        .bind::<BigInt, _>(row.id)
+        .bind::<BigInt, _>(game.version)
+        .get_result::<Flag>(conn)?
+        .flag;
+        Ok(shown.then_some("already_sent"))
+    }
+}
+
+fn detail_i64(row: &OutboxRow, key: &str) -> Option<i64> {
+    row.detail.as_ref().and_then(|d| d[key].as_i64())
+}

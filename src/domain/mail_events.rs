@@ -1,0 +1,228 @@
+//! What email a change of a game owes, stored as events in the outbox (game, seat, kind,
+//! version) in the change's own transaction. Nothing is rendered here: the outbox worker
+//! writes each email when it is due (see `deliveries`), from the game as it is then.
+//!
+//! A turn email waits out the grace period (`turn_email_grace`), and a newer turn of the
+//! same seat in the same game replaces a pending one (one row, its due time pushed back),
+//! so players who move quickly get no email at all, and a burst of moves gives one email.
+//! Turn events are written under the game row lock, so two of them for one seat never race.
+
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Double, Integer, Text};
+use serde_json::json;
+
+use super::games::SeatInfo;
+use super::{Domain, DomainResult};
+use crate::engine::{Seat, Status};
+use crate::store::models::{GameRow, NewOutbox};
+use crate::store::schema::outbox;
+
+/// The kinds of event rendered when sent.
+pub const TURN: &str = "turn";
+pub const REMINDER: &str = "reminder";
+pub const NUDGE: &str = "nudge";
+pub const OVER: &str = "over";
+
+impl SeatInfo {
+    /// Whether email about this game may go to the player now: notifications on, the game
+    /// not muted, the address not bouncing, and confirmed where that is required.
+    pub fn gets_game_mail(&self, require_verified: bool) -> bool {
+        self.why_no_game_mail(require_verified).is_none()
+    }
+
+    /// Why no email about this game goes to the player, if none does.
+    pub fn why_no_game_mail(&self, require_verified: bool) -> Option<&'static str> {
+        if !self.email_notifications {
+            Some("notifications_off")
+        } else if self.email_bouncing {
+            Some("address_bouncing")
+        } else if require_verified && !self.email_verified {
+            Some("address_unconfirmed")
+        } else if self.muted {
+            Some("game_muted")
+        } else {
+            None
+        }
+    }
+}
+
+impl Domain {
+    /// The events owed after a game reached `version` with status `after`
+    /// (`before_actors`/`after_actors`: the seats with something to decide before and
+    /// after, see [`crate::engine::LoadedGame::actors`]; empty at the start). Call in the
+    /// transaction that changed the game, under its row lock.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn owe_for_transition(
+        &self,
+        conn: &mut PgConnection,
+        row: &GameRow,
+        version: i64,
+        (before_actors, after_actors): (&[Seat], &[Seat]),
+        after: &Status,
+        seats: &[SeatInfo],
+        forfeited: &[i32],
+    ) -> DomainResult<()> {
+        match after {
+            // Everyone who now has something to decide and had not before: the seats to
+            // act, and others with legal actions (an offer made to them, a simultaneous step).
+            Status::Active { .. } => {
+                for &s in after_actors.iter().filter(|s| !before_actors.contains(s)) {
+                    let Some(p) = seats.iter().find(|i| i.seat as usize == s) else {
+                        continue;
+                    };
+                    if forfeited.contains(&p.seat)
+                        || p.daily_digest
+                        || !p.gets_game_mail(self.require_email_verification)
+                    {
+                        continue;
+                    }
+                    self.owe_turn(conn, row.id, p, version)?;
+                }
+            }
+            Status::Finished(_) => {
+                let events: Vec<NewOutbox> = seats
+                    .iter()
+                    .filter(|p| p.gets_game_mail(self.require_email_verification))
+                    .map(|p| NewOutbox {
+                        dedupe_key: format!("over:{}:{}", row.id, p.account_id),
+                        ..event(row.id, p, OVER, version)
+                    })
+                    .collect();
+                enqueue(conn, events)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A turn email for `player`, due after the grace period; replaces a pending one of the
+    /// same game and seat (which is then due later, showing the newer turn).
+    pub(crate) fn owe_turn(
+        &self,
+        conn: &mut PgConnection,
+        game: i64,
+        player: &SeatInfo,
+        version: i64,
+    ) -> DomainResult<()> {
+        let key = format!("turn:{game}:{version}:{}", player.seat);
+        let exists: bool = diesel::select(diesel::dsl::exists(
+            outbox::table.filter(outbox::dedupe_key.eq(&key)),
+        ))
+        .get_result(conn)?;
+        if exists {
+            return Ok(());
+        }
+        let grace = self.turn_email_grace.as_secs_f64();
+        // A claimed row is being sent right now: it is left alone (the worker drops it if
+        // the seat has acted since) and the new turn gets a row of its own.
+        let coalesced = diesel::sql_query(
+            "UPDATE outbox SET version = $1, dedupe_key = $2, \
+                 next_attempt_at = now() + make_interval(secs => $3) \
+             WHERE kind = 'turn' AND game_id = $4 AND seat = $5 \
+               AND sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL \
+               AND (claimed_until IS NULL OR claimed_until <= now())",
+        )
+        .bind::<BigInt, _>(version)
+        .bind::<Text, _>(&key)
+        .bind::<Double, _>(grace)
+        .bind::<BigInt, _>(game)
+        .bind::<Integer, _>(player.seat)
+        .execute(conn)?;
+        if coalesced == 0 {
+            diesel::sql_query(
+                "INSERT INTO outbox (dedupe_key, account_id, game_id, to_address, kind, seat, version, \
+                     next_attempt_at) \
+                 VALUES ($1, $2, $3, $4, 'turn', $5, $6, now() + make_interval(secs => $7)) \
+                 ON CONFLICT (dedupe_key) DO NOTHING",
+            )
+            .bind::<Text, _>(&key)
+            .bind::<BigInt, _>(player.account_id)
+            .bind::<BigInt, _>(game)
+            .bind::<Text, _>(&player.email)
+            .bind::<Integer, _>(player.seat)
+            .bind::<BigInt, _>(version)
+            .bind::<Double, _>(grace)
+            .execute(conn)?;
+        }
+        Ok(())
+    }
+
+    /// A reminder at 50 % (`stage` 1) or 90 % (`stage` 2) of the seat's time.
+    pub(crate) fn owe_reminder(
+        &self,
+        conn: &mut PgConnection,
+        row: &GameRow,
+        player: &SeatInfo,
+        left_ms: i64,
+        stage: i32,
+    ) -> DomainResult<()> {
+        if !player.gets_game_mail(self.require_email_verification) {
+            return Ok(());
+        }
+        enqueue(
+            conn,
+            vec![NewOutbox {
+                dedupe_key: format!(
+                    "remind:{}:{}:{}:{}",
+                    row.id, row.version, player.seat, stage
+                ),
+                detail: Some(json!({ "stage": stage, "left_ms": left_ms })),
+                ..event(row.id, player, REMINDER, row.version)
+            }],
+        )?;
+        Ok(())
+    }
+
+    /// A nudge from `from` to each of `waiting`.
+    pub(crate) fn owe_nudges(
+        &self,
+        conn: &mut PgConnection,
+        row: &GameRow,
+        waiting: &[&SeatInfo],
+        from: &str,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> DomainResult<()> {
+        let events = waiting
+            .iter()
+            .filter(|p| p.gets_game_mail(self.require_email_verification))
+            .map(|p| NewOutbox {
+                dedupe_key: format!(
+                    "nudge:{}:{}:{}:{}",
+                    row.id,
+                    row.version,
+                    p.seat,
+                    at.timestamp()
+                ),
+                detail: Some(json!({ "from": from })),
+                ..event(row.id, p, NUDGE, row.version)
+            })
+            .collect();
+        enqueue(conn, events)?;
+        Ok(())
+    }
+}
+
+/// An event row for `player`'s seat (its dedupe key still to be set).
+fn event(game: i64, player: &SeatInfo, kind: &str, version: i64) -> NewOutbox {
+    NewOutbox {
+        account_id: Some(player.account_id),
+        game_id: Some(game),
+        to_address: player.email.clone(),
+        kind: Some(kind.to_string()),
+        seat: Some(player.seat),
+        version: Some(version),
+        ..NewOutbox::default()
+    }
+}
+
+/// Inserts mail; a dedupe key already present is skipped (idempotent).
+pub fn enqueue(conn: &mut PgConnection, mails: Vec<NewOutbox>) -> QueryResult<()> {
+    if mails.is_empty() {
+        return Ok(());
+    }
+    diesel::insert_into(outbox::table)
+        .values(&mails)
+        .on_conflict(outbox::dedupe_key)
+        .do_nothing()
+        .execute(conn)?;
+    Ok(())
+}

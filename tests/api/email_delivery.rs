@@ -1,0 +1,556 @@
+//! Email as players receive it: HTML with the seat's board picture inline, one thread per
+//! game and seat, one-click unsubscribe, a grace period that keeps fast play quiet,
+//! bounces, address confirmation, and `stop`/`mute` replies.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use chrono::Utc;
+use diesel::prelude::*;
+use mail_parser::{MessageParser, MimeHeaders};
+use secrecy::SecretString;
+use serde_json::{Value, json};
+use turnpost::notify::worker::{Mailer, Worker};
+
+use crate::email_play::{answer_to, deliver, reply, turn_mail};
+use crate::helpers::{Player, TestApp, assert_problem, spawn_app, spawn_app_with};
+use crate::smtp_sink::Sink;
+
+fn db(app: &TestApp) -> PgConnection {
+    PgConnection::establish(&app.database_url).expect("connect")
+}
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
+fn count(app: &TestApp, sql: &str) -> i64 {
+    diesel::sql_query(sql)
+        .get_result::<Count>(&mut db(app))
+        .expect("count")
+        .n
+}
+
+/// Turn email rows queued for `p` so far (sent, pending or dropped).
+fn turn_rows(app: &TestApp, p: &Player) -> i64 {
+    count(
+        app,
+        &format!(
+            "SELECT count(*) AS n FROM outbox WHERE kind = 'turn' AND account_id = {}",
+            p.id
+        ),
+    )
+}
+
+fn header(raw: &[u8], name: &str) -> String {
+    let m = MessageParser::default().parse(raw).expect("a message");
+    m.header_raw(name).unwrap_or_default().trim().to_string()
+}
+
+/// The inline PNG of a message: (Content-ID, bytes).
+fn inline_png(raw: &[u8]) -> Option<(String, Vec<u8>)> {
+    let m = MessageParser::default().parse(raw)?;
+    m.parts.iter().find_map(|p| {
+        let ct = p.content_type()?;
+        (ct.ctype() == "image" && ct.subtype() == Some("png")).then(|| {
+            (
+                p.content_id().unwrap_or_default().to_string(),
+                p.contents().to_vec(),
+            )
+        })
+    })
+}
+
+/// A PNG's width and height, from its IHDR chunk; checks the signature.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
+    assert_eq!(&png[12..16], b"IHDR");
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    (be(&png[16..20]), be(&png[20..24]))
+}
+
+/// A link from an email, made to point at the test server.
+fn local(app: &TestApp, url: &str) -> String {
+    url.replacen("http://turnpost.test", &app.address, 1)
+}
+
+fn seat_player<'a>(g: &Value, players: &[&'a Player]) -> (i64, &'a Player) {
+    let seat = g["to_act"][0].as_i64().unwrap();
+    let account = g["seats"][seat as usize]["account_id"].as_i64().unwrap();
+    (
+        seat,
+        players.iter().find(|p| p.id == account).copied().unwrap(),
+    )
+}
+
+fn play_first(app: &TestApp, id: i64, p: &Player) {
+    let mine = app.game(id, p);
+    let r = app.post(
+        &format!("/api/v1/games/{id}/actions"),
+        Some(&p.token),
+        &json!({"expected_version": mine["version"], "action": mine["legal_actions"][0]}),
+    );
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+}
+
+fn me(app: &TestApp, p: &Player) -> Value {
+    app.get("/api/v1/me", Some(&p.token)).json().unwrap()
+}
+
+#[test]
+fn a_turn_email_over_smtp_has_the_seats_picture_its_thread_and_one_click_unsubscribe() {
+    let sink = Sink::start();
+    let url = format!("smtp://127.0.0.1:{}", sink.port);
+    let app = spawn_app_with(|s| s.smtp_url = Some(SecretString::from(url)));
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let players = [&ada, &bo];
+    let id = app.start_game("kasino", json!({}), &players);
+    let g = app.game(id, &ada);
+    let (seat, p) = seat_player(&g, &players);
+    let other = if p.id == ada.id { &bo } else { &ada };
+
+    // The first email of the game to the seat is its thread's root: derived from the game
+    // and seat, with a tag that keeps it from being guessed.
+    let (_, first) = sink.wait_for_raw("the first turn email", |m| m.to == p.email);
+    let root = header(&first, "Message-ID");
+    assert!(
+        root.starts_with(&format!("<game-{id}.seat-{seat}.")) && root.ends_with("@localhost>"),
+        "{root}"
+    );
+    assert_eq!(header(&first, "References"), "");
+
+    // The seat moves, the other seat moves, and the seat's next turn email joins the thread.
+    play_first(&app, id, p);
+    let (other_seat, _) = seat_player(&app.game(id, p), &players);
+    assert_ne!(other_seat, seat, "the turn passed");
+    sink.wait_for("the other seat's turn email", |m| m.to == other.email);
+    play_first(&app, id, other);
+    let g = app.game(id, p);
+    assert_eq!(g["to_act"][0], seat, "Kasino alternates");
+    let version = g["version"].as_i64().unwrap();
+    let marker = format!("play+{id}-{seat}-{version}-");
+    let (mail, raw) = sink.wait_for_raw("the second turn email", |m| {
+        m.to == p.email && m.reply_to.starts_with(&marker)
+    });
+    assert_eq!(mail.subject, format!("[Turnpost] Kasino #{id}: your turn"));
+    assert_ne!(header(&raw, "Message-ID"), root);
+    assert_eq!(header(&raw, "In-Reply-To"), root);
+    assert_eq!(header(&raw, "References"), root);
+    assert_eq!(header(&raw, "Auto-Submitted"), "auto-generated");
+    assert_eq!(
+        header(&raw, "List-Unsubscribe-Post"),
+        "List-Unsubscribe=One-Click"
+    );
+    let unsubscribe = header(&raw, "List-Unsubscribe");
+    assert!(
+        unsubscribe.starts_with("<http://turnpost.test/api/v1/unsubscribe/")
+            && unsubscribe.ends_with('>'),
+        "{unsubscribe}"
+    );
+
+    // The picture: an inline PNG the HTML refers to, drawn from this seat's view (the
+    // same pixels as its own board.svg) and not from the other seat's.
+    let (cid, png) = inline_png(&raw).expect("an inline PNG");
+    assert!(
+        mail.html.contains(&format!("src=\"cid:{cid}\"")),
+        "{}",
+        mail.html
+    );
+    let (w, h) = png_size(&png);
+    assert_eq!(w, 600, "the picture's own width");
+    assert!(h > 100, "{h}");
+    let svg = |who: &Player| {
+        app.get(&format!("/api/v1/games/{id}/board.svg"), Some(&who.token))
+            .text()
+            .unwrap()
+    };
+    let mine = turnpost::notify::picture::png(&svg(p)).unwrap();
+    assert!(png == mine, "the picture is the recipient's own view");
+    let theirs = turnpost::notify::picture::png(&svg(other)).unwrap();
+    assert!(png != theirs, "not the other seat's view");
+    assert!(mail.text.contains("Your choices:") && mail.text.contains("    1. "));
+    assert!(mail.html.contains("<ol") && mail.html.contains("max-width:600px"));
+    // Read as a person would: kept for a look.
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("email-sample");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("turn.eml"), &raw).unwrap();
+    std::fs::write(out.join("turn.png"), &png).unwrap();
+    std::fs::write(out.join("turn.html"), &mail.html).unwrap();
+
+    // One-click unsubscribe: the page shows a button; a forged link is refused; the POST
+    // works without a login and turns the account's game emails off.
+    let link = local(&app, unsubscribe.trim_matches(|c| c == '<' || c == '>'));
+    let page = app.client.get(&link).send().unwrap();
+    assert_eq!(page.status(), 200);
+    let text = page.text().unwrap();
+    assert!(text.contains("<form method=\"post\"") && text.contains("Stop game emails"));
+    let mut forged = link.clone();
+    let last = forged.pop().unwrap();
+    forged.push(if last == '0' { '1' } else { '0' });
+    let post = |url: &str| {
+        app.client
+            .post(url)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body("List-Unsubscribe=One-Click")
+            .send()
+            .unwrap()
+    };
+    let (s, v) = assert_problem(post(&forged), "a forged unsubscribe");
+    assert_eq!((s, v["code"].as_str()), (403, Some("invalid_link")));
+    let (s, _) = assert_problem(app.client.get(&forged).send().unwrap(), "a forged page");
+    assert_eq!(s, 403);
+    let other_account = link.replacen(
+        &format!("/unsubscribe/{}-", p.id),
+        &format!("/unsubscribe/{}-", other.id),
+        1,
+    );
+    assert_eq!(
+        post(&other_account).status(),
+        403,
+        "a link names one account"
+    );
+    assert_eq!(me(&app, other)["email_mode"], "each_turn");
+    assert_eq!(me(&app, p)["email_mode"], "each_turn");
+    let r = post(&link);
+    assert_eq!(r.status(), 200);
+    assert_eq!(me(&app, p)["email_mode"], "off");
+    assert_eq!(post(&link).status(), 200, "idempotent");
+    // No turn email is queued for the seat any more; the other player still gets theirs.
+    let before = turn_rows(&app, p);
+    play_first(&app, id, p);
+    play_first(&app, id, other);
+    assert_eq!(turn_rows(&app, p), before);
+    assert!(turn_rows(&app, other) >= 2);
+}
+
+/// Plays `moves` quick moves of two-player Kasino (new games as they end), with a worker
+/// pass after each move as a busy outbox would make, and one more once `grace_secs` have
+/// passed.
+fn fast_play(grace_secs: u64, moves: usize) -> FastPlay {
+    // The app's own worker sleeps; the test's worker sends, at the times it chooses.
+    let app = spawn_app_with(|s| {
+        s.turn_email_grace_secs = grace_secs;
+        s.outbox_poll_ms = 3_600_000;
+    });
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let players = [&ada, &bo];
+    let worker = Worker {
+        domain: app.domain(),
+        mailer: Mailer::from_settings(None, app.settings.var_dir.join("fast-mail"), 1).unwrap(),
+        from: "Turnpost <turnpost@localhost>".parse().unwrap(),
+        poll: Duration::from_millis(10),
+        max_attempts: 5,
+        lease: Duration::from_secs(600),
+        senders: 1,
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    let mut rng = turnpost::engine::GameRng::seed_from_u64(7);
+    let (mut turn_changes, mut made, mut games) = (0, 0, 0);
+    let mut id = None;
+    while made < moves {
+        let game = match id {
+            Some(id) if app.game(id, &ada)["status"] == "active" => id,
+            _ => {
+                let new = app.start_game("kasino", json!({}), &players);
+                turn_changes += 1;
+                games += 1;
+                worker.send_due().unwrap();
+                id = Some(new);
+                new
+            }
+        };
+        let g = app.game(game, &ada);
+        let (_, p) = seat_player(&g, &players);
+        let mine = app.game(game, p);
+        let legal = mine["legal_actions"].as_array().unwrap();
+        let action = legal[rng.below(legal.len())].clone();
+        let r = app.post(
+            &format!("/api/v1/games/{game}/actions"),
+            Some(&p.token),
+            &json!({"expected_version": mine["version"], "action": action}),
+        );
+        assert_eq!(r.status(), 200);
+        made += 1;
+        let after: Value = r.json().unwrap();
+        if after["status"] == "active" && after["to_act"] != g["to_act"] {
+            turn_changes += 1;
+        }
+        worker.send_due().unwrap();
+    }
+    let waiting = id.is_some_and(|id| app.game(id, &ada)["status"] == "active");
+    // Everyone stops; the grace period runs out.
+    worker
+        .send_due_at(Utc::now() + chrono::Duration::seconds(grace_secs as i64 + 60))
+        .unwrap();
+    let sent = count(
+        &app,
+        "SELECT count(*) AS n FROM outbox WHERE kind = 'turn' AND sent_at IS NOT NULL",
+    );
+    let pending = count(
+        &app,
+        "SELECT count(*) AS n FROM outbox WHERE kind = 'turn' AND sent_at IS NULL AND dropped_at IS NULL",
+    );
+    assert_eq!(pending, 0, "every turn email was sent or dropped");
+    FastPlay {
+        turn_changes,
+        sent,
+        rows: count(&app, "SELECT count(*) AS n FROM outbox WHERE kind = 'turn'"),
+        games,
+        waiting,
+    }
+}
+
+struct FastPlay {
+    turn_changes: usize,
+    /// Turn emails sent.
+    sent: i64,
+    /// Turn email rows queued (pending ones for a seat are coalesced into one).
+    rows: i64,
+    games: i64,
+    /// A game still waited for someone at the end.
+    waiting: bool,
+}
+
+#[test]
+fn a_hundred_fast_moves_send_a_handful_of_turn_emails() {
+    let before = fast_play(0, 100);
+    let after = fast_play(120, 100);
+    eprintln!(
+        "turn emails per 100 fast moves: {} without a grace period (one per turn change: {}), \
+         {} with the default 2-minute grace ({} turn rows queued for {} games)",
+        before.sent, before.turn_changes, after.sent, after.rows, after.games
+    );
+    assert_eq!(
+        before.sent as usize, before.turn_changes,
+        "without grace every turn is mailed"
+    );
+    assert!(before.turn_changes >= 50, "the seats alternate");
+    assert!(after.sent <= 3, "{} turn emails", after.sent);
+    assert_eq!(
+        after.sent >= 1,
+        after.waiting,
+        "the seat left to move is mailed once play stops"
+    );
+    assert!(
+        after.rows <= 2 * after.games,
+        "pending turn emails of a seat are coalesced: {} rows",
+        after.rows
+    );
+}
+
+/// A bounce as Postfix writes it, about the message `message_id` to `to`.
+fn dsn(to: &str, message_id: &str, own_id: &str) -> Vec<u8> {
+    format!(
+        "From: MAILER-DAEMON@mx.example.net (Mail Delivery System)\r\n\
+To: turnpost@localhost\r\n\
+Subject: Undelivered Mail Returned to Sender\r\n\
+Message-ID: <{own_id}>\r\n\
+Auto-Submitted: auto-replied\r\n\
+MIME-Version: 1.0\r\n\
+Content-Type: multipart/report; report-type=delivery-status;\r\n\
+\tboundary=\"XyZ\"\r\n\
+\r\n\
+--XyZ\r\n\
+Content-Type: text/plain; charset=us-ascii\r\n\
+\r\n\
+This is the mail system at host mx.example.net. Your message could not be delivered.\r\n\
+\r\n\
+--XyZ\r\n\
+Content-Type: message/delivery-status\r\n\
+\r\n\
+Reporting-MTA: dns; mx.example.net\r\n\
+Arrival-Date: Mon, 23 Nov 2026 10:00:00 +0000\r\n\
+\r\n\
+Final-Recipient: rfc822; {to}\r\n\
+Original-Recipient: rfc822;{to}\r\n\
+Action: failed\r\n\
+Status: 5.1.1\r\n\
+Diagnostic-Code: smtp; 550 5.1.1 <{to}>: Recipient address rejected: User unknown\r\n\
+\r\n\
+--XyZ\r\n\
+Content-Type: text/rfc822-headers\r\n\
+\r\n\
+From: Turnpost <turnpost@localhost>\r\n\
+To: {to}\r\n\
+Subject: [Turnpost] Kasino: your turn\r\n\
+Message-ID: {message_id}\r\n\
+\r\n\
+--XyZ--\r\n"
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_delivery_status_notification_marks_the_address_bouncing_and_stops_its_mail() {
+    let app = spawn_app();
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let players = [&ada, &bo];
+    let id = app.start_game("kasino", json!({}), &players);
+    let (seat, p) = seat_player(&app.game(id, &ada), &players);
+    let other = if p.id == ada.id { &bo } else { &ada };
+    let mail = turn_mail(&app, p, id, seat, 0);
+
+    // A report about mail we never sent (a made-up Message-ID) changes nothing.
+    let r = deliver(
+        &app,
+        &dsn(&other.email, "<made-up@localhost>", "bounce-0@mx"),
+    );
+    assert_eq!(
+        (r["outcome"].as_str(), r["code"].as_str()),
+        (Some("ignored"), Some("unknown_bounce")),
+        "{r}"
+    );
+    assert_ne!(me(&app, other)["email_status"], "bouncing");
+
+    // The real report: the address bounces, once.
+    let r = deliver(
+        &app,
+        &dsn(&p.email, &format!("<{}>", mail.message_id), "bounce-1@mx"),
+    );
+    assert_eq!(r["outcome"], "bounce", "{r}");
+    assert_eq!(me(&app, p)["email_status"], "bouncing");
+    assert_eq!(
+        deliver(
+            &app,
+            &dsn(&p.email, &format!("<{}>", mail.message_id), "bounce-1@mx")
+        )["outcome"],
+        "duplicate"
+    );
+    // Mail to it stops: the seat's next turn queues nothing.
+    let before = turn_rows(&app, p);
+    play_first(&app, id, p);
+    turn_mail(&app, other, id, 1 - seat, 1);
+    play_first(&app, id, other);
+    assert_eq!(turn_rows(&app, p), before);
+
+    // Confirming the address again (the link goes out even to a bouncing address) ends
+    // the bounce and brings the turn email that was held back.
+    let r = app.post("/api/v1/me/verify-email", Some(&p.token), &json!({}));
+    assert_eq!(r.status(), 202);
+    let link = confirmation_link(&app, p);
+    assert_eq!(
+        app.client.get(local(&app, &link)).send().unwrap().status(),
+        200
+    );
+    assert_eq!(me(&app, p)["email_status"], "verified");
+    let version = app.game(id, p)["version"].as_i64().unwrap();
+    turn_mail(&app, p, id, seat, version);
+    let r = app.post("/api/v1/me/verify-email", Some(&p.token), &json!({}));
+    let (s, v) = assert_problem(r, "confirming a confirmed address");
+    assert_eq!((s, v["code"].as_str()), (409, Some("already_verified")));
+}
+
+/// The confirmation link in the latest confirmation email to `p`.
+fn confirmation_link(app: &TestApp, p: &Player) -> String {
+    let subject = "[Turnpost] Confirm your email address";
+    let mails = app.wait_for_mails("a confirmation email", |m| {
+        m.iter().any(|x| x.to == p.email && x.subject == subject)
+    });
+    mails
+        .iter()
+        .filter(|x| x.to == p.email && x.subject == subject)
+        .find_map(|m| {
+            m.text
+                .lines()
+                .find(|l| l.contains("/api/v1/verify-email/"))
+                .map(|l| l.trim().to_string())
+        })
+        .expect("a link in the confirmation email")
+}
+
+#[test]
+fn an_unconfirmed_account_gets_no_game_email_until_it_follows_the_link() {
+    let app = spawn_app_with(|s| s.require_email_verification = true);
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let players = [&ada, &bo];
+    assert_eq!(me(&app, &ada)["email_status"], "unverified");
+    let link = confirmation_link(&app, &ada);
+    confirmation_link(&app, &bo);
+    let id = app.start_game("kasino", json!({}), &players);
+    let g = app.game(id, &ada);
+    let (seat, p) = seat_player(&g, &players);
+    // Nothing is queued for either player, let alone sent.
+    assert_eq!(turn_rows(&app, &ada) + turn_rows(&app, &bo), 0);
+    assert!(
+        app.mails()
+            .iter()
+            .all(|m| m.subject.starts_with("[Turnpost] Confirm")),
+        "only confirmation emails went out"
+    );
+    // A link altered to name another account, or garbled, confirms nothing.
+    let forged = link.replacen(
+        &format!("/verify-email/{}-", ada.id),
+        &format!("/verify-email/{}-", bo.id),
+        1,
+    );
+    let (s, v) = assert_problem(
+        app.client.get(local(&app, &forged)).send().unwrap(),
+        "a forged confirmation",
+    );
+    assert_eq!((s, v["code"].as_str()), (403, Some("invalid_link")));
+    assert_eq!(me(&app, &bo)["email_status"], "unverified");
+    // Each player follows their own link: the one to move then gets the turn email.
+    let bo_link = confirmation_link(&app, &bo);
+    for l in [&link, &bo_link] {
+        let r = app.client.get(local(&app, l)).send().unwrap();
+        assert_eq!(r.status(), 200);
+        assert!(r.text().unwrap().contains("confirmed"));
+    }
+    assert_eq!(me(&app, &ada)["email_status"], "verified");
+    assert_eq!(me(&app, &bo)["email_status"], "verified");
+    turn_mail(&app, p, id, seat, 0);
+}
+
+#[test]
+fn mute_and_stop_replies_turn_game_emails_off() {
+    let app = spawn_app();
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let players = [&ada, &bo];
+    let id = app.start_game("kasino", json!({}), &players);
+    let (seat, p) = seat_player(&app.game(id, &ada), &players);
+    let other = if p.id == ada.id { &bo } else { &ada };
+    let mail = turn_mail(&app, p, id, seat, 0);
+    let send = |line: &str, mid: &str| {
+        deliver(
+            &app,
+            &reply(
+                &p.email,
+                &mail.reply_to,
+                &mail.subject,
+                line,
+                &mail.text,
+                mid,
+            ),
+        )
+    };
+    // Mute this game: the answer says so, and the seat's next turn queues nothing.
+    let r = send("mute", "mute-1@x.org");
+    assert_eq!(r["outcome"], "muted", "{r}");
+    assert!(
+        answer_to(&app, "mute-1@x.org")
+            .text
+            .contains("no more email about")
+    );
+    let before = turn_rows(&app, p);
+    play_first(&app, id, p);
+    play_first(&app, id, other);
+    assert_eq!(turn_rows(&app, p), before);
+    // Unmute (through the same, now old, email): the next turn is mailed again.
+    assert_eq!(send("unmute", "unmute-1@x.org")["outcome"], "unmuted");
+    play_first(&app, id, p);
+    play_first(&app, id, other);
+    let version = app.game(id, p)["version"].as_i64().unwrap();
+    turn_mail(&app, p, id, seat, version);
+    // Stop: no game email at all for the account.
+    assert_eq!(send("stop", "stop-1@x.org")["outcome"], "stopped");
+    assert_eq!(me(&app, p)["email_mode"], "off");
+    assert!(
+        answer_to(&app, "stop-1@x.org")
+            .text
+            .contains("no more game emails")
+    );
+}
