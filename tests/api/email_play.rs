@@ -629,7 +629,16 @@ fn a_starfarers_trade_offer_reaches_its_recipient_who_accepts_by_reply() {
                     .is_some_and(|want| want.iter().all(|(r, n)| hand[r].as_u64() >= n.as_u64()))
             }
         });
-        let action = offer.unwrap_or(&legal[0]).clone();
+        // Otherwise keep the cards coming: roll and end turns, build nothing.
+        let calm = ["roll", "end_turn", "launch", "take_supply", "decline_offer"];
+        let action = offer
+            .or_else(|| {
+                legal
+                    .iter()
+                    .find(|a| calm.contains(&a["type"].as_str().unwrap_or("")))
+            })
+            .unwrap_or(&legal[0])
+            .clone();
         let r = app.post(
             &format!("/api/v1/games/{id}/actions"),
             Some(&mover.token),
