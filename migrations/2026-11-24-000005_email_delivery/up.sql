@@ -21,8 +21,11 @@ ALTER TABLE outbox ALTER COLUMN body_text SET DEFAULT '';
 ALTER TABLE outbox ALTER COLUMN body_html SET DEFAULT '';
 CREATE UNIQUE INDEX outbox_message_id_idx ON outbox (message_id);
 CREATE INDEX outbox_game_seat_idx ON outbox (game_id, seat) WHERE kind IS NOT NULL;
+-- The senders claim in (next_attempt_at, id) order: with both in the index a claim reads
+-- its row at the front instead of sorting every due row (a backlog of thousands made each
+-- claim a sort of thousands).
 DROP INDEX outbox_pending_idx;
-CREATE INDEX outbox_pending_idx ON outbox (next_attempt_at)
+CREATE INDEX outbox_pending_idx ON outbox (next_attempt_at, id)
     WHERE sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL;
 
 -- Address checks: a new account confirms its address by a signed link before game email

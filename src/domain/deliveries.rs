@@ -6,7 +6,7 @@
 //! that bounces, except a confirmation link, which is how it comes back.
 
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Integer};
+use diesel::sql_types::{BigInt, Integer};
 
 use super::games::seat_infos;
 use super::mail_events::{NUDGE, OVER, REMINDER, TURN};
@@ -47,28 +47,41 @@ pub struct Outgoing {
 }
 
 #[derive(QueryableByName)]
-struct Flag {
-    #[diesel(sql_type = Bool)]
-    flag: bool,
+struct Reason {
+    #[diesel(sql_type = Integer)]
+    reason: i32,
 }
 
 impl Domain {
     /// What `row` becomes now that it is due.
     pub fn render_outbox(&self, row: &OutboxRow) -> DomainResult<Delivery> {
-        let mut conn = self.conn()?;
+        self.render_outbox_on(&mut *self.conn()?, row)
+    }
+
+    /// [`Domain::render_outbox`] on the caller's connection (the worker keeps one).
+    pub fn render_outbox_on(
+        &self,
+        conn: &mut PgConnection,
+        row: &OutboxRow,
+    ) -> DomainResult<Delivery> {
+        let kind = row.kind.as_deref().unwrap_or("");
+        if let (TURN | REMINDER | NUDGE | OVER, Some(account)) = (kind, row.account_id) {
+            // The seat's player (whose address may bounce) is read with the game.
+            let unsubscribe = Some(self.links.unsubscribe_url(account));
+            return self.render_game_mail(conn, row, kind, unsubscribe);
+        }
         let account: Option<Account> = match row.account_id {
             Some(id) => accounts::table
                 .find(id)
                 .select(Account::as_select())
-                .first(&mut conn)
+                .first(conn)
                 .optional()?,
             None => accounts::table
                 .filter(accounts::email_lower.eq(row.to_address.trim().to_lowercase()))
                 .select(Account::as_select())
-                .first(&mut conn)
+                .first(conn)
                 .optional()?,
         };
-        let kind = row.kind.as_deref().unwrap_or("");
         if kind != "verify"
             && account
                 .as_ref()
@@ -81,9 +94,7 @@ impl Domain {
             .filter(|_| kind != "verify")
             .map(|a| self.links.unsubscribe_url(a.id));
         match kind {
-            TURN | REMINDER | NUDGE | OVER => {
-                self.render_game_mail(&mut conn, row, kind, unsubscribe)
-            }
+            TURN | REMINDER | NUDGE | OVER => self.render_game_mail(conn, row, kind, unsubscribe),
             _ => Ok(Delivery::Send(Box::new(Outgoing {
                 to: row.to_address.clone(),
                 subject: row.subject.clone(),
@@ -137,7 +148,7 @@ impl Domain {
             player,
             seats: &seats,
         };
-        let (letter, svg) = if kind == OVER {
+        let letter = if kind == OVER {
             if game.status != "finished" {
                 return Ok(Delivery::Drop("game_not_over"));
             }
@@ -186,7 +197,10 @@ impl Domain {
             mail.turn(&why)
         };
         let mut letter = letter;
-        letter.picture = match self.email_pictures.then(|| picture::png(&svg)) {
+        letter.picture = match self
+            .email_pictures
+            .then(|| picture::png(&mail.picture_svg()))
+        {
             None => None,
             Some(Ok(png)) => Some(Picture {
                 png,
@@ -234,30 +248,27 @@ impl Domain {
         seat: i32,
     ) -> DomainResult<Option<&'static str>> {
         let since = row.version.unwrap_or(game.version);
-        let acted = diesel::sql_query(
-            "SELECT EXISTS (SELECT 1 FROM game_actions \
-                 WHERE game_id = $1 AND seq > $2 AND seat = $3) AS flag",
+        let found = diesel::sql_query(
+            "SELECT CASE \
+                 WHEN EXISTS (SELECT 1 FROM game_actions \
+                              WHERE game_id = $1 AND seq > $2 AND seat = $3) THEN 1 \
+                 WHEN EXISTS (SELECT 1 FROM outbox \
+                              WHERE kind = 'turn' AND game_id = $1 AND seat = $3 AND id <> $4 \
+                                AND sent_at IS NOT NULL AND version >= $5) THEN 2 \
+                 ELSE 0 END AS reason",
         )
         .bind::<BigInt, _>(game.id)
         .bind::<BigInt, _>(since)
         .bind::<Integer, _>(seat)
-        .get_result::<Flag>(conn)?
-        .flag;
-        if acted {
-            return Ok(Some("seat_acted"));
-        }
-        let shown = diesel::sql_query(
-            "SELECT EXISTS (SELECT 1 FROM outbox \
-                 WHERE kind = 'turn' AND game_id = $1 AND seat = $2 AND id <> $3 \
-                   AND sent_at IS NOT NULL AND version >= $4) AS flag",
-        )
-        .bind::<BigInt, _>(game.id)
-        .bind::<Integer, _>(seat)
         .bind::<BigInt, _>(row.id)
         .bind::<BigInt, _>(game.version)
-        .get_result::<Flag>(conn)?
-        .flag;
-        Ok(shown.then_some("already_sent"))
+        .get_result::<Reason>(conn)?
+        .reason;
+        Ok(match found {
+            1 => Some("seat_acted"),
+            2 => Some("already_sent"),
+            _ => None,
+        })
     }
 }
 

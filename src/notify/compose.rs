@@ -80,14 +80,14 @@ impl GameMail<'_> {
     }
 
     /// The seat's picture, as only that seat may see it (its own view).
-    fn picture_svg(&self) -> String {
+    pub fn picture_svg(&self) -> String {
         self.state
             .board_svg(Viewer::Seat(self.player.seat as usize))
     }
 
     /// A turn email (or a reminder, or a nudge) at the game's current version, from the
-    /// seat's view. Returns the letter and the picture to draw (SVG).
-    pub fn turn(&self, why: &TurnWhy) -> (Letter, String) {
+    /// seat's view (its picture: [`GameMail::picture_svg`]).
+    pub fn turn(&self, why: &TurnWhy) -> Letter {
         let seat = self.player.seat as usize;
         let version = self.row.version;
         let link = self.link();
@@ -158,7 +158,7 @@ impl GameMail<'_> {
             }
             notes.push(REPLY_HELP.to_string());
         }
-        let letter = Letter {
+        Letter {
             subject: subject(self.info, self.row.id, what),
             kicker: self.kicker(),
             heading,
@@ -178,12 +178,11 @@ impl GameMail<'_> {
             link: Some((link, "Open the game".into())),
             footer: self.footer(),
             unsubscribe: self.unsubscribe(),
-        };
-        (letter, self.picture_svg())
+        }
     }
 
     /// The game-over email: the ranking and the final position, from the seat's view.
-    pub fn game_over(&self, outcome: &Outcome) -> (Letter, String) {
+    pub fn game_over(&self, outcome: &Outcome) -> Letter {
         let mut ranking = String::new();
         for p in &outcome.ranking {
             let name = self
@@ -204,7 +203,7 @@ impl GameMail<'_> {
                 score
             );
         }
-        let letter = Letter {
+        Letter {
             subject: subject(self.info, self.row.id, "game over"),
             kicker: format!("{} #{} · final", self.info.name, self.row.id),
             heading: "The game is over".into(),
@@ -222,8 +221,7 @@ impl GameMail<'_> {
             footer: self.footer(),
             unsubscribe: self.unsubscribe(),
             ..Letter::default()
-        };
-        (letter, self.picture_svg())
+        }
     }
 }
 

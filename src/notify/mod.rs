@@ -11,6 +11,7 @@ pub mod headers;
 pub mod inbound;
 pub mod letter;
 pub mod links;
+pub mod nodelay;
 pub mod picture;
 pub mod reply;
 pub mod worker;

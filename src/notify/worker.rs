@@ -26,12 +26,14 @@ use lettre::{FileTransport, Message, SmtpTransport, Transport};
 use crate::domain::Domain;
 use crate::domain::deliveries::{Delivery, Outgoing};
 use crate::notify::headers::{AutoSubmitted, ListUnsubscribe, ListUnsubscribePost};
+use crate::notify::nodelay::NoDelay;
 use crate::store::models::OutboxRow;
 use crate::store::schema::outbox;
 
 /// Where mail goes.
 pub enum Mailer {
-    Smtp(Box<SmtpTransport>),
+    /// The pooled transport, and its sockets' `TCP_NODELAY` (see `notify::nodelay`).
+    Smtp(Box<SmtpTransport>, NoDelay),
     Files(FileTransport),
 }
 
@@ -45,17 +47,20 @@ impl Mailer {
         connections: usize,
     ) -> Result<Mailer> {
         match smtp_url {
-            Some(url) => Ok(Mailer::Smtp(Box::new(
-                SmtpTransport::from_url(url)
-                    .with_context(|| "invalid TURNPOST_SMTP_URL")?
-                    .timeout(Some(Duration::from_secs(20)))
-                    .pool_config(
-                        PoolConfig::new()
-                            .max_size(connections.max(1) as u32)
-                            .idle_timeout(Duration::from_secs(60)),
-                    )
-                    .build(),
-            ))),
+            Some(url) => Ok(Mailer::Smtp(
+                Box::new(
+                    SmtpTransport::from_url(url)
+                        .with_context(|| "invalid TURNPOST_SMTP_URL")?
+                        .timeout(Some(Duration::from_secs(20)))
+                        .pool_config(
+                            PoolConfig::new()
+                                .max_size(connections.max(1) as u32)
+                                .idle_timeout(Duration::from_secs(60)),
+                        )
+                        .build(),
+                ),
+                NoDelay::for_url(url),
+            )),
             None => {
                 std::fs::create_dir_all(&dir)
                     .with_context(|| format!("creating {}", dir.display()))?;
@@ -66,7 +71,10 @@ impl Mailer {
 
     fn send(&self, message: &Message) -> Result<()> {
         match self {
-            Mailer::Smtp(t) => t.send(message).map(|_| ()).context("SMTP send"),
+            Mailer::Smtp(t, nodelay) => {
+                nodelay.apply();
+                t.send(message).map(|_| ()).context("SMTP send")
+            }
             Mailer::Files(t) => t.send(message).map(|_| ()).context("writing .eml"),
         }
     }
@@ -134,21 +142,24 @@ impl Worker {
         self.send_pass(Some(due))
     }
 
+    /// One connection for the whole pass (the worker's pool has one per sender): a
+    /// checkout is a round trip of its own, and a row needs several statements.
     fn send_pass(&self, due: Option<DateTime<Utc>>) -> Result<usize> {
         let mut handled = 0;
+        let mut conn = self.domain.pool.get()?;
         while !self.stop.load(Ordering::Relaxed) {
-            let Some(row) = self.claim_due(due)? else {
+            let Some(row) = self.claim_due(&mut conn, due)? else {
                 break;
             };
-            let result = self.deliver(&row);
-            self.mark(&row, result)?;
+            let result = self.deliver_on(&mut conn, &row);
+            self.mark_on(&mut conn, &row, result)?;
             handled += 1;
         }
         Ok(handled)
     }
 
     pub fn claim(&self) -> Result<Option<OutboxRow>> {
-        self.claim_due(None)
+        self.claim_due(&mut *self.domain.pool.get()?, None)
     }
 
     /// Claims the oldest message due (now, or at `due`) for `lease` and commits the claim
@@ -157,8 +168,11 @@ impl Worker {
     /// restarted worker send the message again at once, only after the lease (SMTP allows
     /// no better: the receiving server may have taken the message the instant before the
     /// crash). Leases are measured on the database's clock, the same for every sender.
-    fn claim_due(&self, due: Option<DateTime<Utc>>) -> Result<Option<OutboxRow>> {
-        let mut conn = self.domain.pool.get()?;
+    fn claim_due(
+        &self,
+        conn: &mut PgConnection,
+        due: Option<DateTime<Utc>>,
+    ) -> Result<Option<OutboxRow>> {
         let lease_ms = i64::try_from(self.lease.as_millis()).unwrap_or(i64::MAX);
         let row = diesel::sql_query(
             "UPDATE outbox SET claimed_until = now() + make_interval(secs => $2::float8 / 1000) \
@@ -171,19 +185,23 @@ impl Worker {
         )
         .bind::<Nullable<Timestamptz>, _>(due)
         .bind::<BigInt, _>(lease_ms)
-        .get_result::<OutboxRow>(&mut conn)
+        .get_result::<OutboxRow>(conn)
         .optional()?;
         Ok(row)
     }
 
     /// Renders and sends one claimed message (or finds it needs no sending).
     pub fn deliver(&self, row: &OutboxRow) -> Result<Delivered> {
-        let out = match self.domain.render_outbox(row) {
+        self.deliver_on(&mut *self.domain.pool.get()?, row)
+    }
+
+    fn deliver_on(&self, conn: &mut PgConnection, row: &OutboxRow) -> Result<Delivered> {
+        let out = match self.domain.render_outbox_on(conn, row) {
             Ok(Delivery::Send(out)) => out,
             Ok(Delivery::Drop(why)) => return Ok(Delivered::Dropped(why)),
             Err(e) => return Err(anyhow::anyhow!("rendering: {e}")),
         };
-        let message_id = self.message_id(row)?;
+        let message_id = self.message_id(conn, row)?;
         let message = self.build(row, &out, &message_id)?;
         self.mailer.send(&message)?;
         Ok(Delivered::Sent {
@@ -194,7 +212,15 @@ impl Worker {
     /// Records the result of `deliver`: sent, dropped, or retried later with exponential
     /// backoff.
     pub fn mark(&self, row: &OutboxRow, result: Result<Delivered>) -> Result<()> {
-        let mut conn = self.domain.pool.get()?;
+        self.mark_on(&mut *self.domain.pool.get()?, row, result)
+    }
+
+    fn mark_on(
+        &self,
+        conn: &mut PgConnection,
+        row: &OutboxRow,
+        result: Result<Delivered>,
+    ) -> Result<()> {
         let none = None::<DateTime<Utc>>;
         match result {
             Ok(Delivered::Sent { shown_version }) => {
@@ -204,7 +230,7 @@ impl Worker {
                         outbox::claimed_until.eq(none),
                         outbox::version.eq(shown_version.or(row.version)),
                     ))
-                    .execute(&mut conn)?;
+                    .execute(conn)?;
             }
             Ok(Delivered::Dropped(why)) => {
                 diesel::update(outbox::table.find(row.id))
@@ -213,7 +239,7 @@ impl Worker {
                         outbox::drop_reason.eq(why),
                         outbox::claimed_until.eq(none),
                     ))
-                    .execute(&mut conn)?;
+                    .execute(conn)?;
             }
             Err(e) => {
                 let attempts = row.attempts + 1;
@@ -228,7 +254,7 @@ impl Worker {
                         outbox::failed_at.eq(failed.then(Utc::now)),
                         outbox::claimed_until.eq(none),
                     ))
-                    .execute(&mut conn)?;
+                    .execute(conn)?;
             }
         }
         Ok(())
@@ -258,11 +284,10 @@ impl Worker {
     /// The row's Message-ID, chosen at the first attempt and kept for retries: the thread's
     /// root for the first game email to a seat, else one of the row's own. The unique
     /// index on `message_id` lets only one row ever take a root.
-    fn message_id(&self, row: &OutboxRow) -> Result<String> {
+    fn message_id(&self, conn: &mut PgConnection, row: &OutboxRow) -> Result<String> {
         if let Some(id) = &row.message_id {
             return Ok(id.clone());
         }
-        let mut conn = self.domain.pool.get()?;
         let is_game_mail = matches!(
             row.kind.as_deref(),
             Some("turn" | "reminder" | "nudge" | "over")
@@ -274,7 +299,7 @@ impl Worker {
             )
             .bind::<Text, _>(&root)
             .bind::<BigInt, _>(row.id)
-            .execute(&mut conn);
+            .execute(conn);
             // Another sender took the root at this very moment (unique violation): this
             // email gets an id of its own.
             if let Ok(1) = took {
@@ -285,7 +310,7 @@ impl Worker {
         diesel::sql_query("UPDATE outbox SET message_id = $1 WHERE id = $2 AND message_id IS NULL")
             .bind::<Text, _>(&own)
             .bind::<BigInt, _>(row.id)
-            .execute(&mut conn)?;
+            .execute(conn)?;
         Ok(own)
     }
 
