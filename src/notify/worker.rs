@@ -158,8 +158,15 @@ impl Worker {
         Ok(handled)
     }
 
+    /// Claims the oldest message due now (see [`Worker::claim_at`]).
     pub fn claim(&self) -> Result<Option<OutboxRow>> {
         self.claim_due(&mut *self.domain.pool.get()?, None)
+    }
+
+    /// Claims the oldest message due at `due` (tests pass a later time, as to
+    /// [`Worker::send_due_at`]).
+    pub fn claim_at(&self, due: DateTime<Utc>) -> Result<Option<OutboxRow>> {
+        self.claim_due(&mut *self.domain.pool.get()?, Some(due))
     }
 
     /// Claims the oldest message due (now, or at `due`) for `lease` and commits the claim
