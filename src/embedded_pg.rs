@@ -402,9 +402,21 @@ impl ThrowawayCluster {
         argv.extend(server_options(port, 1000));
         argv.extend(["-c".to_string(), "fsync=off".to_string()]);
         let quoted: Vec<String> = argv.iter().map(|a| shell_quote(a)).collect();
+        // Stopped with pg_ctl as the server's own user: a signal to `runuser` is not
+        // passed on to the server (SIGINT was not), which left servers and their
+        // directories behind after every test run.
+        let mut stop: Vec<String> = Vec::new();
+        if running_as_root() {
+            stop.extend(["runuser", "-u", "postgres", "--"].map(String::from));
+        }
+        stop.push(bin.join("pg_ctl").display().to_string());
+        stop.extend(["stop", "-s", "-m", "immediate", "-D"].map(String::from));
+        stop.push(data.display().to_string());
+        let stop: Vec<String> = stop.iter().map(|a| shell_quote(a)).collect();
         let script = format!(
-            "{server} >{log} 2>&1 & pid=$!; read _ignored; kill -INT $pid; wait $pid; rm -rf {root}",
+            "{server} >{log} 2>&1 & pid=$!; read _ignored; {stop} || kill -TERM $pid; wait $pid; rm -rf {root}",
             server = quoted.join(" "),
+            stop = stop.join(" "),
             log = shell_quote(&root.join("server.log").display().to_string()),
             root = shell_quote(&root.display().to_string())
         );

@@ -403,14 +403,14 @@ impl Domain {
             })?;
             let legal = state.legal_actions(seat as usize);
             if !legal.is_empty() {
-                let before = state.status();
+                let before_actors = state.actors(row.players as usize);
                 let choice = &legal[rand::random_range(0..legal.len())];
                 let applied = state
                     .apply(seat as usize, choice)
                     .map_err(|e| anyhow::anyhow!("a legal action was refused: {e}"))?;
                 let (mut step, next) = Step::from_applied(seat, applied);
                 step.description = format!("{BOT_MARK}(time ran out) {}", step.description);
-                self.persist_at(conn, row, seats, before.to_act(), vec![step], next, now)?;
+                self.persist_at(conn, row, seats, &before_actors, vec![step], next, now)?;
                 return Ok(());
             }
         }

@@ -164,7 +164,11 @@ impl Domain {
             if game.status != "active" {
                 return Ok(Delivery::Drop("game_over"));
             }
-            if !game.to_act.contains(&seat) || game.forfeited.contains(&seat) {
+            // Still owed while the seat has something to decide: its turn, or an offer
+            // made to it outside its turn.
+            let decides =
+                game.to_act.contains(&seat) || !state.legal_actions(seat as usize).is_empty();
+            if !decides || game.forfeited.contains(&seat) {
                 return Ok(Delivery::Drop("turn_passed"));
             }
             let why = match kind {

@@ -14,6 +14,7 @@ use super::mail_events::enqueue;
 use super::shapes::InboundResponse;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{GameInfo, LoadedGame, Seat, Viewer};
+use crate::notify::choices::Pick;
 use crate::notify::compose::{self, Answer, REPLY_HELP};
 use crate::notify::inbound::{self, InboundMail};
 use crate::notify::reply::{ReplyToken, TokenError};
@@ -79,8 +80,9 @@ fn normalize(s: &str) -> String {
         .to_lowercase()
 }
 
-/// One command line to an action: the number of a listed choice, the choice's text
-/// (optionally as copied, "3. text"), or an action as JSON.
+/// One command line to an action: the number of a listed choice, a move in the game's
+/// notation (which may span lines, see [`notation_blocks`]), the choice's text (optionally
+/// as copied, "3. text"), or an action as JSON.
 fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> DomainResult<Value> {
     let legal = state.legal_actions(seat);
     if legal.is_empty() {
@@ -90,14 +92,19 @@ fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> DomainResult<Value
         ));
     }
     let trimmed = line.trim().trim_end_matches('.');
-    if let Ok(n) = trimmed.parse::<usize>() {
-        return match n.checked_sub(1).and_then(|i| legal.get(i)) {
-            Some(a) => Ok(a.clone()),
-            None => Err(DomainError::invalid(
-                "no_such_choice",
-                format!("there is no choice {n}: choose 1 to {}", legal.len()),
-            )),
-        };
+    match crate::notify::choices::pick(state, seat, trimmed) {
+        Some(Ok(Pick::Action(a))) => return Ok(a),
+        Some(Ok(Pick::Ambiguous(ways))) => {
+            return Err(DomainError::invalid(
+                "choose_a_way",
+                ways.trim_end().to_string(),
+            ));
+        }
+        Some(Err(why)) => return Err(DomainError::invalid("no_such_choice", why)),
+        None => {}
+    }
+    if let Some(read) = state.parse_notation(seat, line) {
+        return read.map_err(|why| DomainError::invalid("malformed_action", why));
     }
     if line.trim_start().starts_with('{') {
         return serde_json::from_str(line).map_err(|e| {
@@ -124,6 +131,25 @@ fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> DomainResult<Value
                 format!("{line:?} is neither the number nor the text of one of your choices"),
             )
         })
+}
+
+/// The command lines of a reply with each run of consecutive lines in the game's notation
+/// joined into one (a meld written over several lines is one move).
+fn notation_blocks(state: &dyn LoadedGame, seat: Seat, lines: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut in_block = false;
+    for line in lines {
+        let notation = state.parse_notation(seat, &line).is_some();
+        match out.last_mut() {
+            Some(last) if notation && in_block => {
+                last.push('\n');
+                last.push_str(&line);
+            }
+            _ => out.push(line),
+        }
+        in_block = notation;
+    }
+    out
 }
 
 /// What the processing decided, before it becomes an answer email and a response.
@@ -479,7 +505,8 @@ impl Domain {
             }
             Request::Play { lines, preview } => {
                 let seat = player.seat as usize;
-                let before = state.status();
+                let before_actors = state.actors(row.players as usize);
+                let lines = notation_blocks(state.as_ref(), seat, lines);
                 // A preview must not foretell what the player cannot know yet (the next
                 // tile from the bag, a die): it plays on a copy whose hidden parts, the
                 // random stream included, are drawn afresh.
@@ -542,7 +569,7 @@ impl Domain {
                         texts,
                     ));
                 }
-                let state = self.persist(conn, &row, &seats, before.to_act(), steps, current)?;
+                let state = self.persist(conn, &row, &seats, &before_actors, steps, current)?;
                 let row = lock_game(conn, row.id)?;
                 let ctx = Ctx { row: &row, ..ctx };
                 let mut body = format!("Played:\n{listing}\n");

@@ -383,26 +383,13 @@ impl Domain {
         let state = engine
             .setup(&row.options, row.players as usize, seed)
             .map_err(|e| DomainError::Internal(anyhow::anyhow!("set-up failed at start: {e}")))?;
-        let status = state.status();
-        diesel::update(games::table.find(row.id))
-            .set((
-                games::status.eq("active"),
-                games::snapshot.eq(Some(state.encode())),
-                games::to_act.eq(to_i32s(status.to_act())),
-                games::version.eq(0),
-                games::updated_at.eq(diesel::dsl::now),
-            ))
-            .execute(conn)?;
-        clocks::sync_clocks(
-            conn,
-            row,
-            &row.forfeited,
-            status.to_act(),
-            false,
-            self.clock.now(),
-        )?;
+        // Written like any move from version 0, so that forced first steps play themselves.
         let seats = seat_infos(conn, row.id)?;
-        self.owe_for_transition(conn, row, 0, &[], &status, &seats, &row.forfeited)?;
+        let at_start = GameRow {
+            version: 0,
+            ..row.clone()
+        };
+        self.persist(conn, &at_start, &seats, &[], Vec::new(), state)?;
         Ok(())
     }
 
@@ -547,12 +534,12 @@ impl Domain {
                     extra: Some(json!({ "current_version": row.version })),
                 });
             }
-            let before = state.status();
+            let before_actors = state.actors(row.players as usize);
             let applied = state
                 .apply(seat as usize, &req.action)
                 .map_err(rule_error)?;
             let (step, state) = Step::from_applied(seat, applied);
-            let state = self.persist(conn, &row, &seats, before.to_act(), vec![step], state)?;
+            let state = self.persist(conn, &row, &seats, &before_actors, vec![step], state)?;
             let row = read_game(conn, id)?;
             let seats = seat_infos(conn, id)?;
             Ok(self.respond(&row, &seats, account, Some(state.as_ref())))
@@ -567,7 +554,7 @@ impl Domain {
         conn: &mut PgConnection,
         row: &GameRow,
         seats: &[SeatInfo],
-        before_to_act: &[Seat],
+        before_actors: &[Seat],
         steps: Vec<Step>,
         state: Box<dyn LoadedGame>,
     ) -> DomainResult<Box<dyn LoadedGame>> {
@@ -575,7 +562,7 @@ impl Domain {
             conn,
             row,
             seats,
-            before_to_act,
+            before_actors,
             steps,
             state,
             self.clock.now(),
@@ -589,33 +576,37 @@ impl Domain {
         conn: &mut PgConnection,
         row: &GameRow,
         seats: &[SeatInfo],
-        before_to_act: &[Seat],
+        before_actors: &[Seat],
         steps: Vec<Step>,
         state: Box<dyn LoadedGame>,
         now: DateTime<Utc>,
     ) -> DomainResult<Box<dyn LoadedGame>> {
         let (mut steps, mut state) = (steps, state);
-        // Seats that forfeited are played by a bot making random legal moves, marked in the log.
+        // Seats that forfeited are played by a bot making random legal moves, and a seat whose
+        // only choice is no decision has it played for it; both marked in the log.
         while let Status::Active { to_act } = state.status() {
-            let Some(bot) = to_act
-                .iter()
-                .copied()
-                .find(|s| row.forfeited.contains(&(*s as i32)))
-            else {
-                break;
-            };
-            let legal = state.legal_actions(bot);
-            if legal.is_empty() || steps.len() > 100_000 {
+            if steps.len() > 100_000 {
                 break;
             }
-            let choice = &legal[rand::random_range(0..legal.len())];
+            let next = to_act.iter().copied().find_map(|seat| {
+                if row.forfeited.contains(&(seat as i32)) {
+                    let legal = state.legal_actions(seat);
+                    let pick = (!legal.is_empty()).then(|| rand::random_range(0..legal.len()))?;
+                    legal.into_iter().nth(pick).map(|a| (seat, a, BOT_MARK))
+                } else {
+                    state.forced_action(seat).map(|a| (seat, a, FORCED_MARK))
+                }
+            });
+            let Some((seat, action, mark)) = next else {
+                break;
+            };
             let applied = state
-                .apply(bot, choice)
+                .apply(seat, &action)
                 .map_err(|e| anyhow::anyhow!("a legal action was refused: {e}"))?;
-            let (mut step, next) = Step::from_applied(bot as i32, applied);
-            step.description = format!("{BOT_MARK}{}", step.description);
+            let (mut step, after) = Step::from_applied(seat as i32, applied);
+            step.description = format!("{mark}{}", step.description);
             steps.push(step);
-            state = next;
+            state = after;
         }
         let mut version = row.version;
         for step in &steps {
@@ -668,11 +659,12 @@ impl Domain {
             after.is_finished(),
             now,
         )?;
+        let after_actors = state.actors(row.players as usize);
         self.owe_for_transition(
             conn,
             row,
             version,
-            before_to_act,
+            (before_actors, &after_actors),
             &after,
             seats,
             &row.forfeited,
@@ -755,15 +747,15 @@ impl Domain {
                 conn,
                 &row,
                 row.version,
-                &[],
+                (&[], &[]),
                 &Status::Finished(outcome),
                 seats,
                 &[],
             )?;
         } else {
             // The bot takes over at once if the seat must act now.
-            let before = state.status();
-            self.persist_at(conn, &row, seats, before.to_act(), Vec::new(), state, now)?;
+            let before_actors = state.actors(row.players as usize);
+            self.persist_at(conn, &row, seats, &before_actors, Vec::new(), state, now)?;
         }
         Ok(())
     }
@@ -1123,6 +1115,8 @@ pub const MAX_LOOKBACK: i64 = 64;
 
 /// How the log marks an action a bot chose for a seat that forfeited or timed out.
 pub const BOT_MARK: &str = "[bot] ";
+/// Marks a log entry the server played for a seat because it was the seat's only choice.
+pub const FORCED_MARK: &str = "[forced] ";
 
 /// Seats that forfeited rank below every other seat (sharing the last rank).
 fn rank_forfeited_last(outcome: &mut Outcome, forfeited: &[i32]) {

@@ -48,7 +48,8 @@ impl SeatInfo {
 
 impl Domain {
     /// The events owed after a game reached `version` with status `after`
-    /// (`before_to_act`: who had to act before; empty at the start). Call in the
+    /// (`before_actors`/`after_actors`: the seats with something to decide before and
+    /// after, see [`crate::engine::LoadedGame::actors`]; empty at the start). Call in the
     /// transaction that changed the game, under its row lock.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn owe_for_transition(
@@ -56,14 +57,16 @@ impl Domain {
         conn: &mut PgConnection,
         row: &GameRow,
         version: i64,
-        before_to_act: &[Seat],
+        (before_actors, after_actors): (&[Seat], &[Seat]),
         after: &Status,
         seats: &[SeatInfo],
         forfeited: &[i32],
     ) -> DomainResult<()> {
         match after {
-            Status::Active { to_act } => {
-                for &s in to_act.iter().filter(|s| !before_to_act.contains(s)) {
+            // Everyone who now has something to decide and had not before: the seats to
+            // act, and others with legal actions (an offer made to them, a simultaneous step).
+            Status::Active { .. } => {
+                for &s in after_actors.iter().filter(|s| !before_actors.contains(s)) {
                     let Some(p) = seats.iter().find(|i| i.seat as usize == s) else {
                         continue;
                     };

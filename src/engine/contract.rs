@@ -254,6 +254,25 @@ pub trait Game: Send + Sync + 'static {
         true
     }
 
+    /// The action the server plays for `seat` now, because it is the seat's only choice and
+    /// involves no decision (an `end_turn`-only step, a single legal capture), so the player
+    /// is not asked for a round trip by email. `None` leaves the seat to act. The default
+    /// plays the only legal action when `legal_actions` is complete (a sampled list may hide
+    /// other choices) and [`Game::plays_itself`] allows it.
+    fn forced_action(&self, state: &Self::State, seat: Seat) -> Option<Self::Action> {
+        if !self.legal_actions_complete() {
+            return None;
+        }
+        only_choice(self.legal_actions(state, seat)).filter(|a| self.plays_itself(state, a))
+    }
+
+    /// Whether the server may play `action` when it is a seat's only choice. A game says no
+    /// for a step it wants players to take themselves (e.g. a dice roll, where that is its
+    /// house rule).
+    fn plays_itself(&self, _state: &Self::State, _action: &Self::Action) -> bool {
+        true
+    }
+
     /// The state after `seat` plays `action`, or why not. Never panics on any input.
     fn apply(
         &self,
@@ -291,6 +310,38 @@ pub trait Game: Send + Sync + 'static {
         let _ = viewer;
         let text = serde_json::to_string_pretty(view).unwrap_or_default();
         super::svg::text_picture(self.info().name, &text)
+    }
+
+    /// An action in the game's notation for people, for moves too big to list as choices
+    /// (a Crossword Rummy meld: `lay R5 R6 R7 at 2,3 right`). `None` when `text` is not in
+    /// the notation; `Some(Err(why))` when it is but cannot be read on this position.
+    /// Consecutive lines of an email reply that are each in the notation are read together,
+    /// as one action.
+    fn parse_notation(
+        &self,
+        _state: &Self::State,
+        _seat: Seat,
+        _text: &str,
+    ) -> Option<Result<Self::Action, String>> {
+        None
+    }
+
+    /// A heading that gathers `action` with others of the seat's legal actions into one
+    /// choice, so that a long list in an email becomes two steps (a Starfarers flight:
+    /// first ship and destination, then the route). `None` keeps it a choice of its own.
+    fn choice_group(
+        &self,
+        _state: &Self::State,
+        _seat: Seat,
+        _action: &Self::Action,
+    ) -> Option<String> {
+        None
+    }
+
+    /// How to write moves in the notation, with an example from `seat`'s own position;
+    /// `None` for a game without one.
+    fn notation_help(&self, _state: &Self::State, _seat: Seat) -> Option<String> {
+        None
     }
 
     /// A name for a seat in this game ("South", "Red"). Defaults to "Seat N".
@@ -355,4 +406,9 @@ pub trait Game: Send + Sync + 'static {
     ) -> Result<(), String> {
         Ok(())
     }
+}
+
+/// The single element of `legal`, if it has exactly one.
+pub fn only_choice<A>(mut legal: Vec<A>) -> Option<A> {
+    if legal.len() == 1 { legal.pop() } else { None }
 }

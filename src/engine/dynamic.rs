@@ -84,6 +84,9 @@ pub trait LoadedGame: Send {
     fn status(&self) -> Status;
     /// Legal actions as JSON, in the game's stable order.
     fn legal_actions(&self, seat: Seat) -> Vec<Value>;
+    /// The action the server plays for `seat` because it is no decision (see
+    /// [`Game::forced_action`]).
+    fn forced_action(&self, seat: Seat) -> Option<Value>;
     /// Parse and apply. A malformed action is a [`RuleError`] with code `malformed_action`.
     fn apply(&self, seat: Seat, action: &Value) -> Result<Applied, RuleError>;
     fn view(&self, viewer: Viewer) -> Value;
@@ -91,6 +94,12 @@ pub trait LoadedGame: Send {
     /// The board picture for `viewer`, drawn from their view (see [`Game::board_svg`]).
     fn board_svg(&self, viewer: Viewer) -> String;
     fn describe_action(&self, seat: Seat, action: &Value) -> Option<String>;
+    /// An action written in the game's notation (see [`Game::parse_notation`]).
+    fn parse_notation(&self, seat: Seat, text: &str) -> Option<Result<Value, String>>;
+    /// How to write moves in the notation (see [`Game::notation_help`]).
+    fn notation_help(&self, seat: Seat) -> Option<String>;
+    /// The heading `action` is listed under in a long list (see [`Game::choice_group`]).
+    fn choice_group(&self, seat: Seat, action: &Value) -> Option<String>;
     fn seat_name(&self, seat: Seat) -> String;
     /// What `seat` decides on (see [`Game::decision_basis`]).
     fn decision_basis(&self, seat: Seat) -> Value;
@@ -100,6 +109,16 @@ pub trait LoadedGame: Send {
     fn resample_hidden(&self, viewer: Viewer, seed: [u8; 32]) -> Box<dyn LoadedGame>;
     /// Deterministic serialisation: the snapshot stored in the database.
     fn encode(&self) -> String;
+
+    /// The seats of `seats` that have something to decide: those in `to_act`, and any
+    /// other with legal actions (an offer to answer, a simultaneous step). Each is owed a
+    /// notification when it joins this set.
+    fn actors(&self, seats: usize) -> Vec<Seat> {
+        let to_act = self.status().to_act().to_vec();
+        (0..seats)
+            .filter(|s| to_act.contains(s) || !self.legal_actions(*s).is_empty())
+            .collect()
+    }
 }
 
 /// The result of a successful apply: the next state and how to log the action.
@@ -239,6 +258,11 @@ impl<G: Game> LoadedGame for Loaded<G> {
             .collect()
     }
 
+    fn forced_action(&self, seat: Seat) -> Option<Value> {
+        let action = self.game.forced_action(&self.state, seat)?;
+        serde_json::to_value(action).ok()
+    }
+
     fn apply(&self, seat: Seat, action: &Value) -> Result<Applied, RuleError> {
         let typed: G::Action = serde_json::from_value(action.clone())
             .map_err(|e| RuleError::new(RuleError::MALFORMED, e.to_string()))?;
@@ -274,6 +298,20 @@ impl<G: Game> LoadedGame for Loaded<G> {
     fn describe_action(&self, seat: Seat, action: &Value) -> Option<String> {
         let typed: G::Action = serde_json::from_value(action.clone()).ok()?;
         Some(self.game.describe_action(&self.state, seat, &typed))
+    }
+
+    fn parse_notation(&self, seat: Seat, text: &str) -> Option<Result<Value, String>> {
+        let parsed = self.game.parse_notation(&self.state, seat, text)?;
+        Some(parsed.and_then(|a| serde_json::to_value(a).map_err(|e| e.to_string())))
+    }
+
+    fn notation_help(&self, seat: Seat) -> Option<String> {
+        self.game.notation_help(&self.state, seat)
+    }
+
+    fn choice_group(&self, seat: Seat, action: &Value) -> Option<String> {
+        let typed: G::Action = serde_json::from_value(action.clone()).ok()?;
+        self.game.choice_group(&self.state, seat, &typed)
     }
 
     fn seat_name(&self, seat: Seat) -> String {

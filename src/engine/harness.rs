@@ -61,6 +61,8 @@ pub struct PlayoutStats {
     pub private_log_entries: usize,
     /// Board pictures parsed as SVG and compared under resampling.
     pub pictures_checked: usize,
+    /// Steps at which a seat had a forced action (played by the server for it).
+    pub forced_steps: usize,
     /// Calls of the game's own invariant hooks (`check_invariants` and `check_step`).
     pub invariant_checks: usize,
     /// Every field of the state seen in the playout, as a path with array indices and
@@ -77,6 +79,7 @@ impl PlayoutStats {
         self.illegal_tried += other.illegal_tried;
         self.views_checked += other.views_checked;
         self.pictures_checked += other.pictures_checked;
+        self.forced_steps += other.forced_steps;
         self.resamples_that_changed_state += other.resamples_that_changed_state;
         self.private_log_entries += other.private_log_entries;
         self.invariant_checks += other.invariant_checks;
@@ -421,6 +424,16 @@ pub fn check_playout_steered<G: Game>(
                 if legal[s].is_empty() {
                     return fail(format!("seat {s} must act but has no legal action"));
                 }
+                // The server plays a forced action unasked: it must be the one legal choice
+                // and must depend on nothing the seat cannot see.
+                if let Some(forced) = game.forced_action(&state, s) {
+                    stats.forced_steps += 1;
+                    if legal[s].len() != 1 || legal[s][0] != forced {
+                        return fail(format!(
+                            "seat {s}'s forced action {forced:?} is not its only legal action"
+                        ));
+                    }
+                }
             }
         }
 
@@ -522,6 +535,13 @@ pub fn check_playout_steered<G: Game>(
                 {
                     return fail(format!(
                         "legal actions of seat {s} depend on hidden information"
+                    ));
+                }
+                if let Viewer::Seat(s) = viewer
+                    && json(&game.forced_action(&other, s)) != json(&game.forced_action(&state, s))
+                {
+                    return fail(format!(
+                        "whether seat {s}'s move plays itself depends on hidden information"
                     ));
                 }
                 if game.status(&other).to_act() != status.to_act() {

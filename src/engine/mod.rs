@@ -11,7 +11,7 @@ pub mod svg;
 
 pub use contract::{
     Game, GameInfo, Outcome, Placing, RuleError, Seat, SetupError, Status, TeamResult, Viewer,
-    Visibility,
+    Visibility, only_choice,
 };
 pub use dynamic::{Applied, DynGame, Erased, LoadedGame, SimulationReport};
 pub use rng::GameRng;

@@ -115,4 +115,63 @@ mod tests {
             }
         }
     }
+
+    /// Plays random games through the erased interface and counts, per game, the steps at
+    /// which a seat's move would play itself, by action type. Forced moves must exist where
+    /// the rules make them common (SP4X, Starfarers), never where the choices are sampled
+    /// (Crossword Rummy), and always be the seat's single legal action.
+    #[test]
+    fn forced_moves_are_found_where_the_rules_make_them() {
+        use std::collections::BTreeMap;
+        let registry = Registry::standard();
+        let mut forced_by_game: BTreeMap<&str, (usize, usize, BTreeMap<String, usize>)> =
+            BTreeMap::new();
+        for g in registry.all() {
+            let id = g.info().id;
+            let seats = g.info().min_players.max(2);
+            let entry = forced_by_game.entry(id).or_default();
+            for game in 0..4u8 {
+                let mut state = g
+                    .setup(&serde_json::Value::Null, seats, [game; 32])
+                    .unwrap_or_else(|e| panic!("{id}: {e}"));
+                // A small deterministic stream picks the random moves.
+                let mut pick: u64 = 0x9e37_79b9_7f4a_7c15 ^ u64::from(game);
+                for _ in 0..3_000 {
+                    let crate::engine::Status::Active { to_act } = state.status() else {
+                        break;
+                    };
+                    entry.0 += 1;
+                    for &s in &to_act {
+                        if let Some(a) = state.forced_action(s) {
+                            assert_eq!(state.legal_actions(s), vec![a.clone()], "{id}");
+                            let kind = match (a.get("type").and_then(|t| t.as_str()), a.as_object())
+                            {
+                                (Some(t), _) => t.to_string(),
+                                (None, Some(o)) => o.keys().next().cloned().unwrap_or_default(),
+                                (None, None) => a.to_string(),
+                            };
+                            *entry.2.entry(kind).or_default() += 1;
+                            entry.1 += 1;
+                        }
+                    }
+                    pick = pick
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let seat = to_act[(pick >> 33) as usize % to_act.len()];
+                    let legal = state.legal_actions(seat);
+                    let action = &legal[(pick >> 40) as usize % legal.len()];
+                    state = state
+                        .apply(seat, action)
+                        .unwrap_or_else(|e| panic!("{id}: {e}"))
+                        .state;
+                }
+            }
+        }
+        for (id, (steps, forced, kinds)) in &forced_by_game {
+            println!("{id}: {forced} forced of {steps} steps {kinds:?}");
+        }
+        assert!(forced_by_game["sp4x"].1 > 0);
+        assert!(forced_by_game["starfarers"].1 > 0);
+        assert_eq!(forced_by_game["crossword-rummy"].1, 0);
+    }
 }

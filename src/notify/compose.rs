@@ -131,23 +131,31 @@ impl GameMail<'_> {
             }
         };
         paragraphs.push(format!("Hello {},", self.player.name));
+        // A seat may have a decision without its turn: an offer made to it.
+        let whose = if self.state.status().to_act().contains(&seat) {
+            "It is your turn"
+        } else {
+            "You have a decision to make"
+        };
         paragraphs.push(format!(
-            "It is your turn in {} #{} (move {}), playing as {} against {}.",
+            "{whose} in {} #{} (move {}), playing as {} against {}.",
             self.info.name,
             self.row.id,
             version + 1,
             self.state.seat_name(seat),
             opponents.join(", ")
         ));
-        let legal = self.state.legal_actions(seat);
-        let texts: Vec<String> = legal
-            .iter()
-            .map(|a| self.state.describe_action(seat, a).unwrap_or_default())
-            .collect();
+        let (_, texts, list) = super::choices::entries(self.state, seat);
         let mut notes = Vec::new();
         if texts.is_empty() {
             notes.push("You have nothing to do right now.\n".to_string());
         } else {
+            if list.iter().any(|e| e.members.len() > 1 && !e.family) {
+                notes.push(TWO_STEP_HELP.to_string());
+            }
+            if let Some(help) = self.state.notation_help(seat) {
+                notes.push(help);
+            }
             notes.push(REPLY_HELP.to_string());
         }
         Letter {
@@ -157,8 +165,12 @@ impl GameMail<'_> {
             paragraphs,
             position: Some(self.state.render_text(Viewer::Seat(seat))),
             picture: None,
-            more_choices: texts.len().saturating_sub(MAX_LISTED_CHOICES),
-            choices: texts.into_iter().take(MAX_LISTED_CHOICES).collect(),
+            more_choices: list.len().saturating_sub(MAX_LISTED_CHOICES),
+            choices: list
+                .into_iter()
+                .take(MAX_LISTED_CHOICES)
+                .map(|e| e.label)
+                .collect(),
             notes,
             api_note: Some(format!(
                 "Submit your move at {api_link}/actions with \"expected_version\": {version}."
@@ -213,10 +225,13 @@ impl GameMail<'_> {
     }
 }
 
-/// A turn email lists at most this many numbered choices. Some positions have well over a
-/// thousand (every Kasino capture combination, every Starfarers flight target); the
-/// numbers keep their meaning, the rest can be written out.
+/// A turn email lists at most this many numbered lines. Long lists are grouped first
+/// (see [`super::choices`]); what is left over can be written out.
 pub const MAX_LISTED_CHOICES: usize = 150;
+
+/// Under a list with grouped choices.
+pub const TWO_STEP_HELP: &str = "A choice marked \"(n ways)\" comes in two steps: reply with its number to see the\n\
+ways, or pick one at once as number.way (e.g. 12.3).\n";
 
 /// How to play by replying, as printed under the choices.
 pub const REPLY_HELP: &str = "Reply to this email with the number of your choice, or the choice written out.\n\
@@ -226,27 +241,30 @@ without playing it; `status` resends the position, `resign` gives up the game, `
 /// Appends the seat's view and its numbered choices (with how to reply); returns the
 /// choices' texts.
 pub fn position_and_choices(body: &mut String, state: &dyn LoadedGame, seat: Seat) -> Vec<String> {
-    let legal = state.legal_actions(seat);
-    let texts: Vec<String> = legal
-        .iter()
-        .map(|a| state.describe_action(seat, a).unwrap_or_default())
-        .collect();
+    let (_, texts, list) = super::choices::entries(state, seat);
     body.push_str(&state.render_text(Viewer::Seat(seat)));
     if texts.is_empty() {
         body.push_str("\n\nYou have nothing to do right now.\n");
         return texts;
     }
     body.push_str("\n\nYour choices:\n");
-    for (i, t) in texts.iter().enumerate().take(MAX_LISTED_CHOICES) {
-        let _ = writeln!(body, "  {:>3}. {}", i + 1, t);
+    for (i, e) in list.iter().enumerate().take(MAX_LISTED_CHOICES) {
+        let _ = writeln!(body, "  {:>3}. {}", i + 1, e.label);
     }
-    if texts.len() > MAX_LISTED_CHOICES {
+    if list.len() > MAX_LISTED_CHOICES {
         let _ = writeln!(
             body,
             "  ... and {} more choices, not listed to keep this email readable: reply with one\n  \
              written out, or see them all in the game's legal_actions.",
-            texts.len() - MAX_LISTED_CHOICES
+            list.len() - MAX_LISTED_CHOICES
         );
+    }
+    if list.iter().any(|e| e.members.len() > 1 && !e.family) {
+        body.push_str(TWO_STEP_HELP);
+    }
+    if let Some(help) = state.notation_help(seat) {
+        body.push('\n');
+        body.push_str(&help);
     }
     body.push('\n');
     body.push_str(REPLY_HELP);
@@ -322,6 +340,22 @@ mod tests {
         fn legal_actions(&self, _: Seat) -> Vec<Value> {
             (0..self.0).map(|i| json!({ "n": i })).collect()
         }
+        fn forced_action(&self, _: Seat) -> Option<Value> {
+            None
+        }
+        fn parse_notation(&self, _: Seat, _: &str) -> Option<Result<Value, String>> {
+            None
+        }
+        fn notation_help(&self, _: Seat) -> Option<String> {
+            None
+        }
+        fn choice_group(&self, _: Seat, a: &Value) -> Option<String> {
+            // Every ten choices share a heading, as flights to one place share it.
+            a["n"]
+                .as_u64()
+                .filter(|n| n % 50 < 10)
+                .map(|n| format!("group {}", n / 50))
+        }
         fn apply(&self, _: Seat, _: &Value) -> Result<Applied, RuleError> {
             Err(RuleError::new("no", "no"))
         }
@@ -352,18 +386,38 @@ mod tests {
     }
 
     #[test]
-    fn long_choice_lists_are_capped_and_numbers_keep_their_meaning() {
+    fn long_choice_lists_become_two_steps_and_numbers_keep_their_meaning() {
+        use crate::notify::choices::{Pick, pick};
         let mut body = String::new();
         let texts = position_and_choices(&mut body, &Many(400), 0);
         assert_eq!(texts.len(), 400);
-        assert!(body.contains(&format!(
-            "  {MAX_LISTED_CHOICES}. choice {}",
-            MAX_LISTED_CHOICES - 1
-        )));
-        assert!(!body.contains(&format!("{}. choice", MAX_LISTED_CHOICES + 1)));
-        assert!(body.contains(&format!("and {} more choices", 400 - MAX_LISTED_CHOICES)));
+        // Choices 0-9, 50-59, ... share a heading each (8 groups); the other 320 differ in
+        // one number only and are listed once, as a family.
+        assert!(body.contains("    1. group 0 (10 ways)"), "{body}");
+        assert!(
+            body.contains("choice #, with # from 10 to 399 (320 choices: write one out"),
+            "{body}"
+        );
+        assert!(!body.contains("more choices"), "{body}");
+        assert!(body.lines().count() < 40, "{body}");
+        // `1` asks which way; `1.3` and `2.1` pick.
+        assert!(
+            matches!(pick(&Many(400), 0, "1"), Some(Ok(Pick::Ambiguous(t))) if t.contains("1.3 choice 2"))
+        );
+        assert_eq!(
+            pick(&Many(400), 0, "1.3"),
+            Some(Ok(Pick::Action(json!({ "n": 2 }))))
+        );
+        assert!(pick(&Many(400), 0, "1.11").is_some_and(|r| r.is_err()));
+        assert!(pick(&Many(400), 0, "99").is_some_and(|r| r.is_err()));
+        assert!(pick(&Many(400), 0, "bid 3").is_none());
+        // A short list is numbered one by one.
         let mut short = String::new();
         position_and_choices(&mut short, &Many(3), 0);
-        assert!(short.contains("    3. choice 2") && !short.contains("more choices"));
+        assert!(short.contains("    3. choice 2") && !short.contains("ways"));
+        assert_eq!(
+            pick(&Many(3), 0, "3"),
+            Some(Ok(Pick::Action(json!({ "n": 2 }))))
+        );
     }
 }

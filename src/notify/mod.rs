@@ -1,9 +1,10 @@
 //! Email: what emails say (`compose`, laid out by `letter`, with the board picture drawn
-//! by `picture`), the outbox worker that sends them (`worker`) over SMTP or into `.eml`
-//! files, reply tokens (`reply`), signed links (`links`), inbound replies (`inbound`) and
-//! delivery-status reports (`bounce`).
+//! by `picture` and long lists of choices grouped by `choices`), the outbox worker that
+//! sends them (`worker`) over SMTP or into `.eml` files, reply tokens (`reply`), signed
+//! links (`links`), inbound replies (`inbound`) and delivery-status reports (`bounce`).
 
 pub mod bounce;
+pub mod choices;
 pub mod compose;
 pub mod events;
 pub mod headers;

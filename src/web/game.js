@@ -100,7 +100,9 @@ export async function gamePage(main, [idText], app) {
   const logList = h('ol', { class: 'log' });
   const log = h('details', { id: 'log', open: true }, h('summary', {}, 'Log'), logList, h('p', { class: 'muted none' }, 'No moves yet.'));
   const root = h('section', { id: 'game' }, heading, status, seats,
-    h('div', { class: 'play' }, board, h('div', { class: 'side' }, hand, actions, preview, editor, tools, log)));
+    // An editor sits under the board: grids and maps need the width.
+    h('div', { class: 'game-grid' }, h('div', { class: 'main-col' }, board, editor),
+      h('div', { class: 'side' }, hand, actions, preview, tools, log)));
   fill(main, root);
 
   const show = (message, kind) => app.flash(message, kind);
@@ -232,8 +234,11 @@ export async function gamePage(main, [idText], app) {
       drawn);
   }
 
-  /** Previews `action` and offers to play it. Resolves with the preview (or rejects). */
-  async function choose(action, text) {
+  /**
+   * Previews `action` and offers to play it. Resolves with the preview (or rejects). An
+   * editor's checks leave the keyboard focus where the player is composing (`focus`).
+   */
+  async function choose(action, text, { focus = true } = {}) {
     const play = h('button', { type: 'button', class: 'primary play', disabled: true }, 'Play this move');
     const cancel = h('button', { type: 'button', onclick: () => fill(preview) }, 'Cancel');
     const body = h('div', {}, h('p', { class: 'muted' }, 'Working out the result…'));
@@ -248,7 +253,7 @@ export async function gamePage(main, [idText], app) {
           : h('p', { class: 'muted' }, `Then to move: ${p.to_act.map((s) => (s === game.your_seat ? 'you' : seatName(game, s))).join(', ') || 'nobody'}`),
         h('details', {}, h('summary', {}, 'The board after this move'), svgPicture(p.board_svg)));
       play.disabled = false;
-      play.focus();
+      if (focus) play.focus();
       return p;
     } catch (e) {
       fill(body, h('p', { class: 'error', role: 'alert' }, e.message));
@@ -292,11 +297,13 @@ export async function gamePage(main, [idText], app) {
       view: game.view,
       legal: game.legal_actions,
       texts: game.legal_action_texts,
-      preview: (action) => choose(action, null),
+      preview: (action) => choose(action, null, { focus: false }),
       submit,
     };
     const result = mod.mount(el, ctx);
     if (typeof result === 'function') editorCleanup = result;
+    // Nothing to compose at this point of the game: no empty section.
+    if (!el.childElementCount) fill(editor);
   }
 
   function drawTools() {

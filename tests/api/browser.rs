@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
@@ -386,7 +387,11 @@ fn two_people_sign_up_open_join_and_play_kasino_to_the_end_by_clicking() {
             let text = css(c, ".status-line").await.text().await.expect("status");
             assert!(text.starts_with("Game over."), "{text}");
             let log_entries = js(c, "return document.querySelectorAll('#log li').length;").await;
-            assert_eq!(log_entries.as_i64(), Some(moves), "every move is in the log");
+            // Every click, and every move the server played because it was the only
+            // choice, is one entry.
+            let (version, _) = shown(c).await;
+            assert!(version >= moves, "{version} versions for {moves} clicks");
+            assert_eq!(log_entries.as_i64(), Some(version), "every move is in the log");
             assert_eq!(driver.severe(c).await, Vec::<String>::new(), "browser errors");
         }
         let token = js(&ada, "return sessionStorage.getItem('turnpost.token');").await;
@@ -401,41 +406,79 @@ fn two_people_sign_up_open_join_and_play_kasino_to_the_end_by_clicking() {
         }
         (id, token, moves)
     });
-    // The server agrees: the game is over after exactly the moves clicked.
+    // The server agrees: the game is over after the moves clicked and those it played
+    // because they were a seat's only choice (marked in the log).
     let g: Value = app
         .get(&format!("/api/v1/games/{id}"), Some(&token))
         .json()
         .expect("game");
     assert_eq!(g["status"], "finished");
-    assert_eq!(g["version"], moves);
+    let log: Value = app
+        .get(&format!("/api/v1/games/{id}/log?limit=1000"), Some(&token))
+        .json()
+        .expect("log");
+    let forced = log
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter(|e| {
+            e["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("[forced] "))
+        })
+        .count() as i64;
+    assert_eq!(g["version"], moves + forced);
+}
+
+/// The player of `players` the game waits for first, with their view of it.
+fn mover<'a>(app: &TestApp, id: i64, players: &[&'a Player]) -> Option<(&'a Player, Value)> {
+    let g = app.game(id, players[0]);
+    if g["status"] != "active" {
+        return None;
+    }
+    let seat = g["to_act"][0].clone();
+    let p = players.iter().find(|p| {
+        g["seats"]
+            .as_array()
+            .expect("seats")
+            .iter()
+            .any(|s| s["seat"] == seat && s["account_id"] == p.id)
+    })?;
+    Some((p, app.game(id, p)))
+}
+
+/// Plays the first legal action of the seat to act, through the API.
+fn play_first(app: &TestApp, id: i64, players: &[&Player]) -> bool {
+    let Some((p, mine)) = mover(app, id, players) else {
+        return false;
+    };
+    let r = app.post(
+        &format!("/api/v1/games/{id}/actions"),
+        Some(&p.token),
+        &json!({"expected_version": mine["version"], "action": mine["legal_actions"][0]}),
+    );
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    true
 }
 
 /// Plays `n` actions through the API, each the first legal action of a seat to act.
 fn advance(app: &TestApp, id: i64, players: &[&Player], n: usize) {
     for _ in 0..n {
-        let g = app.game(id, players[0]);
-        if g["status"] != "active" {
+        if !play_first(app, id, players) {
             return;
         }
-        let seat = g["to_act"][0].clone();
-        let Some(p) = players.iter().find(|p| {
-            g["seats"]
-                .as_array()
-                .expect("seats")
-                .iter()
-                .any(|s| s["seat"] == seat && s["account_id"] == p.id)
-        }) else {
-            return;
-        };
-        let mine = app.game(id, p);
-        let r = app.post(
-            &format!("/api/v1/games/{id}/actions"),
-            Some(&p.token),
-            &json!({"expected_version": mine["version"], "action": mine["legal_actions"][0]}),
-        );
-        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
     }
 }
+
+/// The game types with a move editor (`src/web/editors/`), and action kinds each one
+/// composes: its page is checked at a point where one of them is legal, so the editor
+/// shows.
+const EDITED: [(&str, &[&str]); 4] = [
+    ("crossword-rummy", &["take_display", "draw_bag", "meld"]),
+    ("fuldrigger", &["offer"]),
+    ("space-empires-4x", &["move", "build", "research", "bid"]),
+    ("starfarers", &["offer_trade", "fly"]),
+];
 
 #[test]
 fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
@@ -443,13 +486,20 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
     let types: Value = app.get("/api/v1/game-types", None).json().expect("types");
     let types = types.as_array().expect("type list").clone();
     assert_eq!(types.len(), 7, "seven game types");
+    let editors: Value = app
+        .get("/web/editors.json", None)
+        .json()
+        .expect("editor list");
+    let mut edited: Vec<&str> = EDITED.iter().map(|(k, _)| *k).collect();
+    edited.sort_unstable();
+    assert_eq!(editors, json!(edited), "the editors this test knows");
     let people: Vec<Player> = ["Ada", "Bo", "Cy", "Di"]
         .iter()
         .map(|n| app.player(n))
         .collect();
-    // Each type's game, filled and a few moves in, through the API; the page is opened as
-    // the player to act.
-    let games: Vec<(String, i64, String, i64)> = types
+    // Each type's game, filled and a few moves in, through the API (an edited type's on
+    // until its editor has something to compose); the page is opened as the player to act.
+    let games: Vec<(String, i64, String, i64, bool)> = types
         .iter()
         .map(|t| {
             let kind = t["id"].as_str().expect("type id").to_string();
@@ -457,21 +507,24 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
             let seated: Vec<&Player> = people.iter().take(n).collect();
             let id = app.start_game(&kind, json!({}), &seated);
             advance(&app, id, &seated, 3);
-            let g = app.game(id, seated[0]);
-            let to_act = g["to_act"][0].clone();
-            let account = g["seats"]
-                .as_array()
-                .expect("seats")
-                .iter()
-                .find(|s| s["seat"] == to_act)
-                .map(|s| s["account_id"].clone())
-                .expect("a seat to act");
-            let p = seated
-                .iter()
-                .find(|p| account == p.id)
-                .expect("the player to act");
+            let composes = EDITED.iter().find(|(k, _)| *k == kind).map(|(_, c)| *c);
+            if let Some(composes) = composes {
+                let mut moves = 0;
+                while !mover(&app, id, &seated).is_some_and(|(_, g)| {
+                    g["legal_actions"]
+                        .as_array()
+                        .expect("legal actions")
+                        .iter()
+                        .any(|a| composes.iter().any(|c| a["type"] == *c))
+                }) {
+                    assert!(moves < 60, "{kind}: nothing for the editor in 60 moves");
+                    assert!(play_first(&app, id, &seated), "{kind}: the game ended");
+                    moves += 1;
+                }
+            }
+            let (p, g) = mover(&app, id, &seated).expect("a player to act");
             let version = g["version"].as_i64().expect("version");
-            (kind, id, p.token.clone(), version)
+            (kind, id, p.token.clone(), version, composes.is_some())
         })
         .collect();
     runtime().block_on(async {
@@ -479,7 +532,7 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
         let c = driver.browser().await;
         // The origin's storage is reachable once a page of it is open.
         c.goto(&app.url("/")).await.expect("open the client");
-        for (kind, id, token, version) in &games {
+        for (kind, id, token, version, edited) in &games {
             let (kind, version) = (kind.as_str(), *version);
             let started = Instant::now();
             js(
@@ -520,6 +573,24 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
                 (version, "active"),
                 "{kind}"
             );
+            if *edited {
+                wait_for(
+                    &c,
+                    &format!("{kind}: the move editor"),
+                    "return document.querySelector('#editor .editor')?.childElementCount;",
+                )
+                .await;
+            } else {
+                assert_eq!(
+                    js(
+                        &c,
+                        "return document.getElementById('editor').childElementCount;"
+                    )
+                    .await,
+                    json!(0),
+                    "{kind}: no editor"
+                );
+            }
             screenshot(&driver, &c, &format!("{kind}.png")).await;
             if kind == "kasino" {
                 c.set_window_size(390, 844).await.expect("phone size");
@@ -558,4 +629,221 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
         }
         let _ = c.close().await;
     });
+}
+
+/// Opens game `id` in `c` as the holder of `token`, and waits for its board.
+async fn open_game(c: &Client, app: &TestApp, id: i64, token: &str) {
+    // The origin's storage is reachable once a page of it is open.
+    c.goto(&app.url("/")).await.expect("open the client");
+    js(
+        c,
+        &format!(
+            "sessionStorage.setItem('turnpost.token', {}); return true;",
+            json!(token)
+        ),
+    )
+    .await;
+    c.goto(&app.url(&format!("/#/game/{id}")))
+        .await
+        .expect("open the game");
+    // goto() to another fragment of the same page does not reload it.
+    c.refresh().await.expect("reload");
+    wait_for(
+        c,
+        "the board picture",
+        "return document.querySelector('#board svg.picture');",
+    )
+    .await;
+}
+
+/// The editor's verdict once the server has answered (not "Checking…").
+async fn verdict(c: &Client, what: &str) -> String {
+    wait_for(
+        c,
+        what,
+        "const s = document.querySelector('#editor .check'); \
+         return s && !s.textContent.startsWith('Checking') ? s.textContent : null;",
+    )
+    .await
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
+}
+
+#[test]
+fn a_crossword_rummy_meld_is_laid_in_the_editor_by_picking_tiles_and_cells() {
+    let app = spawn_app();
+    let people = [app.player("Ada"), app.player("Bo")];
+    let id = app.start_game("crossword-rummy", json!({}), &[&people[0], &people[1]]);
+    // Draw from the bag until the player to act holds an opening the game lists (a rack of
+    // 15 usually does at once); that meld is the one to build by hand.
+    let mut found = None;
+    for _ in 0..40 {
+        let mover = people
+            .iter()
+            .find(|p| app.game(id, p)["to_act"][0] == app.game(id, p)["your_seat"])
+            .expect("someone to act");
+        let g = app.game(id, mover);
+        let legal = g["legal_actions"].as_array().expect("legal actions");
+        if let Some(meld) = legal.iter().find(|a| a["type"] == "meld") {
+            found = Some((mover, meld.clone(), g["version"].as_i64().expect("version")));
+            break;
+        }
+        let r = app.post(
+            &format!("/api/v1/games/{id}/actions"),
+            Some(&mover.token),
+            &json!({"expected_version": g["version"], "action": {"type": "draw_bag"}}),
+        );
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    }
+    let (mover, meld, version) = found.expect("an opening meld within 40 draws");
+    let cells: Vec<(String, i64, i64)> = meld["table"]
+        .as_array()
+        .expect("placements")
+        .iter()
+        .map(|p| {
+            (
+                p["tile"].as_str().expect("tile").to_string(),
+                p["x"].as_i64().expect("x"),
+                p["y"].as_i64().expect("y"),
+            )
+        })
+        .collect();
+    assert!(cells.len() >= 3, "{meld}");
+
+    runtime().block_on(async {
+        let mut driver = Driver::start();
+        let c = driver.browser().await;
+        open_game(&c, &app, id, &mover.token).await;
+        wait_for(
+            &c,
+            "the meld editor",
+            "return document.querySelector('#editor .cr-grid button.cell');",
+        )
+        .await;
+        let click = |sel: String| {
+            let c = c.clone();
+            async move {
+                css(&c, &sel)
+                    .await
+                    .click()
+                    .await
+                    .unwrap_or_else(|e| panic!("click {sel}: {e}"))
+            }
+        };
+        let rack = |t: &str| format!("#editor .cr-rack button[data-tile='{t}']");
+        let cell = |x: i64, y: i64| format!("#editor .cr-grid button[data-x='{x}'][data-y='{y}']");
+
+        // One tile alone is no meld: the server's reason shows, and nothing can be played.
+        let (t0, x0, y0) = &cells[0];
+        click(rack(t0)).await;
+        click(cell(*x0 + 1, *y0 - 1)).await;
+        let said = verdict(&c, "the verdict on one tile").await;
+        assert!(said.starts_with("Not valid: "), "{said}");
+        let play_disabled = js(
+            &c,
+            "return [...document.querySelectorAll('#editor button')].find((b) => b.textContent === 'Play meld').disabled;",
+        )
+        .await;
+        assert_eq!(play_disabled, Value::Bool(true), "{said}");
+        // Pick the laid tile up again and move it to its cell.
+        click(cell(*x0 + 1, *y0 - 1)).await;
+        click(cell(*x0, *y0)).await;
+        // The middle tiles by mouse.
+        for (t, x, y) in &cells[1..cells.len() - 1] {
+            click(rack(t)).await;
+            click(cell(*x, *y)).await;
+        }
+        // The last by keyboard: picking a rack tile puts the focus in the grid; the arrow
+        // keys walk to the cell and Enter lays the tile.
+        let (tn, xn, yn) = cells.last().expect("a last tile");
+        click(rack(tn)).await;
+        let at = js(
+            &c,
+            "const b = document.activeElement; return b && b.dataset.x !== undefined ? [Number(b.dataset.x), Number(b.dataset.y)] : null;",
+        )
+        .await;
+        let (mut x, mut y) = (
+            at[0].as_i64().expect("focus on a cell"),
+            at[1].as_i64().expect("focus on a cell"),
+        );
+        while (x, y) != (*xn, *yn) {
+            let key = if x < *xn {
+                x += 1;
+                Key::Right
+            } else if x > *xn {
+                x -= 1;
+                Key::Left
+            } else if y < *yn {
+                y += 1;
+                Key::Down
+            } else {
+                y -= 1;
+                Key::Up
+            };
+            c.active_element()
+                .await
+                .expect("focus")
+                .send_keys(&key)
+                .await
+                .expect("arrow key");
+        }
+        c.active_element()
+            .await
+            .expect("focus")
+            .send_keys(&Key::Enter)
+            .await
+            .expect("enter");
+
+        let said = verdict(&c, "the verdict on the meld").await;
+        assert!(said.starts_with("Valid: "), "{said}");
+        // The grid holds the meld, each tile on its cell.
+        for (t, x, y) in &cells {
+            let on = js(
+                &c,
+                &format!("return document.querySelector(\"{}\")?.dataset.tile || null;", cell(*x, *y)),
+            )
+            .await;
+            assert_eq!(on.as_str(), Some(t.as_str()), "cell ({x},{y})");
+        }
+        screenshot(&driver, &c, "crossword-rummy-meld.png").await;
+        click("#editor .check-row button.primary".to_string()).await;
+        wait_for(
+            &c,
+            "the meld played",
+            &format!(
+                "return Number(document.getElementById('game')?.dataset.version) === {};",
+                version + 1
+            ),
+        )
+        .await;
+        // The refusals of the lone tile are the only errors: the browser logs every 4xx
+        // answer, and the preview answers an illegal meld with 422.
+        for e in driver.severe(&c).await {
+            assert!(
+                e.contains(&format!("/api/v1/games/{id}/preview")) && e.contains("422"),
+                "browser error: {e}"
+            );
+        }
+        let _ = c.close().await;
+    });
+    // The server's table now holds exactly the meld's tiles, on its cells.
+    let g = app.game(id, mover);
+    assert_eq!(g["version"].as_i64(), Some(version + 1));
+    let mut table: Vec<(String, i64, i64)> = g["view"]["table"]
+        .as_array()
+        .expect("table")
+        .iter()
+        .map(|p| {
+            (
+                p["tile"].as_str().expect("tile").to_string(),
+                p["x"].as_i64().expect("x"),
+                p["y"].as_i64().expect("y"),
+            )
+        })
+        .collect();
+    let mut want = cells.clone();
+    table.sort();
+    want.sort();
+    assert_eq!(table, want);
 }

@@ -360,10 +360,29 @@ fn a_whole_kasino_game_played_by_email_replies() {
     assert!(stale_checked, "a stale token was tried");
     let g = app.game(id, &ada);
     assert_eq!(g["result"]["ranking"].as_array().unwrap().len(), 2);
+    // Every version is an applied reply or a move the server played because it was the
+    // only choice (marked in the log).
+    let log: Value = app
+        .get(
+            &format!("/api/v1/games/{id}/log?limit=1000"),
+            Some(&ada.token),
+        )
+        .json()
+        .unwrap();
+    let forced = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            e["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("[forced] "))
+        })
+        .count();
     assert_eq!(
         g["version"].as_i64().unwrap(),
-        moves as i64,
-        "one version per applied reply"
+        (moves + forced) as i64,
+        "one version per applied reply or forced move"
     );
     // Answers are threaded and automatic, so no robot answers them back.
     let (ok, out) = run_verify(&app);
@@ -479,4 +498,205 @@ fn resigning_by_email_ends_a_two_player_game() {
         ),
     );
     assert_eq!(r["code"], "game_not_active", "{r}");
+}
+
+/// The Crossword Rummy meld, the game's main move, is played by a reply in the notation:
+/// the turn email explains it with an example from the player's own rack, and the reply
+/// sends that example back over several lines.
+#[test]
+fn a_crossword_rummy_meld_is_played_by_an_email_in_the_notation() {
+    let app = spawn_app();
+    let people = [app.player("Ada"), app.player("Bo")];
+    let id = app.start_game("crossword-rummy", json!({}), &[&people[0], &people[1]]);
+    // Draw until the player to act holds an opening the game lists.
+    let mut found = None;
+    for _ in 0..40 {
+        let mover = people
+            .iter()
+            .find(|p| {
+                let g = app.game(id, p);
+                g["to_act"][0] == g["your_seat"]
+            })
+            .expect("someone to act");
+        let g = app.game(id, mover);
+        let legal = g["legal_actions"].as_array().expect("legal actions");
+        if legal.iter().any(|a| a["type"] == "meld") {
+            found = Some((mover, g));
+            break;
+        }
+        let r = app.post(
+            &format!("/api/v1/games/{id}/actions"),
+            Some(&mover.token),
+            &json!({"expected_version": g["version"], "action": {"type": "draw_bag"}}),
+        );
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    }
+    let (mover, g) = found.expect("an opening meld within 40 draws");
+    let seat = g["your_seat"].as_i64().unwrap();
+    let version = g["version"].as_i64().unwrap();
+    let mail = turn_mail(&app, mover, id, seat, version);
+    assert!(mail.text.contains("Writing a meld"), "{}", mail.text);
+    // The example: the indented lines after "For example, ...".
+    let example: Vec<String> = mail
+        .text
+        .lines()
+        .skip_while(|l| !l.starts_with("For example"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.trim().to_string())
+        .collect();
+    assert!(
+        !example.is_empty() && example.iter().all(|l| l.starts_with("lay ")),
+        "no example meld in\n{}",
+        mail.text
+    );
+    let rack_before = g["view"]["your_rack"].as_array().map_or(0, Vec::len);
+    let laid: usize = example
+        .iter()
+        .map(|l| l.split_whitespace().take_while(|w| *w != "at").count() - 1)
+        .sum();
+    let r = deliver(
+        &app,
+        &reply(
+            &mover.email,
+            &mail.reply_to,
+            &mail.subject,
+            &example.join("\n"),
+            &mail.text,
+            "meld-1@x.org",
+        ),
+    );
+    assert_eq!(r["outcome"], "applied", "{r}");
+    let after = app.game(id, mover);
+    let table = after["view"]["table"].as_array().expect("table");
+    assert_eq!(table.len(), laid, "{after}");
+    if rack_before > 0 {
+        let rack_after = after["view"]["your_rack"].as_array().map_or(0, Vec::len);
+        assert_eq!(rack_after + laid, rack_before);
+    }
+    // A meld in the notation that the rules refuse is explained and plays nothing.
+    let bad = "lay R1 at 0,0";
+    let other = people.iter().find(|p| p.email != mover.email).unwrap();
+    let g = app.game(id, other);
+    if g["to_act"][0] == g["your_seat"] {
+        let v = g["version"].as_i64().unwrap();
+        let mail = turn_mail(&app, other, id, g["your_seat"].as_i64().unwrap(), v);
+        let r = deliver(
+            &app,
+            &reply(
+                &other.email,
+                &mail.reply_to,
+                &mail.subject,
+                bad,
+                "",
+                "meld-2@x.org",
+            ),
+        );
+        assert_eq!(r["outcome"], "refused", "{r}");
+        assert_eq!(app.game(id, other)["version"], v);
+    }
+}
+
+/// A Starfarers trade offer is a decision for a seat that is not the one to act: the
+/// offer's recipient gets an email listing accept and decline, and accepts by reply.
+#[test]
+fn a_starfarers_trade_offer_reaches_its_recipient_who_accepts_by_reply() {
+    let app = spawn_app();
+    let people = [app.player("Ada"), app.player("Bo"), app.player("Cy")];
+    let id = app.start_game(
+        "starfarers",
+        json!({}),
+        &[&people[0], &people[1], &people[2]],
+    );
+    // Play the first legal action of whoever acts until the active player can offer.
+    let mut offered = None;
+    for _ in 0..400 {
+        let (mover, g) = people
+            .iter()
+            .map(|p| (p, app.game(id, p)))
+            .find(|(_, g)| g["to_act"][0] == g["your_seat"])
+            .expect("someone to act");
+        let legal = g["legal_actions"].as_array().unwrap().clone();
+        // An offer the recipient can accept: one asking for cards they hold (the test
+        // reads their hand; the offering player could not).
+        let offer = legal.iter().find(|a| {
+            a["type"] == "offer_trade" && {
+                let to = a["to"].as_u64().unwrap() as usize;
+                let them = app.game(id, &people[to]);
+                let hand = &them["view"]["players"][to]["hand"];
+                a["get"]
+                    .as_object()
+                    .is_some_and(|want| want.iter().all(|(r, n)| hand[r].as_u64() >= n.as_u64()))
+            }
+        });
+        // Otherwise keep the cards coming: roll and end turns, build nothing.
+        let calm = ["roll", "end_turn", "launch", "take_supply", "decline_offer"];
+        let action = offer
+            .or_else(|| {
+                legal
+                    .iter()
+                    .find(|a| calm.contains(&a["type"].as_str().unwrap_or("")))
+            })
+            .unwrap_or(&legal[0])
+            .clone();
+        let r = app.post(
+            &format!("/api/v1/games/{id}/actions"),
+            Some(&mover.token),
+            &json!({"expected_version": g["version"], "action": action}),
+        );
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+        if offer.is_some() {
+            let after: Value = r.json().unwrap();
+            offered = Some((action, after["version"].as_i64().unwrap()));
+            break;
+        }
+    }
+    let (offer, version) = offered.expect("an offer within 400 moves");
+    let to = offer["to"].as_i64().unwrap();
+    let recipient = &people[to as usize];
+    // The recipient is not the one to act, yet is told and can answer.
+    let g = app.game(id, recipient);
+    assert_ne!(g["to_act"][0], to, "{g}");
+    let mail = turn_mail(&app, recipient, id, to, version);
+    let listed = choices(&mail);
+    let accept = listed
+        .iter()
+        .position(|t| t.starts_with("accept"))
+        .unwrap_or_else(|| panic!("no accept among {listed:?}\n{}", mail.text));
+    assert!(
+        listed.iter().any(|t| t == "decline the offer"),
+        "{listed:?}"
+    );
+    let r = deliver(
+        &app,
+        &reply(
+            &recipient.email,
+            &mail.reply_to,
+            &mail.subject,
+            &(accept + 1).to_string(),
+            &mail.text,
+            "accept-1@x.org",
+        ),
+    );
+    assert_eq!(r["outcome"], "applied", "{r}");
+    let log: Value = app
+        .get(
+            &format!("/api/v1/games/{id}/log?limit=1000"),
+            Some(&recipient.token),
+        )
+        .json()
+        .unwrap();
+    let accepted = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|e| e["seat"] == to)
+        .expect("the recipient's entry");
+    assert!(
+        accepted["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("accept")),
+        "{accepted}"
+    );
 }

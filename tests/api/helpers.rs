@@ -38,6 +38,10 @@ pub struct Player {
 }
 
 /// Settings for a test app, with `adjust` applied before the build.
+/// How long a test waits for email: generous, because a full test run on 2 cores keeps
+/// the senders (which draw PNG pictures) busy; a passing wait returns at once.
+pub const MAIL_PATIENCE_SECS: u64 = 120;
+
 pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     let database_url = cluster().new_database().expect("create test database");
     spawn_app_on(database_url, adjust)
@@ -219,7 +223,7 @@ impl TestApp {
             if pred(&mails) {
                 return mails;
             }
-            if start.elapsed() > Duration::from_secs(30) {
+            if start.elapsed() > Duration::from_secs(MAIL_PATIENCE_SECS) {
                 panic!(
                     "timed out waiting for mails: {what} ({} mails so far)",
                     mails.len()

@@ -184,10 +184,19 @@ fn a_full_kasino_game_over_http() {
         let r = submit(&app, id, Some(p), version, &action);
         assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
         let tag = r.headers()["etag"].to_str().unwrap().to_string();
-        assert!(tag.starts_with(&format!("\"{}-", version + 1)), "{tag}");
         let after: Value = r.json().unwrap();
-        assert_eq!(after["version"], version + 1);
-        assert_no_leak("the mover's response", &after, &other_hand.clone());
+        // One version for the move, and one for each move the server then played for a
+        // seat whose only choice it was.
+        let now = after["version"].as_i64().unwrap();
+        assert!(now > version, "{now} after {version}");
+        assert!(tag.starts_with(&format!("\"{now}-")), "{tag}");
+        // A move the server then played for the opponent (their only choice) may have put
+        // one of their cards on the table: what is still in their hand must not show.
+        let still_hidden: BTreeSet<String> = hand(&app.game(id, q))
+            .intersection(other_hand)
+            .cloned()
+            .collect();
+        assert_no_leak("the mover's response", &after, &still_hidden);
         moves += 1;
         checked[4] += 1;
     }
@@ -201,15 +210,37 @@ fn a_full_kasino_game_over_http() {
     assert_eq!(r.status(), 200);
     let v0: Value = r.json().unwrap();
     assert_eq!(v0["view"]["your_hand"].as_array().unwrap().len(), 4);
+    let finished = app.game(id, &ada);
+    let last = finished["version"].as_i64().unwrap();
     assert_eq!(
         app.get(
-            &format!("/api/v1/games/{id}/views/{}", moves + 1),
+            &format!("/api/v1/games/{id}/views/{}", last + 1),
             Some(&ada.token)
         )
         .status(),
         404
     );
-    let finished = app.game(id, &ada);
+    // Moves that were a seat's only choice were played by the server, marked in the log:
+    // the log holds the submitted moves and those, nothing else.
+    let log: Value = app
+        .get(
+            &format!("/api/v1/games/{id}/log?limit=1000"),
+            Some(&ada.token),
+        )
+        .json()
+        .unwrap();
+    let log = log.as_array().unwrap();
+    let forced = log
+        .iter()
+        .filter(|e| {
+            e["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("[forced] "))
+        })
+        .count();
+    assert!(forced > 0, "a whole Kasino game has forced last cards");
+    assert_eq!(log.len(), moves + forced);
+    assert_eq!(last as usize, moves + forced);
     let (s, body) = code(submit(
         &app,
         id,

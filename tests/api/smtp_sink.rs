@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::helpers::MAIL_PATIENCE_SECS;
+
 use secrecy::SecretString;
 use serde_json::{Value, json};
 
@@ -57,7 +59,7 @@ impl Sink {
         let start = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(
-                start.elapsed() < Duration::from_secs(30),
+                start.elapsed() < Duration::from_secs(MAIL_PATIENCE_SECS),
                 "aiosmtpd did not start"
             );
             std::thread::sleep(Duration::from_millis(50));
@@ -92,7 +94,7 @@ impl Sink {
                 return m;
             }
             assert!(
-                start.elapsed() < Duration::from_secs(30),
+                start.elapsed() < Duration::from_secs(MAIL_PATIENCE_SECS),
                 "no mail over SMTP: {what}"
             );
             std::thread::sleep(Duration::from_millis(50));

@@ -6,6 +6,7 @@ mod board;
 pub mod data;
 pub mod generate;
 pub mod invariants;
+pub mod notation;
 pub mod play;
 pub mod render;
 pub mod state;
@@ -144,6 +145,21 @@ impl Game for CrosswordRummy {
     fn legal_actions_complete(&self) -> bool {
         // Melds are a generated sample; any valid rearrangement is accepted by apply.
         false
+    }
+
+    fn parse_notation(
+        &self,
+        state: &State,
+        seat: Seat,
+        text: &str,
+    ) -> Option<Result<Action, String>> {
+        notation::parse(state, seat, text)
+    }
+
+    /// Only on the seat's own turn: that is when it may meld.
+    fn notation_help(&self, state: &State, seat: Seat) -> Option<String> {
+        (matches!(state.phase, Phase::Turn) && state.turn == seat)
+            .then(|| notation::help(state, seat, &self.legal_actions(state, seat)))
     }
 
     fn apply(&self, state: &State, seat: Seat, action: &Action) -> Result<State, RuleError> {

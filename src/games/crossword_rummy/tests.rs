@@ -2245,3 +2245,140 @@ fn pictures_render_to_png() {
     let s = example_9_2();
     crate::engine::svg::save_png("rummy-example-9-2-seat3", &picture(&s, Viewer::Seat(2))).unwrap();
 }
+
+// ---------------------------------------------------------------------------------------
+// The meld notation for email replies.
+
+mod notation_tests {
+    use super::super::notation;
+    use super::*;
+
+    fn read(state: &State, seat: Seat, text: &str) -> Result<Vec<Placement>, String> {
+        match notation::parse(state, seat, text) {
+            Some(Ok(Action::Meld { mut table })) => {
+                table.sort_by_key(|p| (p.y, p.x));
+                Ok(table)
+            }
+            Some(Ok(other)) => Err(format!("not a meld: {other:?}")),
+            Some(Err(why)) => Err(why),
+            None => Err("not notation".into()),
+        }
+    }
+
+    #[test]
+    fn a_merge_written_in_words_is_the_same_meld_as_the_json() {
+        let s = example_9_3();
+        let words = "lay R7 at 3,0\nlay B11 B12 B13 at 0,5 right";
+        let mut want = with_new(
+            &s,
+            &[("R7", 3, 0), ("B11", 0, 5), ("B12", 1, 5), ("B13", 2, 5)],
+        );
+        want.sort_by_key(|p| (p.y, p.x));
+        assert_eq!(read(&s, 0, words).unwrap(), want);
+        // The same with `;`, capitals, brackets and spaces in the cells.
+        let loose = "LAY r7 AT (3, 0); lay b11 b12 b13 at 0 ,5";
+        assert_eq!(read(&s, 0, loose).unwrap(), want);
+        // And the rules accept it.
+        let Some(Ok(action)) = notation::parse(&s, 0, words) else {
+            panic!("not read");
+        };
+        assert!(CrosswordRummy.apply(&s, 0, &action).is_ok());
+    }
+
+    #[test]
+    fn moves_and_downward_lays_follow_the_table_as_it_stands() {
+        let s = example_9_3();
+        // Move the red 4 from 0,0 to 7,0 (a run R5..R10 would need R7 too), then lay down.
+        let t = read(&s, 0, "move 0,0 to 7,0\nlay B10 G10 at 0,11 down").unwrap();
+        let at = |x: i32, y: i32| {
+            t.iter()
+                .find(|p| (p.x, p.y) == (x, y))
+                .map(|p| p.tile.clone())
+        };
+        assert_eq!(at(0, 0), None);
+        assert_eq!(at(7, 0), Some(id("R4")));
+        assert!(at(0, 11).unwrap().starts_with("blue-10"));
+        assert!(at(0, 12).unwrap().starts_with("green-10"));
+        assert_eq!(t.len(), s.table.len() + 2);
+        // Naming the tile that is moved is checked.
+        let e = read(&s, 0, "move B3 0,0 to 7,0").unwrap_err();
+        assert!(e.contains("holds R4"), "{e}");
+    }
+
+    #[test]
+    fn mistakes_are_explained_and_nothing_panics() {
+        let s = example_9_3();
+        for (text, expect) in [
+            ("lay R7", "where the tiles go"),
+            ("lay at 1,1", "at least one tile"),
+            ("lay Y14 at 1,1", "not in your rack"),
+            ("lay R7 R7 at 1,1", "not in your rack"),
+            ("lay R7 at 0,0", "already holds R4"),
+            ("lay R7 at 1,1 sideways", "`right` or `down`"),
+            ("lay R7 at 1;1", "is not a cell"),
+            ("lay R7 at 99999999999,1", "whole numbers"),
+            (
+                "lay R7 at 10000,0 right\nlay B11 B12 at 10000,1 right",
+                "off the table",
+            ),
+            ("move 9,9 to 1,1", "no tile on cell 9,9"),
+            ("move 0,0 to 1,0", "is taken"),
+            ("move 0,0", "where the tile goes"),
+            ("move 0,0 to", "one cell after `to`"),
+            ("lay R7 at 3,0; hello", "starts with `lay` or `move`"),
+            ("lay R7\0 at 3,0", "not in your rack"),
+        ] {
+            let e = read(&s, 0, text).unwrap_err();
+            assert!(e.contains(expect), "{text:?}: {e}");
+        }
+        assert!(notation::parse(&s, 0, "draw a tile from the bag").is_none());
+        assert!(notation::parse(&s, 0, "").is_none());
+        assert!(notation::parse(&s, 9, "lay R7 at 3,0").is_some_and(|r| r.is_err()));
+    }
+
+    /// Every meld the server lists, written in the notation and read back, is the same
+    /// table: the example in a turn email is always one the player can send as it is.
+    #[test]
+    fn listed_melds_written_and_read_back_are_unchanged() {
+        use crate::engine::harness::random_playout;
+        let mut checked = 0;
+        for seed in 0..12 {
+            let p = random_playout(&CrosswordRummy, &Options::default(), 2, seed, 400).unwrap();
+            let mut state = CrosswordRummy
+                .setup(
+                    &Options::default(),
+                    2,
+                    crate::engine::GameRng::seed_from_u64(seed),
+                )
+                .unwrap();
+            for (seat, action) in &p.log {
+                for listed in CrosswordRummy.legal_actions(&state, *seat) {
+                    let Action::Meld { table } = &listed else {
+                        continue;
+                    };
+                    let Some(text) = notation::write(&state, table) else {
+                        continue;
+                    };
+                    let mut want = table.clone();
+                    want.sort_by_key(|p| (p.y, p.x));
+                    assert_eq!(read(&state, *seat, &text).unwrap(), want, "{text}");
+                    checked += 1;
+                }
+                state = CrosswordRummy.apply(&state, *seat, action).unwrap();
+            }
+        }
+        assert!(checked > 20, "only {checked} melds checked");
+    }
+
+    #[test]
+    fn help_gives_an_example_from_the_players_own_position() {
+        let s = example_9_3();
+        let listed = CrosswordRummy.legal_actions(&s, 0);
+        let help = notation::help(&s, 0, &listed);
+        assert!(help.contains("lay R5 R6 R7 at 2,3 right"), "{help}");
+        if listed.iter().any(|a| matches!(a, Action::Meld { .. })) {
+            assert!(help.contains("For example"), "{help}");
+        }
+        assert!(CrosswordRummy.notation_help(&s, 1).is_none());
+    }
+}

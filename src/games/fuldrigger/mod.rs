@@ -186,6 +186,17 @@ impl Game for Fuldrigger {
         false
     }
 
+    /// Offers and attack groups are sampled, so a single listed action may hide others;
+    /// only an answer to a pending battle question (which loss, which capture) is listed in
+    /// full, and that is played for the seat when there is one answer (house rule in
+    /// RULES.md). The roll stays the player's: offers may be made before it.
+    fn forced_action(&self, st: &State, seat: Seat) -> Option<Action> {
+        if st.pending.is_none() || st.phase == Phase::Over {
+            return None;
+        }
+        crate::engine::only_choice(self.legal_actions(st, seat))
+    }
+
     fn apply(&self, st: &State, seat: Seat, action: &Action) -> Result<State, RuleError> {
         let b = self.board.as_ref().map_err(|_| broken())?;
         let mut next = st.clone();

@@ -139,6 +139,13 @@ impl Game for Starfarers {
         false
     }
 
+    /// Only trade offers are sampled, and whenever one is possible at least one is listed,
+    /// so a single listed action really is the only choice: a forced roll or the end of a
+    /// turn with nothing left to do is played for the seat (house rule in RULES.md).
+    fn forced_action(&self, state: &State, seat: Seat) -> Option<Action> {
+        crate::engine::only_choice(self.legal_actions(state, seat))
+    }
+
     fn apply(&self, state: &State, seat: Seat, action: &Action) -> Result<State, RuleError> {
         rules::apply(&self.data, state, seat, action)
     }
@@ -160,6 +167,21 @@ impl Game for Starfarers {
             },
             _ => Visibility::Public,
         }
+    }
+
+    /// Flights are listed by ship and destination first, the route second: a position
+    /// may have hundreds of them.
+    fn choice_group(&self, state: &State, seat: Seat, action: &Action) -> Option<String> {
+        let Action::Fly { ship, to, via } = action else {
+            return None;
+        };
+        let direct = Action::Fly {
+            ship: *ship,
+            to: *to,
+            via: Vec::new(),
+        };
+        let text = self.describe_action(state, seat, &direct);
+        (!via.is_empty() || text.starts_with("fly ")).then_some(text)
     }
 
     fn describe_action(&self, state: &State, seat: Seat, action: &Action) -> String {

@@ -1,0 +1,190 @@
+//! The numbered choices of a turn email, and what a number in a reply picks.
+//!
+//! A short list is one number per legal action. A long one (hundreds of Starfarers flights,
+//! one Space Empires bid per CP value) becomes two steps instead of hundreds of lines:
+//! actions the game gathers under one heading (ship and destination; see
+//! [`crate::engine::Game::choice_group`]) share a number, `12`, and are picked as `12.3`;
+//! actions whose texts differ only in one number (`bid 12 CP`) are listed once, as
+//! `bid # CP`, with the range, and are answered by writing the text with the number.
+//! Both sides compute the list from the same position, so a number means the same in the
+//! email and in the reply.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::engine::{LoadedGame, Seat};
+
+/// Up to this many actions are listed one by one.
+pub const FLAT_LIMIT: usize = 40;
+/// A text pattern shared by at least this many actions is listed once.
+const FAMILY_MIN: usize = 5;
+
+/// One numbered line of the list.
+#[derive(Debug)]
+pub struct Entry {
+    /// What the line says.
+    pub label: String,
+    /// Indices into the seat's legal actions, in their order.
+    pub members: Vec<usize>,
+    /// True for a family of texts differing in one number (picked by writing the text).
+    pub family: bool,
+}
+
+/// The numbered list for `seat` on `state`.
+pub fn entries(state: &dyn LoadedGame, seat: Seat) -> (Vec<Value>, Vec<String>, Vec<Entry>) {
+    let legal = state.legal_actions(seat);
+    let texts: Vec<String> = legal
+        .iter()
+        .map(|a| state.describe_action(seat, a).unwrap_or_default())
+        .collect();
+    let list = if legal.len() <= FLAT_LIMIT {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Entry {
+                label: t.clone(),
+                members: vec![i],
+                family: false,
+            })
+            .collect()
+    } else {
+        grouped(state, seat, &legal, &texts)
+    };
+    (legal, texts, list)
+}
+
+fn grouped(state: &dyn LoadedGame, seat: Seat, legal: &[Value], texts: &[String]) -> Vec<Entry> {
+    let patterns: Vec<String> = texts.iter().map(|t| number_pattern(t)).collect();
+    let mut pattern_count: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in &patterns {
+        *pattern_count.entry(p.as_str()).or_default() += 1;
+    }
+    // Each action's key, in the order of first appearance.
+    let mut order: Vec<(String, bool)> = Vec::new();
+    let mut members: BTreeMap<(String, bool), Vec<usize>> = BTreeMap::new();
+    for (i, a) in legal.iter().enumerate() {
+        let key = match state.choice_group(seat, a) {
+            Some(heading) => (heading, false),
+            None if pattern_count[patterns[i].as_str()] >= FAMILY_MIN => {
+                (patterns[i].clone(), true)
+            }
+            None => (format!("\u{0}{i}"), false),
+        };
+        let list = members.entry(key.clone()).or_default();
+        if list.is_empty() {
+            order.push(key);
+        }
+        list.push(i);
+    }
+    order
+        .into_iter()
+        .map(|key| {
+            let m = members.remove(&key).unwrap_or_default();
+            let (heading, family) = key;
+            let label = if m.len() == 1 {
+                texts[m[0]].clone()
+            } else if family {
+                family_label(&heading, m.iter().map(|&i| texts[i].as_str()))
+            } else {
+                format!("{heading} ({} ways)", m.len())
+            };
+            Entry {
+                label,
+                members: m,
+                family,
+            }
+        })
+        .collect()
+}
+
+/// `text` with every run of digits replaced by `#`.
+fn number_pattern(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_digits = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('#');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    out
+}
+
+/// `bid # CP, with # from 0 to 37 (write it out, e.g. "bid 12 CP")`.
+fn family_label<'a>(pattern: &str, texts: impl Iterator<Item = &'a str>) -> String {
+    let texts: Vec<&str> = texts.collect();
+    let numbers: Vec<u64> = texts
+        .iter()
+        .filter_map(|t| {
+            t.split(|c: char| !c.is_ascii_digit())
+                .find(|s| !s.is_empty())
+                .and_then(|s| s.parse().ok())
+        })
+        .collect();
+    let range = match (numbers.iter().min(), numbers.iter().max()) {
+        (Some(lo), Some(hi)) if pattern.matches('#').count() == 1 => {
+            format!(", with # from {lo} to {hi}")
+        }
+        _ => String::new(),
+    };
+    let example = texts.get(texts.len() / 2).copied().unwrap_or_default();
+    format!(
+        "{pattern}{range} ({} choices: write one out, e.g. \"{example}\")",
+        texts.len()
+    )
+}
+
+/// What a number in a reply picks.
+#[derive(Debug, PartialEq)]
+pub enum Pick {
+    Action(Value),
+    /// The number names a heading with several actions: the reply must say which.
+    Ambiguous(String),
+}
+
+/// Resolves `12` or `12.3` against the list of `seat` on `state`; `None` when `text` is
+/// not a choice number.
+pub fn pick(state: &dyn LoadedGame, seat: Seat, text: &str) -> Option<Result<Pick, String>> {
+    let (major, minor) = match text.split_once('.') {
+        Some((a, b)) => (a.parse::<usize>().ok()?, Some(b.parse::<usize>().ok()?)),
+        None => (text.parse::<usize>().ok()?, None),
+    };
+    let (legal, texts, list) = entries(state, seat);
+    let Some(entry) = major.checked_sub(1).and_then(|i| list.get(i)) else {
+        return Some(Err(format!(
+            "there is no choice {major}: choose 1 to {}",
+            list.len()
+        )));
+    };
+    let chosen = match (minor, entry.members.as_slice()) {
+        (None, [only]) => *only,
+        (Some(1), [only]) => *only,
+        (None, many) => {
+            let mut lines = format!(
+                "choice {major} is {} ways; reply with one of:\n",
+                many.len()
+            );
+            for (j, &i) in many.iter().enumerate() {
+                lines.push_str(&format!("  {major}.{} {}\n", j + 1, texts[i]));
+            }
+            return Some(Ok(Pick::Ambiguous(lines)));
+        }
+        (Some(n), many) => match n.checked_sub(1).and_then(|j| many.get(j)) {
+            Some(&i) => i,
+            None => {
+                return Some(Err(format!(
+                    "choice {major} has {} ways: {major}.1 to {major}.{}",
+                    many.len(),
+                    many.len()
+                )));
+            }
+        },
+    };
+    legal.get(chosen).cloned().map(|a| Ok(Pick::Action(a)))
+}
