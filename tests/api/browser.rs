@@ -18,7 +18,7 @@ use crate::helpers::{Player, TestApp, spawn_app};
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// How long a page may take to show what a step waits for (generous: two shared cores).
-const PATIENCE: Duration = Duration::from_secs(45);
+const PATIENCE: Duration = Duration::from_secs(120);
 
 /// A chromedriver process on a free port, in a process group of its own with the browsers
 /// it starts: dropping it (also when a test fails) ends them all.
