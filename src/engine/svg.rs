@@ -238,17 +238,41 @@ impl Svg {
         fill: &str,
         text: &str,
     ) -> &mut Self {
-        self.text_el(
-            "text",
-            &[
-                ("x", x.into()),
-                ("y", y.into()),
-                ("font-size", size.into()),
-                ("text-anchor", anchor.into()),
-                ("fill", fill.into()),
-            ],
-            text,
-        )
+        self.text_weighted(x, y, size, None, anchor, fill, text)
+    }
+
+    /// Bold text anchored at (x, y), like [`Svg::text`]: headings, names, figures.
+    pub fn text_bold(
+        &mut self,
+        x: f64,
+        y: f64,
+        size: f64,
+        anchor: &str,
+        fill: &str,
+        text: &str,
+    ) -> &mut Self {
+        self.text_weighted(x, y, size, Some("bold"), anchor, fill, text)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn text_weighted(
+        &mut self,
+        x: f64,
+        y: f64,
+        size: f64,
+        weight: Option<&str>,
+        anchor: &str,
+        fill: &str,
+        text: &str,
+    ) -> &mut Self {
+        let mut attrs: Vec<(&str, Attr)> =
+            vec![("x", x.into()), ("y", y.into()), ("font-size", size.into())];
+        if let Some(w) = weight {
+            attrs.push(("font-weight", w.into()));
+        }
+        attrs.push(("text-anchor", anchor.into()));
+        attrs.push(("fill", fill.into()));
+        self.text_el("text", &attrs, text)
     }
 
     /// The finished document, with `<title>` and `<desc>` first so screen readers announce
@@ -383,11 +407,6 @@ pub fn wrap_chars(text: &str, max_chars: usize) -> Vec<String> {
 // Shared by the card and tile games' pictures (Kasino, Partners, Crossword Rummy): bold
 // text, panels with their own corner radius, text cut to a width, and playing cards.
 
-/// Bold text anchored at (x, y), for names, headings and card indices.
-pub fn bold_text(svg: &mut Svg, x: f64, y: f64, size: f64, anchor: &str, fill: &str, text: &str) {
-    svg.text_bold(x, y, size, anchor, fill, text);
-}
-
 /// A rectangle with its own corner radius and stroke width (a panel, a tile, a highlight).
 #[allow(clippy::too_many_arguments)]
 pub fn panel(
@@ -471,15 +490,7 @@ pub fn playing_card(
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
     let corner = (w * 0.3).max(11.0);
-    bold_text(
-        svg,
-        x + w * 0.08,
-        y + corner,
-        corner,
-        "start",
-        colour,
-        &rank,
-    );
+    svg.text_bold(x + w * 0.08, y + corner, corner, "start", colour, &rank);
     let symbol = card.suit.symbol().to_string();
     svg.text(
         x + w * 0.08,
@@ -555,8 +566,7 @@ pub fn status_banner(svg: &mut Svg, top: f64, text: &str, colour: &str) -> f64 {
         2.0,
     );
     for (i, line) in lines.iter().enumerate() {
-        bold_text(
-            svg,
+        svg.text_bold(
             width / 2.0,
             top + 18.0 + 18.0 * i as f64,
             size,
@@ -592,32 +602,6 @@ pub fn save_png(name: &str, svg: &str) -> Result<std::path::PathBuf, String> {
     let path = dir.join(format!("{name}.png"));
     pixmap.save_png(&path).map_err(|e| e.to_string())?;
     Ok(path)
-}
-
-impl Svg {
-    /// Bold text anchored at (x, y), like [`Svg::text`]: headings, names, figures.
-    pub fn text_bold(
-        &mut self,
-        x: f64,
-        y: f64,
-        size: f64,
-        anchor: &str,
-        fill: &str,
-        text: &str,
-    ) -> &mut Self {
-        self.text_el(
-            "text",
-            &[
-                ("x", x.into()),
-                ("y", y.into()),
-                ("font-size", size.into()),
-                ("font-weight", "bold".into()),
-                ("text-anchor", anchor.into()),
-                ("fill", fill.into()),
-            ],
-            text,
-        )
-    }
 }
 
 #[cfg(test)]

@@ -344,7 +344,8 @@ export async function gamePage(main, [idText], app) {
   await refresh();
 
   // Live: refresh when the stream says this game changed; poll (cheap 304s) as a safety
-  // net, often while the stream is down.
+  // net, often while the stream is down and every 20 s while it is up (an event lost
+  // under load, seen in a full test run on 2 cores, then costs 20 s rather than a minute).
   let lastRead = Date.now();
   const reread = () => {
     lastRead = Date.now();
@@ -354,7 +355,7 @@ export async function gamePage(main, [idText], app) {
     if (data.id === undefined || data.id === id) reread();
   });
   const timer = setInterval(() => {
-    if (!live.connected() || Date.now() - lastRead > 60000) reread();
+    if (!live.connected() || Date.now() - lastRead > 20000) reread();
   }, 5000);
   return () => {
     closed = true;

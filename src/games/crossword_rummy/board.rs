@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::render::{CellView, TileView, View};
-use crate::engine::svg::{Svg, WIDTH, bold_text, fit_text, panel, status_banner};
+use crate::engine::svg::{Svg, WIDTH, fit_text, panel, status_banner};
 use crate::engine::{Seat, Viewer};
 
 const INK: &str = "#222222";
@@ -107,8 +107,7 @@ fn tile(
         12.0
     };
     let text_size = (text_size * size / CELL).max(11.0);
-    bold_text(
-        svg,
+    svg.text_bold(
         x + size / 2.0,
         y + size / 2.0 + text_size * 0.36,
         text_size,
@@ -370,7 +369,7 @@ fn panel_height(p: &GridPanel<'_>) -> f64 {
 fn draw_panel(svg: &mut Svg, p: &GridPanel<'_>, top: f64) -> f64 {
     let mut y = top;
     if let Some(h) = &p.heading {
-        bold_text(svg, MARGIN + 10.0, y + 14.0, 12.0, "start", INK, h);
+        svg.text_bold(MARGIN + 10.0, y + 14.0, 12.0, "start", INK, h);
         y += 20.0;
     }
     let label_w = label_width(p.y0, p.y1);
@@ -466,8 +465,7 @@ fn draw_table(svg: &mut Svg, view: &View, top: f64) -> f64 {
         "#b9ad8f",
         1.5,
     );
-    bold_text(
-        svg,
+    svg.text_bold(
         MARGIN + 10.0,
         top + 18.0,
         12.0,
@@ -494,7 +492,7 @@ fn draw_table(svg: &mut Svg, view: &View, top: f64) -> f64 {
 
 /// A row of tiles under a heading, wrapped to the width; returns the y below it.
 fn draw_tiles(svg: &mut Svg, heading: &str, tiles: &[TileView], class: &str, top: f64) -> f64 {
-    bold_text(svg, MARGIN, top + 14.0, 13.0, "start", INK, heading);
+    svg.text_bold(MARGIN, top + 14.0, 13.0, "start", INK, heading);
     let per_row = (((WIDTH - 2.0 * MARGIN) / (RACK_TILE + 4.0)) as usize).max(1);
     if tiles.is_empty() {
         svg.text(MARGIN, top + 36.0, 12.0, "start", MUTED, "(none)");
@@ -535,8 +533,7 @@ fn draw_seats(svg: &mut Svg, view: &View, top: f64) -> f64 {
         if view.viewer == Viewer::Seat(s) {
             name.push_str(" (you)");
         }
-        bold_text(
-            svg,
+        svg.text_bold(
             x + 8.0,
             top + 17.0,
             13.0,
@@ -545,8 +542,7 @@ fn draw_seats(svg: &mut Svg, view: &View, top: f64) -> f64 {
             &fit_text(&name, 13.0, w - 16.0),
         );
         tile_back(svg, x + 8.0, top + 25.0, 22.0);
-        bold_text(
-            svg,
+        svg.text_bold(
             x + 36.0,
             top + 41.0,
             12.0,
@@ -590,7 +586,7 @@ pub fn board_svg(view: &View) -> String {
     if view.games > 1 {
         let _ = write!(heading, " · game {} of {}", view.game_no, view.games);
     }
-    bold_text(&mut svg, MARGIN, 24.0, 18.0, "start", INK, &heading);
+    svg.text_bold(MARGIN, 24.0, 18.0, "start", INK, &heading);
     svg.text(
         WIDTH - MARGIN,
         24.0,

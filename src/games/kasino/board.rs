@@ -8,8 +8,7 @@ use super::render::{SeatView, TableItem, View};
 use super::state::BuildKind;
 use crate::engine::cards::Card;
 use crate::engine::svg::{
-    Svg, WIDTH, bold_text, card_back, card_height, fit_text, panel, playing_card, status_banner,
-    wrap_text,
+    Svg, WIDTH, card_back, card_height, fit_text, panel, playing_card, status_banner, wrap_text,
 };
 use crate::engine::{Seat, Viewer};
 
@@ -255,15 +254,7 @@ fn draw_table(svg: &mut Svg, view: &View, top: f64) -> f64 {
         CLOTH_EDGE,
         2.0,
     );
-    bold_text(
-        svg,
-        MARGIN + 10.0,
-        top + 18.0,
-        12.0,
-        "start",
-        "#e8f3ea",
-        "Table",
-    );
+    svg.text_bold(MARGIN + 10.0, top + 18.0, 12.0, "start", "#e8f3ea", "Table");
     if view.table.is_empty() {
         svg.text(
             WIDTH / 2.0,
@@ -305,9 +296,8 @@ fn draw_table(svg: &mut Svg, view: &View, top: f64) -> f64 {
                     2.5,
                 );
                 let (head, who) = build_labels(*id, *value, *kind, *owner);
-                bold_text(svg, x + 6.0, y + 14.0, 12.0, "start", INK, &head);
-                bold_text(
-                    svg,
+                svg.text_bold(x + 6.0, y + 14.0, 12.0, "start", INK, &head);
+                svg.text_bold(
                     x + 6.0,
                     y + 27.0,
                     11.0,
@@ -369,8 +359,7 @@ fn draw_seat_box(svg: &mut Svg, view: &View, sv: &SeatView, x: f64, y: f64, w: f
         let partner = (sv.seat + 2) % view.seats.len().max(1);
         let _ = write!(name, " (with {})", partner + 1);
     }
-    bold_text(
-        svg,
+    svg.text_bold(
         x + 8.0,
         y + 17.0,
         13.0,
@@ -398,9 +387,9 @@ fn draw_seat_box(svg: &mut Svg, view: &View, sv: &SeatView, x: f64, y: f64, w: f
     } else {
         fan_right + 6.0
     };
-    bold_text(svg, text_x, y + 42.0, 12.0, "start", INK, &hand_text);
+    svg.text_bold(text_x, y + 42.0, 12.0, "start", INK, &hand_text);
     if to_act {
-        bold_text(svg, text_x, y + 60.0, 11.0, "start", colour, "▶ to play");
+        svg.text_bold(text_x, y + 60.0, 11.0, "start", colour, "▶ to play");
     }
     svg.text(
         x + 8.0,
@@ -415,8 +404,7 @@ fn draw_seat_box(svg: &mut Svg, view: &View, sv: &SeatView, x: f64, y: f64, w: f
         ),
     );
     for (i, line) in facts_lines(sv, view, w).iter().enumerate() {
-        bold_text(
-            svg,
+        svg.text_bold(
             x + 8.0,
             y + 99.0 + 14.0 * i as f64,
             11.0,
@@ -429,8 +417,7 @@ fn draw_seat_box(svg: &mut Svg, view: &View, sv: &SeatView, x: f64, y: f64, w: f
 }
 
 fn draw_header(svg: &mut Svg, view: &View, me: Option<Seat>) -> f64 {
-    bold_text(
-        svg,
+    svg.text_bold(
         MARGIN,
         24.0,
         18.0,
@@ -453,8 +440,7 @@ fn draw_header(svg: &mut Svg, view: &View, me: Option<Seat>) -> f64 {
             "none",
             0.0,
         );
-        bold_text(
-            svg,
+        svg.text_bold(
             WIDTH - MARGIN - 50.0,
             24.0,
             11.0,
@@ -482,14 +468,14 @@ fn draw_header(svg: &mut Svg, view: &View, me: Option<Seat>) -> f64 {
     // Scores, one chip per side.
     let y = below + 8.0;
     let mut x = MARGIN;
-    bold_text(svg, x, y + 15.0, 12.0, "start", INK, "Scores:");
+    svg.text_bold(x, y + 15.0, 12.0, "start", INK, "Scores:");
     x += 56.0;
     for s in &view.scores {
         let text = format!("{}: {}", side_name(&s.seats), s.score);
         let w = text.chars().count() as f64 * 7.4 + 16.0;
         let colour = s.seats.first().map_or(INK, |&seat| seat_colour(seat));
         panel(svg, x, y, w, 21.0, 10.0, "#ffffff", colour, 1.5);
-        bold_text(svg, x + w / 2.0, y + 15.0, 12.0, "middle", colour, &text);
+        svg.text_bold(x + w / 2.0, y + 15.0, 12.0, "middle", colour, &text);
         x += w + 8.0;
     }
     y + 21.0
@@ -573,8 +559,7 @@ pub fn board_svg(view: &View, viewer: Viewer) -> String {
             colour,
             if to_act { 3.0 } else { 1.5 },
         );
-        bold_text(
-            &mut svg,
+        svg.text_bold(
             MARGIN + 10.0,
             y + 19.0,
             13.0,

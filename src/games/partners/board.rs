@@ -13,8 +13,7 @@ use super::view::{ColourView, View};
 use crate::engine::Seat;
 use crate::engine::cards::Card;
 use crate::engine::svg::{
-    Svg, WIDTH, bold_text, card_back, card_height, fit_text, panel, playing_card, status_banner,
-    text_picture,
+    Svg, WIDTH, card_back, card_height, fit_text, panel, playing_card, status_banner, text_picture,
 };
 
 const INK: &str = "#222222";
@@ -330,15 +329,7 @@ fn draw_board(svg: &mut Svg, d: &Data, view: &View, top: f64) {
         } else {
             (cy - 47.0, cy - 33.0)
         };
-        bold_text(
-            svg,
-            cx,
-            name_y,
-            14.0,
-            "middle",
-            name_ink(&c.colour),
-            &c.colour,
-        );
+        svg.text_bold(cx, name_y, 14.0, "middle", name_ink(&c.colour), &c.colour);
         let mut who = seat_name(c.seat);
         if Some(c.seat) == view.viewer.seat() {
             who.push_str(" (you)");
@@ -362,8 +353,7 @@ fn draw_board(svg: &mut Svg, d: &Data, view: &View, top: f64) {
     }
     // The middle: the deck and the played pile.
     let (mx, my) = centre;
-    bold_text(
-        svg,
+    svg.text_bold(
         mx,
         my - 58.0,
         13.0,
@@ -431,7 +421,7 @@ fn draw_board(svg: &mut Svg, d: &Data, view: &View, top: f64) {
 }
 
 fn draw_header(svg: &mut Svg, d: &Data, view: &View) -> f64 {
-    bold_text(svg, MARGIN, 24.0, 18.0, "start", INK, "Partners");
+    svg.text_bold(MARGIN, 24.0, 18.0, "start", INK, "Partners");
     svg.text(
         WIDTH - MARGIN,
         24.0,
@@ -451,7 +441,7 @@ fn draw_header(svg: &mut Svg, d: &Data, view: &View) -> f64 {
     // Pieces home per team, the score of this race.
     let teams = team_names(view);
     let mut x = MARGIN;
-    bold_text(svg, x, chips + 15.0, 12.0, "start", INK, "Home:");
+    svg.text_bold(x, chips + 15.0, 12.0, "start", INK, "Home:");
     x += 46.0;
     for (t, name) in teams.iter().enumerate() {
         let n = view.team_home.get(t).copied().unwrap_or(0);
@@ -462,7 +452,7 @@ fn draw_header(svg: &mut Svg, d: &Data, view: &View) -> f64 {
         let w = text.chars().count() as f64 * 7.4 + 16.0;
         let ink = view.colours.get(t).map_or(INK, |c| name_ink(&c.colour));
         panel(svg, x, chips, w, 22.0, 11.0, "#ffffff", ink, 1.5);
-        bold_text(svg, x + w / 2.0, chips + 15.0, 12.0, "middle", ink, &text);
+        svg.text_bold(x + w / 2.0, chips + 15.0, 12.0, "middle", ink, &text);
         x += w + 10.0;
     }
     // The legend of the ring inside a piece.
@@ -512,7 +502,7 @@ fn draw_hands(svg: &mut Svg, view: &View, top: f64) -> f64 {
             fill,
             if to_act { 3.0 } else { 1.0 },
         );
-        bold_text(svg, MARGIN + 10.0, y + 20.0, 14.0, "start", ink, &c.colour);
+        svg.text_bold(MARGIN + 10.0, y + 20.0, 14.0, "start", ink, &c.colour);
         let mut who = seat_name(c.seat);
         if Some(c.seat) == me {
             who.push_str(" (you)");
@@ -549,8 +539,7 @@ fn draw_hands(svg: &mut Svg, view: &View, top: f64) -> f64 {
             None => 14.0 * c.cards_in_hand as f64 + ROW_CARD - 14.0,
         };
         let info_x = cards_x + shown.max(0.0) + 10.0;
-        bold_text(
-            svg,
+        svg.text_bold(
             info_x,
             y + 20.0,
             12.0,
@@ -602,7 +591,7 @@ fn draw_recent(svg: &mut Svg, view: &View, top: f64) -> f64 {
     if lines.is_empty() {
         return top;
     }
-    bold_text(svg, MARGIN, top + 14.0, 12.0, "start", INK, "Recently");
+    svg.text_bold(MARGIN, top + 14.0, 12.0, "start", INK, "Recently");
     let mut y = top + 14.0;
     for line in lines.into_iter().rev() {
         y += 16.0;
