@@ -546,6 +546,24 @@ pub fn wrap_text(text: &str, size: f64, width: f64) -> Vec<String> {
         .collect()
 }
 
+/// The last six lines of a game's event list under the heading "Recent events" (or
+/// "none yet"), wrapped to the picture's width, from `top`; returns the y of the last line.
+pub fn recent_events(svg: &mut Svg, events: &[String], top: f64, ink: &str, muted: &str) -> f64 {
+    let mut y = top + 14.0;
+    svg.text_bold(10.0, y, 13.0, "start", ink, "Recent events");
+    if events.is_empty() {
+        y += 15.0;
+        svg.text(10.0, y, 11.0, "start", muted, "none yet");
+    }
+    for e in &events[events.len().saturating_sub(6)..] {
+        for line in wrap_chars(e, 90) {
+            y += 15.0;
+            svg.text(10.0, y, 11.0, "start", muted, &line);
+        }
+    }
+    y
+}
+
 /// A full-width banner at `top` saying whose turn it is (or the result) in bold `colour`
 /// text, wrapped onto as many lines as it needs. Returns the y below it.
 pub fn status_banner(svg: &mut Svg, top: f64, text: &str, colour: &str) -> f64 {

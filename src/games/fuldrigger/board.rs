@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::data::{Board, HazardKind, NodeKind};
 use super::render::{OfferView, PlayerView, ShipView, View};
 use super::state::{Bundle, Pending, Phase};
-use crate::engine::svg::{Svg, WIDTH, text_width, wrap_chars};
+use crate::engine::svg::{Svg, WIDTH, recent_events, text_width, wrap_chars};
 use crate::engine::{Seat, Viewer};
 
 /// Seat colours, in seat order: the seats are named Red, Blue, Green and Yellow.
@@ -525,7 +525,7 @@ pub fn picture(b: &Board, v: &View, viewer: Viewer) -> String {
     y = companies(&mut svg, v, viewer, y + 10.0);
     y = markets(&mut svg, v, y + 12.0);
     y = offers(&mut svg, v, viewer, y + 6.0);
-    y = events(&mut svg, v, y + 6.0);
+    y = recent_events(&mut svg, &v.events, y + 6.0, INK, MUTED);
     svg.set_height(y + 10.0);
     svg.finish()
 }
@@ -1109,22 +1109,6 @@ fn offers(svg: &mut Svg, v: &View, viewer: Viewer, top: f64) -> f64 {
                 );
             }
             svg.text(26.0, y, 12.0, "start", INK, part);
-        }
-    }
-    y
-}
-
-fn events(svg: &mut Svg, v: &View, top: f64) -> f64 {
-    if v.events.is_empty() {
-        return top;
-    }
-    let mut y = top + 16.0;
-    svg.text_bold(10.0, y, 14.0, "start", INK, "Recent events");
-    let skip = v.events.len().saturating_sub(6);
-    for e in &v.events[skip..] {
-        for part in wrap_chars(e, 90) {
-            y += 15.0;
-            svg.text(10.0, y, 11.0, "start", MUTED, &part);
         }
     }
     y

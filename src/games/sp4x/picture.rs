@@ -4,7 +4,8 @@
 
 use crate::engine::hex::Hex;
 use crate::engine::svg::{
-    SQRT_3, Svg, WIDTH, points_attr, pointy_hex_center, pointy_hex_corners, wrap_chars,
+    SQRT_3, Svg, WIDTH, points_attr, pointy_hex_center, pointy_hex_corners, recent_events,
+    wrap_chars,
 };
 use crate::engine::{Seat, Viewer};
 
@@ -910,23 +911,6 @@ fn draw_cards(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
     y + (CARD_H + 10.0).max(ly - y + 8.0)
 }
 
-fn draw_events(svg: &mut Svg, view: &View, top: f64) -> f64 {
-    let mut y = top + 14.0;
-    bold(svg, MARGIN, y, 13.0, "start", "#1a1a1a", "Recent events");
-    let start = view.events.len().saturating_sub(5);
-    for e in view.events.iter().skip(start) {
-        for line in wrap_chars(e, 90) {
-            y += LINE - 1.0;
-            svg.text(MARGIN, y, 11.0, "start", "#333333", &line);
-        }
-    }
-    if view.events.is_empty() {
-        y += LINE - 1.0;
-        svg.text(MARGIN, y, 11.0, "start", "#333333", "none yet");
-    }
-    y + 8.0
-}
-
 fn draw_legend(svg: &mut Svg, top: f64) -> f64 {
     let d = data::data().ok();
     let mut y = top + 14.0;
@@ -995,7 +979,7 @@ pub fn picture(view: &View, viewer: Viewer) -> String {
     y = draw_players(&mut svg, view, viewer, y);
     y = draw_map(&mut svg, view, y);
     y = draw_cards(&mut svg, view, viewer, y);
-    y = draw_events(&mut svg, view, y);
+    y = recent_events(&mut svg, &view.events, y, "#1a1a1a", "#333333") + 8.0;
     y = draw_legend(&mut svg, y);
     svg.set_height(y.ceil());
     svg.finish()

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use crate::engine::hex::Hex;
 use crate::engine::svg::{
-    self, Attr, Svg, WIDTH, points_attr, pointy_hex_center, pointy_hex_corners, text_width,
-    wrap_chars,
+    self, Attr, Svg, WIDTH, points_attr, pointy_hex_center, pointy_hex_corners, recent_events,
+    text_width, wrap_chars,
 };
 use crate::engine::{Seat, Viewer};
 
@@ -987,33 +987,6 @@ fn draw_empire(svg: &mut Svg, d: Option<&Data>, view: &View, me: &MyView, top: f
     y + 8.0
 }
 
-fn draw_events(svg: &mut Svg, view: &View, top: f64) -> f64 {
-    let mut y = top + 14.0;
-    svg.text_el(
-        "text",
-        &[
-            ("x", MARGIN.into()),
-            ("y", y.into()),
-            ("font-size", 13.0.into()),
-            ("font-weight", "bold".into()),
-            ("fill", "#1a1a1a".into()),
-        ],
-        "Recent events",
-    );
-    let start = view.events.len().saturating_sub(5);
-    for e in view.events.iter().skip(start) {
-        for line in wrap_chars(e, 90) {
-            y += LINE - 1.0;
-            svg.text(MARGIN, y, 11.0, "start", "#333333", &line);
-        }
-    }
-    if view.events.is_empty() {
-        y += LINE - 1.0;
-        svg.text(MARGIN, y, 11.0, "start", "#333333", "none yet");
-    }
-    y + 8.0
-}
-
 fn draw_legend(svg: &mut Svg, top: f64) -> f64 {
     let mut y = top + 14.0;
     svg.text_el(
@@ -1099,7 +1072,7 @@ pub fn picture(view: &View, viewer: Viewer) -> String {
     if let Some(me) = &view.me {
         y = draw_empire(&mut svg, d, view, me, y);
     }
-    y = draw_events(&mut svg, view, y);
+    y = recent_events(&mut svg, &view.events, y, "#1a1a1a", "#333333") + 8.0;
     y = draw_legend(&mut svg, y);
     svg.set_height(y.ceil());
     svg.finish()

@@ -10,7 +10,7 @@ use super::data::{Chip, Data, Resource, Resources};
 use super::render::{PlayerView, ShipView, View};
 use super::state::ShipKind;
 use crate::engine::hex::Hex;
-use crate::engine::svg::{Svg, WIDTH, num, text_width, wrap_chars};
+use crate::engine::svg::{Svg, WIDTH, num, recent_events, text_width, wrap_chars};
 use crate::engine::{Seat, Viewer};
 
 /// Seat colours, in seat order (players A to D), and the neutral home's grey.
@@ -373,7 +373,7 @@ pub fn picture(d: &Data, v: &View) -> String {
     y = hand(&mut svg, v, y + 6.0);
     y = offer(&mut svg, v, y + 4.0);
     y = ships(&mut svg, d, v, y + 6.0);
-    y = events(&mut svg, v, y + 6.0);
+    y = recent_events(&mut svg, &v.log, y + 6.0, INK, MUTED);
     svg.set_height(y + 10.0);
     svg.finish()
 }
@@ -1023,22 +1023,6 @@ fn ships(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
             if x.moved { ", has flown" } else { "" }
         );
         svg.text(30.0, y, 11.0, "start", INK, &line);
-    }
-    y
-}
-
-fn events(svg: &mut Svg, v: &View, top: f64) -> f64 {
-    if v.log.is_empty() {
-        return top;
-    }
-    let mut y = top + 14.0;
-    svg.text_bold(10.0, y, 14.0, "start", INK, "Recent events");
-    let skip = v.log.len().saturating_sub(6);
-    for e in &v.log[skip..] {
-        for part in wrap_chars(e, 90) {
-            y += 15.0;
-            svg.text(10.0, y, 11.0, "start", MUTED, &part);
-        }
     }
     y
 }
