@@ -166,8 +166,7 @@ impl Domain {
             }
             // Still owed while the seat has something to decide: its turn, or an offer
             // made to it outside its turn.
-            let decides =
-                game.to_act.contains(&seat) || !state.legal_actions(seat as usize).is_empty();
+            let decides = game.to_act.contains(&seat) || state.has_legal_actions(seat as usize);
             if !decides || game.forfeited.contains(&seat) {
                 return Ok(Delivery::Drop("turn_passed"));
             }

@@ -84,6 +84,10 @@ pub trait LoadedGame: Send {
     fn status(&self) -> Status;
     /// Legal actions as JSON, in the game's stable order.
     fn legal_actions(&self, seat: Seat) -> Vec<Value>;
+    /// Whether `seat` has any legal action, without writing them all out as JSON.
+    fn has_legal_actions(&self, seat: Seat) -> bool {
+        !self.legal_actions(seat).is_empty()
+    }
     /// The action the server plays for `seat` because it is no decision (see
     /// [`Game::forced_action`]).
     fn forced_action(&self, seat: Seat) -> Option<Value>;
@@ -116,7 +120,7 @@ pub trait LoadedGame: Send {
     fn actors(&self, seats: usize) -> Vec<Seat> {
         let to_act = self.status().to_act().to_vec();
         (0..seats)
-            .filter(|s| to_act.contains(s) || !self.legal_actions(*s).is_empty())
+            .filter(|s| to_act.contains(s) || self.has_legal_actions(*s))
             .collect()
     }
 }
@@ -256,6 +260,10 @@ impl<G: Game> LoadedGame for Loaded<G> {
             .iter()
             .filter_map(|a| serde_json::to_value(a).ok())
             .collect()
+    }
+
+    fn has_legal_actions(&self, seat: Seat) -> bool {
+        !self.game.legal_actions(&self.state, seat).is_empty()
     }
 
     fn forced_action(&self, seat: Seat) -> Option<Value> {

@@ -2376,8 +2376,14 @@ mod notation_tests {
         let listed = CrosswordRummy.legal_actions(&s, 0);
         let help = notation::help(&s, 0, &listed);
         assert!(help.contains("lay R5 R6 R7 at 2,3 right"), "{help}");
+        // A listed meld is the example; without one, the player's rack is shown.
         if listed.iter().any(|a| matches!(a, Action::Meld { .. })) {
             assert!(help.contains("For example"), "{help}");
+        } else {
+            assert!(
+                help.contains("Your rack: ") && help.contains("B11"),
+                "{help}"
+            );
         }
         assert!(CrosswordRummy.notation_help(&s, 1).is_none());
     }
