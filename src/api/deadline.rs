@@ -31,7 +31,7 @@ pub async fn enforce(
             StatusCode::REQUEST_TIMEOUT,
             "request_timeout",
             format!(
-                "the request did not arrive in full within {} s",
+                "the request was not received in full and answered within {} s",
                 limit.as_secs()
             ),
         )

@@ -36,7 +36,7 @@ pub const PROBLEM_TYPES: &[(&str, u16, &str)] = &[
     (
         "request_timeout",
         408,
-        "The request did not arrive in full within the server's deadline. Send the whole body promptly.",
+        "The request was not received in full and answered within the server's deadline. Send the whole body promptly; a login may also wait this long in line behind others.",
     ),
     (
         "method_not_allowed",

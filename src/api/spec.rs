@@ -76,7 +76,7 @@ fn complete(op: &mut Operation) {
     }
     add(
         "408",
-        "`request_timeout`: the request did not arrive in full in time",
+        "`request_timeout`: the request was not received in full and answered in time",
     );
     add(
         "503",
