@@ -1,19 +1,33 @@
-//! Load measurement: move submissions over real HTTP against a real PostgreSQL.
+//! The move path under load, against the bare PostgreSQL append limit measured in the same
+//! run on the same cluster.
 //!
-//! `cargo bench --bench http_load` starts a throwaway cluster and the server (release
-//! build), opens GAMES concurrent two-player Kasino games and drives each from its own
-//! client thread: read the game as the player to act, submit a random legal action.
-//! Reports moves/s and the p50/p99 latency of the submissions (POST .../actions).
-//! Environment: LOAD_GAMES (default 32), LOAD_MOVES (moves per game, default 100).
+//! `cargo bench --bench http_load`:
+//! 1. starts a private PostgreSQL cluster the way `turnpost serve` does by default, and the
+//!    release binary `turnpost serve` on it as a separate process;
+//! 2. drives LOAD_GAMES concurrent two-player Kasino games over HTTP for LOAD_SECS seconds,
+//!    one client thread per game (read the game as the player to act, submit a random legal
+//!    action; a finished game is replaced by a new one);
+//! 3. reports moves/s, the p50/p99 latency of the submissions and the server's peak RSS;
+//! 4. compares the cost of a move in a game whose log holds 10 actions with one whose log
+//!    holds 10,000 (padded with placeholder rows: no game type here runs that long);
+//! 5. stops the server and runs pgbench on the same cluster with LOAD_GAMES clients, each
+//!    doing the bare append of a move (update its game's version, insert one action) for
+//!    LOAD_SECS seconds, and prints the ratio of the two rates.
+//!
+//! Environment: LOAD_GAMES (default 32), LOAD_SECS (default 20), LOAD_POOL (server
+//! connection pool, default 16).
 
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use anyhow::{Context, bail};
+use diesel::prelude::*;
 use reqwest::blocking::Client;
-use secrecy::SecretString;
 use serde_json::{Value, json};
-use turnpost::embedded_pg::ThrowawayCluster;
+use turnpost::embedded_pg::PrivateCluster;
 use turnpost::engine::GameRng;
-use turnpost::settings::Settings;
 
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -22,194 +36,381 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// The cluster and server of this run; stopped and removed however the run ends.
+struct Rig {
+    var: PathBuf,
+    cluster: Option<PrivateCluster>,
+    server: Option<Child>,
+}
+
+impl Drop for Rig {
+    fn drop(&mut self) {
+        if let Some(mut s) = self.server.take() {
+            let _ = s.kill();
+            let _ = s.wait();
+        }
+        if let Some(c) = self.cluster.take() {
+            c.stop();
+        }
+        let _ = std::fs::remove_dir_all(&self.var);
+    }
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+fn kib(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// A player's session: its bearer token.
+fn player(client: &Client, base: &str, email: &str) -> anyhow::Result<String> {
+    client
+        .post(format!("{base}/accounts"))
+        .json(&json!({"email": email, "name": "Bench", "password": "correct horse battery"}))
+        .send()?;
+    let t: Value = client
+        .post(format!("{base}/auth/token"))
+        .json(&json!({"email": email, "password": "correct horse battery"}))
+        .send()?
+        .json()?;
+    t["access_token"]
+        .as_str()
+        .map(str::to_string)
+        .context("no token")
+}
+
+/// A new two-player Kasino game between `tokens`; returns its id.
+fn new_game(client: &Client, base: &str, tokens: &[String; 2]) -> anyhow::Result<i64> {
+    let created: Value = client
+        .post(format!("{base}/games"))
+        .bearer_auth(&tokens[0])
+        .json(&json!({"game_type": "kasino", "players": 2}))
+        .send()?
+        .json()?;
+    let id = created["id"].as_i64().context("no game id")?;
+    let r = client
+        .post(format!("{base}/games/{id}/join"))
+        .bearer_auth(&tokens[1])
+        .json(&json!({}))
+        .send()?;
+    if !r.status().is_success() {
+        bail!("join: {}", r.status());
+    }
+    Ok(id)
+}
+
+/// One move in game `id`: read it as the seat to act, submit a random legal action.
+/// Returns the submission's latency, or `None` when the game is over.
+fn one_move(
+    client: &Client,
+    base: &str,
+    id: i64,
+    tokens: &[String; 2],
+    to_act: &mut Option<usize>,
+    rng: &mut GameRng,
+) -> anyhow::Result<Option<Duration>> {
+    let seat = match *to_act {
+        Some(s) => s,
+        None => {
+            let g: Value = client
+                .get(format!("{base}/games/{id}"))
+                .bearer_auth(&tokens[0])
+                .send()?
+                .json()?;
+            g["to_act"][0].as_u64().unwrap_or(0) as usize
+        }
+    };
+    let game: Value = client
+        .get(format!("{base}/games/{id}"))
+        .bearer_auth(&tokens[seat % 2])
+        .send()?
+        .json()?;
+    if game["status"] != "active" {
+        return Ok(None);
+    }
+    let legal = game["legal_actions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if legal.is_empty() {
+        *to_act = None;
+        return Ok(Some(Duration::ZERO));
+    }
+    let action = legal[rng.below(legal.len())].clone();
+    let t = Instant::now();
+    let r = client
+        .post(format!("{base}/games/{id}/actions"))
+        .bearer_auth(&tokens[seat % 2])
+        .json(&json!({"expected_version": game["version"], "action": action}))
+        .send()?;
+    let elapsed = t.elapsed();
+    if r.status() != 200 {
+        bail!("game {id}: move answered {}", r.status());
+    }
+    let after: Value = r.json()?;
+    if after["status"] != "active" {
+        return Ok(None);
+    }
+    *to_act = after["to_act"][0].as_u64().map(|v| v as usize);
+    Ok(Some(elapsed))
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let n = sorted.len();
+    let i = ((n as f64 * p).ceil() as usize)
+        .saturating_sub(1)
+        .min(n.saturating_sub(1));
+    sorted.get(i).copied().unwrap_or_default()
+}
+
 fn main() -> anyhow::Result<()> {
     let games = env_usize("LOAD_GAMES", 32);
-    let moves_per_game = env_usize("LOAD_MOVES", 100);
-    let cluster = ThrowawayCluster::start()?;
-    let url = cluster.new_database()?;
-    let mut settings = Settings::load()?;
-    settings.bind = "127.0.0.1:0".into();
-    settings.var_dir = std::env::temp_dir().join(format!("turnpost-bench-{}", std::process::id()));
-    settings.smtp_url = None;
-    settings.db_pool_size = 32;
-    let port = turnpost::app::spawn_in_background(
-        settings,
-        url,
-        SecretString::from("bench-secret-".repeat(3)),
-    )?;
+    let secs = env_usize("LOAD_SECS", 20) as u64;
+    let pool = env_usize("LOAD_POOL", 16);
+    let var = std::env::temp_dir().join(format!("turnpost-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&var)?;
+    let mut rig = Rig {
+        var: var.clone(),
+        cluster: None,
+        server: None,
+    };
+    let cluster = PrivateCluster::ensure_running(&var.join("pg"))?;
+    let url = cluster.database_url();
+    rig.cluster = Some(cluster);
+    let port = free_port()?;
+    let server = Command::new(env!("CARGO_BIN_EXE_turnpost"))
+        .arg("serve")
+        .env("DATABASE_URL", &url)
+        .env("TURNPOST_BIND", format!("127.0.0.1:{port}"))
+        .env("TURNPOST_VAR_DIR", &var)
+        .env("TURNPOST_JWT_SECRET", "bench-secret-".repeat(3))
+        .env("TURNPOST_DB_POOL_SIZE", pool.to_string())
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting turnpost serve")?;
+    let pid = server.id();
+    rig.server = Some(server);
     let base = format!("http://127.0.0.1:{port}/api/v1");
     let client = Client::builder()
         .timeout(Duration::from_secs(60))
         .pool_max_idle_per_host(games * 2)
         .build()?;
-
-    let token = |email: &str| -> anyhow::Result<String> {
-        client
-            .post(format!("{base}/accounts"))
-            .json(&json!({"email": email, "name": "Bench", "password": "correct horse battery"}))
-            .send()?;
-        let t: Value = client
-            .post(format!("{base}/auth/token"))
-            .json(&json!({"email": email, "password": "correct horse battery"}))
-            .send()?
-            .json()?;
-        Ok(t["access_token"].as_str().unwrap_or_default().to_string())
-    };
-    let mut tables = Vec::new();
-    for g in 0..games {
-        let a = token(&format!("a{g}@bench.example"))?;
-        let b = token(&format!("b{g}@bench.example"))?;
-        let created: Value = client
-            .post(format!("{base}/games"))
-            .bearer_auth(&a)
-            .json(&json!({"game_type": "kasino", "players": 2}))
-            .send()?
-            .json()?;
-        let id = created["id"].as_i64().unwrap_or_default();
-        client
-            .post(format!("{base}/games/{id}/join"))
-            .bearer_auth(&b)
-            .json(&json!({}))
-            .send()?;
-        tables.push((id, [a, b]));
+    let up = Instant::now();
+    while client
+        .get(format!("http://127.0.0.1:{port}/healthz"))
+        .send()
+        .map_or(true, |r| !r.status().is_success())
+    {
+        if up.elapsed() > Duration::from_secs(60) {
+            bail!("turnpost serve did not come up");
+        }
+        std::thread::sleep(Duration::from_millis(100));
     }
 
+    let mut tables = Vec::new();
+    for g in 0..games {
+        let tokens = [
+            player(&client, &base, &format!("a{g}@bench.example"))?,
+            player(&client, &base, &format!("b{g}@bench.example"))?,
+        ];
+        let id = new_game(&client, &base, &tokens)?;
+        tables.push((id, tokens));
+    }
+    let first_game = tables.first().map_or(1, |t| t.0);
+    let rss_before = kib(pid, "VmRSS:");
+
+    // The load: every thread plays its own games until the time is up.
+    let stop = AtomicBool::new(false);
     let start = Instant::now();
-    let results: Vec<Vec<Duration>> = std::thread::scope(|s| {
+    let per_thread: Vec<(Vec<Duration>, usize)> = std::thread::scope(|s| {
         let handles: Vec<_> = tables
             .iter()
             .enumerate()
             .map(|(i, (id, tokens))| {
-                let client = client.clone();
-                let base = base.clone();
+                let (client, base, stop) = (client.clone(), base.clone(), &stop);
                 s.spawn(move || {
                     let mut rng = GameRng::seed_from_u64(i as u64);
-                    let mut lat = Vec::with_capacity(moves_per_game);
-                    let mut seat = None::<usize>;
-                    let mut game: Value = Value::Null;
-                    for _ in 0..moves_per_game {
-                        // The previous response tells whose turn it is; read the game as them.
-                        let s = match seat {
-                            Some(s) => s,
-                            None => {
-                                let g: Value = match client
-                                    .get(format!("{base}/games/{id}"))
-                                    .bearer_auth(&tokens[0])
-                                    .send()
-                                    .and_then(|r| r.json())
-                                {
-                                    Ok(g) => g,
-                                    Err(e) => {
-                                        eprintln!("game {id}: {e}");
-                                        break;
-                                    }
-                                };
-                                g["to_act"][0].as_u64().unwrap_or(0) as usize
-                            }
-                        };
-                        if game.is_null() || game["your_seat"] != s {
-                            game = match client
-                                .get(format!("{base}/games/{id}"))
-                                .bearer_auth(&tokens[s])
-                                .send()
-                                .and_then(|r| r.json())
-                            {
-                                Ok(g) => g,
-                                Err(e) => {
-                                    eprintln!("game {id}: {e}");
-                                    break;
+                    let (mut lat, mut errors) = (Vec::new(), 0);
+                    let (mut id, mut to_act) = (*id, None);
+                    while !stop.load(Ordering::Relaxed) {
+                        match one_move(&client, &base, id, tokens, &mut to_act, &mut rng) {
+                            Ok(Some(d)) if d > Duration::ZERO => lat.push(d),
+                            Ok(Some(_)) => {}
+                            Ok(None) => match new_game(&client, &base, tokens) {
+                                Ok(next) => (id, to_act) = (next, None),
+                                Err(_) => errors += 1,
+                            },
+                            Err(e) => {
+                                errors += 1;
+                                if errors < 3 {
+                                    eprintln!("{e}");
                                 }
-                            };
+                                to_act = None;
+                            }
                         }
-                        if game["status"] != "active" {
-                            // Finished before its quota: a short Kasino game, not an error.
-                            eprintln!("game {id} finished after {} moves", lat.len());
-                            break;
-                        }
-                        let legal = game["legal_actions"]
-                            .as_array()
-                            .cloned()
-                            .unwrap_or_default();
-                        if legal.is_empty() {
-                            break;
-                        }
-                        let action = legal[rng.below(legal.len())].clone();
-                        let t = Instant::now();
-                        let r = client
-                            .post(format!("{base}/games/{id}/actions"))
-                            .bearer_auth(&tokens[s])
-                            .json(&json!({"expected_version": game["version"], "action": action}))
-                            .send();
-                        let elapsed = t.elapsed();
-                        let Ok(r) = r else { break };
-                        if r.status() != 200 {
-                            eprintln!("game {id}: {}", r.status());
-                            break;
-                        }
-                        lat.push(elapsed);
-                        let after: Value = r.json().unwrap_or(Value::Null);
-                        seat = after["to_act"][0].as_u64().map(|v| v as usize);
-                        game = Value::Null;
                     }
-                    lat
+                    (lat, errors)
                 })
             })
             .collect();
+        std::thread::sleep(Duration::from_secs(secs));
+        stop.store(true, Ordering::Relaxed);
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or_default())
             .collect()
     });
     let wall = start.elapsed();
-    // The cost of a move must not grow with the game: compare early and late moves.
-    let early = median(
-        results
-            .iter()
-            .flat_map(|l| l.iter().take(10).copied())
-            .collect(),
-    );
-    let late = median(
-        results
-            .iter()
-            .flat_map(|l| l.iter().skip(l.len().saturating_sub(10)).copied())
-            .collect(),
-    );
-    let mut all: Vec<Duration> = results.into_iter().flatten().collect();
+    let errors: usize = per_thread.iter().map(|t| t.1).sum();
+    let mut all: Vec<Duration> = per_thread.into_iter().flat_map(|t| t.0).collect();
     all.sort();
-    let n = all.len();
-    let pct = |p: f64| {
-        all.get(
-            ((n as f64 * p).ceil() as usize)
-                .saturating_sub(1)
-                .min(n.saturating_sub(1)),
-        )
-        .copied()
-        .unwrap_or_default()
-    };
+    let moves = all.len();
+    let rate = moves as f64 / wall.as_secs_f64();
+    let (rss_now, rss_peak) = (kib(pid, "VmRSS:"), kib(pid, "VmHWM:"));
     println!(
-        "concurrent games: {games}, moves submitted: {n}, wall time: {:.2} s",
+        "load: {games} concurrent two-player Kasino games for {:.1} s, {moves} moves, {errors} errors",
         wall.as_secs_f64()
     );
+    println!("turnpost: {rate:.0} moves/s (each move: GET as the mover, then POST the action)");
     println!(
-        "throughput: {:.0} moves/s (each move = GET as the mover + POST action)",
-        n as f64 / wall.as_secs_f64()
+        "POST /actions latency: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        ms(percentile(&all, 0.50)),
+        ms(percentile(&all, 0.90)),
+        ms(percentile(&all, 0.99)),
+        ms(all.last().copied().unwrap_or_default())
     );
     println!(
-        "POST /actions latency: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        pct(0.50).as_secs_f64() * 1e3,
-        pct(0.90).as_secs_f64() * 1e3,
-        pct(0.99).as_secs_f64() * 1e3,
-        all.last().copied().unwrap_or_default().as_secs_f64() * 1e3
+        "server RSS: {} MiB before the load, {} MiB after, peak {} MiB",
+        rss_before / 1024,
+        rss_now / 1024,
+        rss_peak / 1024
     );
+
+    long_log(&client, &base, &url, &tables)?;
+
+    // The server is stopped so that pgbench has the machine as the load had it.
+    if let Some(mut s) = rig.server.take() {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
+    let tps = bare_append(&url, &var, games, secs, first_game)?;
+    println!("bare append (pgbench, {games} clients, same cluster): {tps:.0} tps");
+    println!("ratio turnpost / bare append: {:.2}", rate / tps);
+    Ok(())
+}
+
+/// A move in a game with 10 actions against one in a game with 10,000: 60 moves each,
+/// alternating, one at a time.
+fn long_log(
+    client: &Client,
+    base: &str,
+    url: &str,
+    tables: &[(i64, [String; 2])],
+) -> anyhow::Result<()> {
+    let Some((_, tokens)) = tables.first() else {
+        return Ok(());
+    };
+    let short = new_game(client, base, tokens)?;
+    let long = new_game(client, base, tokens)?;
+    let mut conn = PgConnection::establish(url)?;
+    // Placeholder entries after the game's real ones; the version moves past them.
+    diesel::sql_query(
+        "INSERT INTO game_actions (game_id, seq, seat, action, seen_by, description) \
+         SELECT g.id, g.version + n, 0, '{}'::jsonb, '{}', 'placeholder' \
+         FROM games g, generate_series(1, 10000) n WHERE g.id = $1",
+    )
+    .bind::<diesel::sql_types::BigInt, _>(long)
+    .execute(&mut conn)?;
+    diesel::sql_query("UPDATE games SET version = version + 10000 WHERE id = $1")
+        .bind::<diesel::sql_types::BigInt, _>(long)
+        .execute(&mut conn)?;
+    let mut rng = GameRng::seed_from_u64(7);
+    let (mut lat_short, mut lat_long) = (Vec::new(), Vec::new());
+    let (mut act_short, mut act_long) = (None, None);
+    for _ in 0..60 {
+        if let Ok(Some(d)) = one_move(client, base, short, tokens, &mut act_short, &mut rng) {
+            lat_short.push(d);
+        }
+        if let Ok(Some(d)) = one_move(client, base, long, tokens, &mut act_long, &mut rng) {
+            lat_long.push(d);
+        }
+    }
+    lat_short.retain(|d| *d > Duration::ZERO);
+    lat_long.retain(|d| *d > Duration::ZERO);
+    lat_short.sort();
+    lat_long.sort();
+    let (a, b) = (percentile(&lat_short, 0.5), percentile(&lat_long, 0.5));
     println!(
-        "median POST latency of each game's first 10 moves: {:.1} ms; of its last 10 moves: {:.1} ms",
-        early.as_secs_f64() * 1e3,
-        late.as_secs_f64() * 1e3
+        "median move, one at a time: {:.2} ms with 10 actions in the log, {:.2} ms with 10,000 ({} and {} moves); ratio {:.2}",
+        ms(a),
+        ms(b),
+        lat_short.len(),
+        lat_long.len(),
+        b.as_secs_f64() / a.as_secs_f64().max(1e-9)
     );
     Ok(())
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v.get(v.len() / 2).copied().unwrap_or_default()
+/// pgbench: each client appends to its own game, as a move does, in one transaction.
+fn bare_append(
+    url: &str,
+    var: &std::path::Path,
+    clients: usize,
+    secs: u64,
+    first_game: i64,
+) -> anyhow::Result<f64> {
+    let script = var.join("append.sql");
+    std::fs::write(
+        &script,
+        format!(
+            "\\set gid :client_id + {first_game}\n\
+             BEGIN;\n\
+             UPDATE games SET version = version + 1 WHERE id = :gid;\n\
+             INSERT INTO game_actions (game_id, seq, seat, action, seen_by, description) \
+             SELECT id, version, 0, '{{\"bench\": true}}', '{{}}', 'bench' FROM games WHERE id = :gid;\n\
+             END;\n"
+        ),
+    )?;
+    let out = Command::new("pgbench")
+        .args([
+            "-n",
+            "-c",
+            &clients.to_string(),
+            "-j",
+            "2",
+            "-T",
+            &secs.to_string(),
+            "-f",
+        ])
+        .arg(&script)
+        .arg(url)
+        .output()
+        .context("running pgbench (Debian: postgresql-contrib or postgresql-client)")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        bail!(
+            "pgbench failed: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    text.lines()
+        .find_map(|l| l.strip_prefix("tps = "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .context("no tps in pgbench's output")
 }

@@ -8,7 +8,7 @@
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer};
 
-use super::games::seat_infos;
+use super::locked::LockedGame;
 use super::mail_events::{NUDGE, OVER, REMINDER, TURN};
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::Outcome;
@@ -17,7 +17,7 @@ use crate::notify::letter::Picture;
 use crate::notify::picture;
 use crate::notify::reply::ReplyToken;
 use crate::store::models::{Account, GameRow, OutboxRow};
-use crate::store::schema::{accounts, games};
+use crate::store::schema::accounts;
 
 /// A due row's fate.
 pub enum Delivery {
@@ -120,15 +120,11 @@ impl Domain {
         let (Some(game_id), Some(seat)) = (row.game_id, row.seat) else {
             return Ok(Delivery::Drop("malformed_event"));
         };
-        let Some(game) = games::table
-            .find(game_id)
-            .select(GameRow::as_select())
-            .first(conn)
-            .optional()?
-        else {
-            return Ok(Delivery::Drop("game_gone"));
+        let (game, seats) = match LockedGame::read(conn, game_id) {
+            Ok(LockedGame { row, seats }) => (row, seats),
+            Err(DomainError::NotFound { .. }) => return Ok(Delivery::Drop("game_gone")),
+            Err(e) => return Err(e),
         };
-        let seats = seat_infos(conn, game_id)?;
         let Some(player) = seats.iter().find(|s| s.seat == seat) else {
             return Ok(Delivery::Drop("seat_gone"));
         };

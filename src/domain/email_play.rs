@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 use diesel::prelude::*;
 use serde_json::Value;
 
-use super::games::{SeatInfo, Step, lock_game, rule_error, seat_infos};
+use super::games::{SeatInfo, Step, lock_game, rule_error};
+use super::locked::LockedGame;
 use super::mail_events::enqueue;
 use super::shapes::InboundResponse;
 use super::{Domain, DomainError, DomainResult};
@@ -340,8 +341,8 @@ impl Domain {
                 ));
             }
         };
-        let row = match lock_game(conn, token.game_id) {
-            Ok(r) => r,
+        let LockedGame { row, seats } = match LockedGame::lock(conn, token.game_id) {
+            Ok(g) => g,
             Err(DomainError::NotFound { .. }) => {
                 return Ok(refuse_unknown(
                     "invalid_reply_token",
@@ -350,7 +351,6 @@ impl Domain {
             }
             Err(e) => return Err(e),
         };
-        let seats = seat_infos(conn, row.id)?;
         let engine = self.engine_for(&row)?;
         let info = engine.info();
         let Some(player) = seats.iter().find(|s| s.seat == token.seat).cloned() else {
@@ -569,8 +569,8 @@ impl Domain {
                         texts,
                     ));
                 }
-                let state = self.persist(conn, &row, &seats, &before_actors, steps, current)?;
-                let row = lock_game(conn, row.id)?;
+                let (state, row) =
+                    self.persist(conn, &row, &seats, &before_actors, steps, current)?;
                 let ctx = Ctx { row: &row, ..ctx };
                 let mut body = format!("Played:\n{listing}\n");
                 if row.status == "finished" {

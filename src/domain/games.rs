@@ -8,6 +8,7 @@ use diesel::prelude::*;
 use serde_json::{Value, json};
 
 use super::clocks::{self, TimeControl};
+use super::locked::LockedGame;
 use super::shapes::{
     ActionRequest, GameListResponse, GameResponse, GameSummary, GameTypeResponse, LogEntry,
     NewGameRequest, PreviewRequest, PreviewResponse, SeatResponse, ViewAtResponse,
@@ -17,7 +18,7 @@ use crate::engine::{
     Applied, DynGame, LoadedGame, Outcome, Placing, RuleError, Seat, Status, Viewer, Visibility,
 };
 use crate::store::models::{ActionRow, GameRow, NewAction, NewGame};
-use crate::store::schema::{accounts, game_actions, game_seats, games};
+use crate::store::schema::{game_actions, game_seats, games};
 
 /// Which games a list request wants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,105 +84,13 @@ pub struct SeatInfo {
     pub muted: bool,
 }
 
-pub(crate) fn seat_infos(conn: &mut PgConnection, game_id: i64) -> QueryResult<Vec<SeatInfo>> {
-    type SeatTuple = (
-        (i32, i64, String, String, bool, bool),
-        (Option<i64>, Option<DateTime<Utc>>),
-        (Option<DateTime<Utc>>, Option<DateTime<Utc>>, bool),
-    );
-    let rows: Vec<SeatTuple> = game_seats::table
-        .inner_join(accounts::table)
-        .filter(game_seats::game_id.eq(game_id))
-        .order(game_seats::seat.asc())
-        .select((
-            (
-                game_seats::seat,
-                game_seats::account_id,
-                accounts::name,
-                accounts::email,
-                accounts::email_notifications,
-                accounts::daily_digest,
-            ),
-            (game_seats::clock_ms, game_seats::clock_since),
-            (
-                accounts::email_verified_at,
-                accounts::email_bouncing_at,
-                game_seats::muted,
-            ),
-        ))
-        .load(conn)?;
-    let now = Utc::now();
-    let mut out = Vec::with_capacity(rows.len());
-    for (
-        (seat, account_id, name, email, email_notifications, daily_digest),
-        (clock_ms, clock_since),
-        (verified_at, bouncing_at, muted),
-    ) in rows
-    {
-        let clock_left_ms = match (clock_ms, clock_since) {
-            (Some(ms), Some(since)) => {
-                Some((ms - clocks::used_ms(conn, account_id, since, now)?).max(0))
-            }
-            (ms, _) => ms,
-        };
-        out.push(SeatInfo {
-            clock_left_ms,
-            seat,
-            account_id,
-            name,
-            email,
-            email_notifications,
-            daily_digest,
-            clock_ms,
-            clock_since,
-            vacation_until: clocks::on_vacation_until(conn, account_id, now)?,
-            email_verified: verified_at.is_some(),
-            email_bouncing: bouncing_at.is_some(),
-            muted,
-        });
-    }
-    Ok(out)
-}
-
-pub(crate) fn seat_of(seats: &[SeatInfo], account: i64) -> Option<i32> {
-    seats
-        .iter()
-        .find(|s| s.account_id == account)
-        .map(|s| s.seat)
-}
-
-/// Locks the game row and finds the caller's seat: the start of every change a player
-/// makes to a running game.
-fn lock_as_player(
-    conn: &mut PgConnection,
-    id: i64,
-    account: i64,
-) -> DomainResult<(GameRow, Vec<SeatInfo>, i32)> {
-    let row = lock_game(conn, id)?;
-    let seats = seat_infos(conn, id)?;
-    match seat_of(&seats, account) {
-        Some(seat) => Ok((row, seats, seat)),
-        None => Err(DomainError::forbidden(
-            "not_a_player",
-            "you have no seat in this game",
-        )),
-    }
-}
+pub(crate) use super::locked::{seat_infos, seat_of};
 
 pub(crate) fn lock_game(conn: &mut PgConnection, id: i64) -> DomainResult<GameRow> {
     games::table
         .find(id)
         .select(GameRow::as_select())
         .for_update()
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| DomainError::not_found(format!("game {id}")))
-}
-
-fn read_game(conn: &mut PgConnection, id: i64) -> DomainResult<GameRow> {
-    games::table
-        .find(id)
-        .select(GameRow::as_select())
         .first(conn)
         .optional()?
         .ok_or_else(|| DomainError::not_found(format!("game {id}")))
@@ -344,14 +253,13 @@ impl Domain {
     pub fn join_game(&self, account: i64, id: i64) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
-            let row = lock_game(conn, id)?;
+            let LockedGame { row, seats } = LockedGame::lock(conn, id)?;
             if row.status != "open" {
                 return Err(DomainError::conflict(
                     "game_not_open",
                     "this game has already started",
                 ));
             }
-            let seats = seat_infos(conn, id)?;
             if seat_of(&seats, account).is_some() {
                 return Err(DomainError::conflict(
                     "already_joined",
@@ -396,14 +304,13 @@ impl Domain {
     pub fn leave_game(&self, account: i64, id: i64) -> DomainResult<()> {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
-            let row = lock_game(conn, id)?;
+            let LockedGame { row, seats } = LockedGame::lock(conn, id)?;
             if row.status != "open" {
                 return Err(DomainError::conflict(
                     "game_not_open",
                     "you can only leave a game before it starts",
                 ));
             }
-            let seats = seat_infos(conn, id)?;
             let Some(seat) = seat_of(&seats, account) else {
                 return Err(DomainError::forbidden(
                     "not_a_player",
@@ -443,8 +350,7 @@ impl Domain {
         account: i64,
         id: i64,
     ) -> DomainResult<GameResponse> {
-        let row = read_game(conn, id)?;
-        let seats = seat_infos(conn, id)?;
+        let LockedGame { row, seats } = LockedGame::read(conn, id)?;
         let state = self.load(&row)?;
         Ok(self.respond(&row, &seats, account, state.as_deref()))
     }
@@ -508,7 +414,9 @@ impl Domain {
     ) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
-            let (row, seats, seat) = lock_as_player(conn, id, account)?;
+            let mut game = LockedGame::lock(conn, id)?;
+            let seat = game.player_seat(account)?;
+            let (row, seats) = (&game.row, &game.seats);
             if row.status != "active" {
                 return Err(DomainError::Conflict {
                     code: "game_not_active",
@@ -516,13 +424,13 @@ impl Domain {
                     extra: Some(json!({ "game_status": row.status })),
                 });
             }
-            let state = self.load(&row)?.ok_or_else(|| {
+            let state = self.load(row)?.ok_or_else(|| {
                 DomainError::Internal(anyhow::anyhow!("active game {id} has no snapshot"))
             })?;
             // The HTTP layer fills it from If-Match, or refuses the request without one.
             let expected = req.expected_version.unwrap_or(-1);
             if expected != row.version
-                && !self.seat_unchanged_since(conn, &row, seat, expected, state.as_ref())?
+                && !self.seat_unchanged_since(conn, row, seat, expected, state.as_ref())?
             {
                 return Err(DomainError::Conflict {
                     code: "stale_version",
@@ -539,16 +447,22 @@ impl Domain {
                 .apply(seat as usize, &req.action)
                 .map_err(rule_error)?;
             let (step, state) = Step::from_applied(seat, applied);
-            let state = self.persist(conn, &row, &seats, &before_actors, vec![step], state)?;
-            let row = read_game(conn, id)?;
-            let seats = seat_infos(conn, id)?;
-            Ok(self.respond(&row, &seats, account, Some(state.as_ref())))
+            let (state, row) = self.persist(conn, row, seats, &before_actors, vec![step], state)?;
+            // The answer is built from what is in memory; only clocks, changed by the move in
+            // the database, need reading again.
+            let clocks_changed = row.time_control.is_some();
+            game.row = row;
+            if clocks_changed {
+                game.reload_seats(conn)?;
+            }
+            Ok(self.respond(&game.row, &game.seats, account, Some(state.as_ref())))
         })
     }
 
     /// Writes `steps` (already applied, in order, ending in `state`) after `row`'s version:
     /// log entries, the new snapshot and status, and the notifications owed. Must run in
-    /// the transaction that locked the game row. Returns the final state.
+    /// the transaction that locked the game row. Returns the final state and the game row
+    /// as written.
     pub(crate) fn persist(
         &self,
         conn: &mut PgConnection,
@@ -557,7 +471,7 @@ impl Domain {
         before_actors: &[Seat],
         steps: Vec<Step>,
         state: Box<dyn LoadedGame>,
-    ) -> DomainResult<Box<dyn LoadedGame>> {
+    ) -> DomainResult<(Box<dyn LoadedGame>, GameRow)> {
         self.persist_at(
             conn,
             row,
@@ -580,7 +494,7 @@ impl Domain {
         steps: Vec<Step>,
         state: Box<dyn LoadedGame>,
         now: DateTime<Utc>,
-    ) -> DomainResult<Box<dyn LoadedGame>> {
+    ) -> DomainResult<(Box<dyn LoadedGame>, GameRow)> {
         let (mut steps, mut state) = (steps, state);
         // Seats that forfeited are played by a bot making random legal moves, and a seat whose
         // only choice is no decision has it played for it; both marked in the log.
@@ -608,26 +522,35 @@ impl Domain {
             steps.push(step);
             state = after;
         }
-        let mut version = row.version;
-        for step in &steps {
-            version += 1;
-            let (public_action, seen_by) = match &step.visibility {
+        let version = row.version + steps.len() as i64;
+        let hidden: Vec<(Option<&Value>, Vec<i32>)> = steps
+            .iter()
+            .map(|step| match &step.visibility {
                 Visibility::Public => (None, Vec::new()),
                 Visibility::Private {
                     seen_by,
                     public_form,
-                } => (Some(public_form.clone()), to_i32s(seen_by)),
-            };
+                } => (Some(public_form), to_i32s(seen_by)),
+            })
+            .collect();
+        let entries: Vec<NewAction> = steps
+            .iter()
+            .zip(&hidden)
+            .zip(row.version + 1..)
+            .map(|((step, (public_action, seen_by)), seq)| NewAction {
+                game_id: row.id,
+                seq,
+                seat: step.seat,
+                action: &step.action,
+                public_action: *public_action,
+                seen_by,
+                description: &step.description,
+            })
+            .collect();
+        // All entries in one statement: a move and the forced steps after it.
+        if !entries.is_empty() {
             diesel::insert_into(game_actions::table)
-                .values(NewAction {
-                    game_id: row.id,
-                    seq: version,
-                    seat: step.seat,
-                    action: &step.action,
-                    public_action: public_action.as_ref(),
-                    seen_by: &seen_by,
-                    description: &step.description,
-                })
+                .values(&entries)
                 .execute(conn)?;
         }
         let mut after = state.status();
@@ -641,16 +564,29 @@ impl Domain {
                 Some(serde_json::to_value(outcome).map_err(anyhow::Error::from)?),
             ),
         };
-        diesel::update(games::table.find(row.id))
+        let snapshot = state.encode();
+        let to_act = to_i32s(after.to_act());
+        let updated_at: DateTime<Utc> = diesel::update(games::table.find(row.id))
             .set((
-                games::snapshot.eq(Some(state.encode())),
+                games::snapshot.eq(Some(&snapshot)),
                 games::version.eq(version),
                 games::status.eq(status),
-                games::to_act.eq(to_i32s(after.to_act())),
+                games::to_act.eq(&to_act),
                 games::result.eq(&result),
                 games::updated_at.eq(diesel::dsl::now),
             ))
-            .execute(conn)?;
+            .returning(games::updated_at)
+            .get_result(conn)?;
+        // The row as now stored, without reading it back.
+        let written = GameRow {
+            snapshot: Some(snapshot),
+            version,
+            status: status.to_string(),
+            to_act,
+            result,
+            updated_at,
+            ..row.clone()
+        };
         clocks::sync_clocks(
             conn,
             row,
@@ -669,7 +605,7 @@ impl Domain {
             seats,
             &row.forfeited,
         )?;
-        Ok(state)
+        Ok((state, written))
     }
 
     /// `seat` gives up (resignation or a timeout under `forfeit`): it ranks last. With one
@@ -764,7 +700,9 @@ impl Domain {
     pub fn resign(&self, account: i64, id: i64) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
-            let (row, seats, seat) = lock_as_player(conn, id, account)?;
+            let game = LockedGame::lock(conn, id)?;
+            let seat = game.player_seat(account)?;
+            let LockedGame { row, seats } = game;
             let name = seats
                 .iter()
                 .find(|s| s.seat == seat)
@@ -787,7 +725,9 @@ impl Domain {
         let now = self.clock.now();
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
-            let (row, seats, seat) = lock_as_player(conn, id, account)?;
+            let game = LockedGame::lock(conn, id)?;
+            let seat = game.player_seat(account)?;
+            let LockedGame { row, seats } = game;
             if row.status != "active" {
                 return Err(DomainError::conflict(
                     "game_not_active",
@@ -919,8 +859,7 @@ impl Domain {
         limit: i64,
     ) -> DomainResult<Vec<LogEntry>> {
         let mut conn = self.conn()?;
-        let _ = read_game(&mut conn, id)?;
-        let seats = seat_infos(&mut conn, id)?;
+        let LockedGame { seats, .. } = LockedGame::read(&mut conn, id)?;
         let me = seat_of(&seats, account);
         let rows: Vec<ActionRow> = game_actions::table
             .filter(
@@ -938,7 +877,7 @@ impl Domain {
     /// The caller's view as it was at `version`, rebuilt from the seed and the log.
     pub fn view_at(&self, account: i64, id: i64, version: i64) -> DomainResult<ViewAtResponse> {
         let mut conn = self.conn()?;
-        let row = read_game(&mut conn, id)?;
+        let LockedGame { row, seats } = LockedGame::read(&mut conn, id)?;
         if row.status == "open" {
             return Err(DomainError::conflict(
                 "game_not_active",
@@ -950,7 +889,6 @@ impl Domain {
                 "version {version} of game {id}"
             )));
         }
-        let seats = seat_infos(&mut conn, id)?;
         let me = seat_of(&seats, account);
         let actions: Vec<ActionRow> = game_actions::table
             .filter(
@@ -981,8 +919,7 @@ impl Domain {
         req: PreviewRequest,
     ) -> DomainResult<PreviewResponse> {
         let mut conn = self.conn()?;
-        let row = read_game(&mut conn, id)?;
-        let seats = seat_infos(&mut conn, id)?;
+        let LockedGame { row, seats } = LockedGame::read(&mut conn, id)?;
         let seat = seat_of(&seats, account).ok_or_else(|| {
             DomainError::forbidden("not_a_player", "you have no seat in this game")
         })?;
@@ -1016,14 +953,13 @@ impl Domain {
         version: Option<i64>,
     ) -> DomainResult<(i64, String)> {
         let mut conn = self.conn()?;
-        let row = read_game(&mut conn, id)?;
+        let LockedGame { row, seats } = LockedGame::read(&mut conn, id)?;
         if row.status == "open" {
             return Err(DomainError::conflict(
                 "game_not_active",
                 "the game has not started: there is no board yet",
             ));
         }
-        let seats = seat_infos(&mut conn, id)?;
         let me = seat_of(&seats, account);
         let viewer = me.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
         let at = version.unwrap_or(row.version);

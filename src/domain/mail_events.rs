@@ -104,45 +104,35 @@ impl Domain {
         version: i64,
     ) -> DomainResult<()> {
         let key = format!("turn:{game}:{version}:{}", player.seat);
-        let exists: bool = diesel::select(diesel::dsl::exists(
-            outbox::table.filter(outbox::dedupe_key.eq(&key)),
-        ))
-        .get_result(conn)?;
-        if exists {
-            return Ok(());
-        }
         let grace = self.turn_email_grace.as_secs_f64();
-        // A claimed row is being sent right now: it is left alone (the worker drops it if
-        // the seat has acted since) and the new turn gets a row of its own.
-        let coalesced = diesel::sql_query(
-            "UPDATE outbox SET version = $1, dedupe_key = $2, \
-                 next_attempt_at = now() + make_interval(secs => $3) \
-             WHERE kind = 'turn' AND game_id = $4 AND seat = $5 \
-               AND sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL \
-               AND (claimed_until IS NULL OR claimed_until <= now())",
+        // One statement: a pending turn email of this seat (not claimed by a sender right
+        // now) takes the new turn and is due later; without one, a new row is written. A
+        // claimed row is left alone (the worker drops it if the seat has acted since). A key
+        // already present means this turn is owed already.
+        diesel::sql_query(
+            "WITH fresh AS (SELECT NOT EXISTS (SELECT 1 FROM outbox WHERE dedupe_key = $2) AS ok), \
+             moved AS ( \
+                 UPDATE outbox SET version = $1, dedupe_key = $2, \
+                     next_attempt_at = now() + make_interval(secs => $3) \
+                 WHERE kind = 'turn' AND game_id = $4 AND seat = $5 \
+                   AND sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL \
+                   AND (claimed_until IS NULL OR claimed_until <= now()) \
+                   AND (SELECT ok FROM fresh) \
+                 RETURNING 1) \
+             INSERT INTO outbox (dedupe_key, account_id, game_id, to_address, kind, seat, version, \
+                 next_attempt_at) \
+             SELECT $2, $6, $4, $7, 'turn', $5, $1, now() + make_interval(secs => $3) \
+             WHERE (SELECT ok FROM fresh) AND NOT EXISTS (SELECT 1 FROM moved) \
+             ON CONFLICT (dedupe_key) DO NOTHING",
         )
         .bind::<BigInt, _>(version)
         .bind::<Text, _>(&key)
         .bind::<Double, _>(grace)
         .bind::<BigInt, _>(game)
         .bind::<Integer, _>(player.seat)
+        .bind::<BigInt, _>(player.account_id)
+        .bind::<Text, _>(&player.email)
         .execute(conn)?;
-        if coalesced == 0 {
-            diesel::sql_query(
-                "INSERT INTO outbox (dedupe_key, account_id, game_id, to_address, kind, seat, version, \
-                     next_attempt_at) \
-                 VALUES ($1, $2, $3, $4, 'turn', $5, $6, now() + make_interval(secs => $7)) \
-                 ON CONFLICT (dedupe_key) DO NOTHING",
-            )
-            .bind::<Text, _>(&key)
-            .bind::<BigInt, _>(player.account_id)
-            .bind::<BigInt, _>(game)
-            .bind::<Text, _>(&player.email)
-            .bind::<Integer, _>(player.seat)
-            .bind::<BigInt, _>(version)
-            .bind::<Double, _>(grace)
-            .execute(conn)?;
-        }
         Ok(())
     }
 

@@ -9,6 +9,7 @@ pub mod email_play;
 pub mod errors;
 pub mod games;
 pub mod integral;
+pub mod locked;
 pub mod mail_events;
 pub mod mail_links;
 pub mod shapes;

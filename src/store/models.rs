@@ -39,7 +39,7 @@ pub struct NewAccount<'a> {
     pub password_hash: &'a str,
 }
 
-#[derive(Clone, Debug, Queryable, Selectable, Identifiable)]
+#[derive(Clone, Debug, Queryable, QueryableByName, Selectable, Identifiable)]
 #[diesel(table_name = games)]
 pub struct GameRow {
     pub id: i64,
