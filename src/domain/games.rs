@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::clocks::{self, TimeControl};
 use super::locked::LockedGame;
+use super::mail_events::Actors;
 use super::shapes::{
     ActionRequest, GameListResponse, GameResponse, GameSummary, GameTypeResponse, LogEntry,
     NewGameRequest, PreviewRequest, PreviewResponse, SeatResponse, ViewAtResponse,
@@ -596,11 +597,16 @@ impl Domain {
             now,
         )?;
         let after_actors = state.actors(row.players as usize);
+        let acted: Vec<Seat> = steps.iter().map(|s| s.seat as usize).collect();
         self.owe_for_transition(
             conn,
             row,
             version,
-            (before_actors, &after_actors),
+            Actors {
+                before: before_actors,
+                after: &after_actors,
+                acted: &acted,
+            },
             &after,
             seats,
             &row.forfeited,
@@ -683,7 +689,7 @@ impl Domain {
                 conn,
                 &row,
                 row.version,
-                (&[], &[]),
+                Actors::default(),
                 &Status::Finished(outcome),
                 seats,
                 &[],

@@ -17,6 +17,15 @@ use crate::engine::{Seat, Status};
 use crate::store::models::{GameRow, NewOutbox};
 use crate::store::schema::outbox;
 
+/// Who had something to decide before a change and after it, and who acted in it (see
+/// [`crate::engine::LoadedGame::actors`]); all empty at the start of a game.
+#[derive(Clone, Copy, Default)]
+pub struct Actors<'a> {
+    pub before: &'a [Seat],
+    pub after: &'a [Seat],
+    pub acted: &'a [Seat],
+}
+
 /// The kinds of event rendered when sent.
 pub const TURN: &str = "turn";
 pub const REMINDER: &str = "reminder";
@@ -47,17 +56,16 @@ impl SeatInfo {
 }
 
 impl Domain {
-    /// The events owed after a game reached `version` with status `after`
-    /// (`before_actors`/`after_actors`: the seats with something to decide before and
-    /// after, see [`crate::engine::LoadedGame::actors`]; empty at the start). Call in the
-    /// transaction that changed the game, under its row lock.
+    /// The events owed after a game reached `version` with status `after` (`actors`: who
+    /// had something to decide before and after, and who acted). Call in the transaction
+    /// that changed the game, under its row lock.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn owe_for_transition(
         &self,
         conn: &mut PgConnection,
         row: &GameRow,
         version: i64,
-        (before_actors, after_actors): (&[Seat], &[Seat]),
+        actors: Actors,
         after: &Status,
         seats: &[SeatInfo],
         forfeited: &[i32],
@@ -65,8 +73,15 @@ impl Domain {
         match after {
             // Everyone who now has something to decide and had not before: the seats to
             // act, and others with legal actions (an offer made to them, a simultaneous step).
+            // A seat that acted and must decide again is owed one too: its earlier turn email
+            // is stale (the worker drops it), and the turn may have come back to it through
+            // moves that played themselves.
             Status::Active { .. } => {
-                for &s in after_actors.iter().filter(|s| !before_actors.contains(s)) {
+                let owed = actors
+                    .after
+                    .iter()
+                    .filter(|s| !actors.before.contains(s) || actors.acted.contains(s));
+                for &s in owed {
                     let Some(p) = seats.iter().find(|i| i.seat as usize == s) else {
                         continue;
                     };

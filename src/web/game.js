@@ -171,7 +171,10 @@ export async function gamePage(main, [idText], app) {
     for (;;) {
       const entries = await get(`/api/v1/games/${id}/log?after=${lastSeq}&limit=200`);
       for (const e of entries) {
-        lastSeq = Math.max(lastSeq, e.seq);
+        // Two loads may overlap (a move's own answer and the event it caused): an entry
+        // already shown is not shown twice.
+        if (e.seq <= lastSeq) continue;
+        lastSeq = e.seq;
         logList.append(h('li', { value: e.seq },
           h('span', { class: 'who' }, seatName(game, e.seat)), ' ',
           e.text === null ? h('span', { class: 'muted' }, '(hidden)') : e.text,

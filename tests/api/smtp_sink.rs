@@ -150,7 +150,21 @@ fn turn_emails_arrive_over_smtp_and_replies_close_the_loop() {
         assert_eq!(answer.to, p.email);
         assert!(answer.text.contains("Played:"));
     }
-    assert_eq!(app.game(id, &ada)["version"], 4);
+    // Four replies played, and any move that was a seat's only choice played itself.
+    let log: Value = app
+        .get(
+            &format!("/api/v1/games/{id}/log?limit=1000"),
+            Some(&ada.token),
+        )
+        .json()
+        .unwrap();
+    let log = log.as_array().unwrap();
+    let chosen = log
+        .iter()
+        .filter(|e| !e["text"].as_str().unwrap_or("").starts_with("[forced] "))
+        .count();
+    assert_eq!(chosen, 4, "{log:?}");
+    assert_eq!(app.game(id, &ada)["version"], log.len());
     // Nothing went to files: the SMTP transport carried everything.
     assert_eq!(files_in(&app.mail_dir), 0);
 }
