@@ -81,6 +81,7 @@ pub fn domain(
         turn_email_grace: Duration::from_secs(settings.turn_email_grace_secs),
         require_email_verification: settings.require_email_verification,
         email_pictures: settings.email_pictures,
+        views: Arc::default(),
     })
 }
 

@@ -180,7 +180,8 @@ fn verify() -> Result<ExitCode> {
     let result = (|| -> Result<crate::domain::verify::VerifyReport> {
         let mut conn = connect(&url)?;
         crate::store::migrate(&mut conn)?;
-        crate::domain::verify::verify_all(&mut conn, &Registry::standard())
+        drop(conn);
+        crate::domain::verify::verify_all(&url, &Registry::standard())
     })();
     if let Some(c) = cluster {
         c.stop();

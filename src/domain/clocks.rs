@@ -11,10 +11,11 @@ use diesel::sql_types::{Integer, Text, Timestamptz};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::games::{BOT_MARK, SeatInfo, Step, lock_game, seat_infos};
+use super::locked::{lock_game, seat_infos};
+use super::steps::{BOT_MARK, Step};
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::Seat;
-use crate::store::models::GameRow;
+use crate::store::models::{GameRow, SeatInfo};
 use crate::store::schema::{accounts, game_seats, game_timeouts, games, vacations};
 
 /// Where the domain gets the time from. The server uses [`SystemClock`]; the sweep and the

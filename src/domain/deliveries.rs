@@ -137,7 +137,7 @@ impl Domain {
         let engine = self.engine_for(&game)?;
         let info = engine.info();
         let mail = GameMail {
-            domain: self,
+            site: self.site(),
             row: &game,
             info: &info,
             state: state.as_ref(),

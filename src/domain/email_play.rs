@@ -9,17 +9,18 @@ use std::fmt::Write as _;
 use diesel::prelude::*;
 use serde_json::Value;
 
-use super::games::{SeatInfo, Step, lock_game, rule_error};
-use super::locked::LockedGame;
+use super::games::rule_error;
+use super::locked::{LockedGame, lock_game};
 use super::mail_events::enqueue;
 use super::shapes::InboundResponse;
+use super::steps::Step;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{GameInfo, LoadedGame, Seat, Viewer};
 use crate::notify::choices::Pick;
 use crate::notify::compose::{self, Answer, REPLY_HELP};
 use crate::notify::inbound::{self, InboundMail};
 use crate::notify::reply::{ReplyToken, TokenError};
-use crate::store::models::{GameRow, NewOutbox};
+use crate::store::models::{GameRow, NewOutbox, SeatInfo};
 use crate::store::schema::inbound_messages;
 
 /// What a reply asks for.
@@ -304,7 +305,7 @@ impl Domain {
             code: Some(code),
             mail: known_sender.then(|| {
                 compose::answer(
-                    self,
+                    self.site(),
                     Answer {
                         game: None,
                         account_id: None,
@@ -375,7 +376,7 @@ impl Domain {
                 code: Some("wrong_sender"),
                 mail: sender_plays_here.then(|| {
                     compose::answer(
-                        self,
+                        self.site(),
                         Answer {
                             game: Some((&row, &info)),
                             account_id: None,
@@ -677,7 +678,7 @@ impl Ctx<'_> {
             outcome,
             code: None,
             mail: Some(compose::answer(
-                self.domain,
+                self.domain.site(),
                 Answer {
                     game: Some((self.row, self.info)),
                     account_id: Some(self.player.account_id),
@@ -735,7 +736,7 @@ impl Ctx<'_> {
             outcome,
             code,
             mail: Some(compose::answer(
-                self.domain,
+                self.domain.site(),
                 Answer {
                     game: Some((self.row, self.info)),
                     account_id: Some(self.player.account_id),
@@ -779,7 +780,7 @@ impl Ctx<'_> {
                     version: Some(self.row.version),
                 };
                 d.mail = Some(compose::answer(
-                    self.domain,
+                    self.domain.site(),
                     Answer {
                         game: Some((self.row, self.info)),
                         account_id: Some(self.player.account_id),

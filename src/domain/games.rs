@@ -14,9 +14,10 @@ use super::shapes::{
     ActionRequest, GameListResponse, GameResponse, GameSummary, GameTypeResponse, LogEntry,
     NewGameRequest, PreviewRequest, PreviewResponse, SeatResponse, ViewAtResponse,
 };
+use super::views::SeatAnswer;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{
-    Applied, DynGame, LoadedGame, Outcome, Placing, RuleError, Seat, Status, Viewer, Visibility,
+    DynGame, LoadedGame, Outcome, Placing, RuleError, Seat, Status, Viewer, Visibility,
 };
 use crate::store::models::{ActionRow, GameRow, NewAction, NewGame};
 use crate::store::schema::{game_actions, game_seats, games};
@@ -60,42 +61,9 @@ pub struct ListQuery {
     pub per_page: i64,
 }
 
-/// A seat with its player's details, as the domain needs them.
-#[derive(Clone, Debug)]
-pub struct SeatInfo {
-    pub seat: i32,
-    pub account_id: i64,
-    pub name: String,
-    pub email: String,
-    pub email_notifications: bool,
-    /// Turn emails are replaced by the daily digest.
-    pub daily_digest: bool,
-    /// The seat's clock: milliseconds left as of `clock_since` (running) or now (stopped).
-    pub clock_ms: Option<i64>,
-    pub clock_since: Option<DateTime<Utc>>,
-    /// Milliseconds left on the clock now (vacations deducted).
-    pub clock_left_ms: Option<i64>,
-    /// The end of the player's current vacation.
-    pub vacation_until: Option<DateTime<Utc>>,
-    /// The address was confirmed by the link sent to it.
-    pub email_verified: bool,
-    /// A delivery-status report said mail to the address fails.
-    pub email_bouncing: bool,
-    /// The player muted this game (no email about it).
-    pub muted: bool,
-}
-
 pub(crate) use super::locked::{seat_infos, seat_of};
-
-pub(crate) fn lock_game(conn: &mut PgConnection, id: i64) -> DomainResult<GameRow> {
-    games::table
-        .find(id)
-        .select(GameRow::as_select())
-        .for_update()
-        .first(conn)
-        .optional()?
-        .ok_or_else(|| DomainError::not_found(format!("game {id}")))
-}
+pub use super::steps::{BOT_MARK, FORCED_MARK, Step};
+pub use crate::store::models::SeatInfo;
 
 /// A seat as the API shows it, with its clock and vacation.
 fn seat_response(row: &GameRow, s: &SeatInfo) -> SeatResponse {
@@ -352,6 +320,11 @@ impl Domain {
         id: i64,
     ) -> DomainResult<GameResponse> {
         let LockedGame { row, seats } = LockedGame::read(conn, id)?;
+        let your_seat = seat_of(&seats, account);
+        // An unchanged game is answered from what was worked out for this version before.
+        if let Some(answer) = self.views.get(&row, your_seat) {
+            return Ok(self.respond_with(&row, &seats, your_seat, &answer));
+        }
         let state = self.load(&row)?;
         Ok(self.respond(&row, &seats, account, state.as_deref()))
     }
@@ -364,24 +337,18 @@ impl Domain {
         state: Option<&dyn LoadedGame>,
     ) -> GameResponse {
         let your_seat = seat_of(seats, account);
-        let viewer = your_seat.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
-        let (view, legal) = match state {
-            Some(st) => {
-                let legal: Vec<Value> = match your_seat {
-                    Some(s) if row.status == "active" => st.legal_actions(s as usize),
-                    _ => Vec::new(),
-                };
-                (st.view(viewer), legal)
-            }
-            None => (Value::Null, Vec::new()),
-        };
-        let texts = match (state, your_seat) {
-            (Some(st), Some(s)) => legal
-                .iter()
-                .map(|a| st.describe_action(s as usize, a).unwrap_or_default())
-                .collect(),
-            _ => Vec::new(),
-        };
+        let answer = self.views.compute(row, your_seat, state);
+        self.respond_with(row, seats, your_seat, &answer)
+    }
+
+    /// The answer to a request about a game, given the seat's view and choices.
+    fn respond_with(
+        &self,
+        row: &GameRow,
+        seats: &[SeatInfo],
+        your_seat: Option<i32>,
+        answer: &SeatAnswer,
+    ) -> GameResponse {
         GameResponse {
             id: row.id,
             game_type: row.game_type.clone(),
@@ -396,9 +363,9 @@ impl Domain {
             forfeited: row.forfeited.clone(),
             to_act: row.to_act.clone(),
             your_seat,
-            view,
-            legal_actions: legal,
-            legal_action_texts: texts,
+            view: answer.view.clone(),
+            legal_actions: answer.legal_actions.clone(),
+            legal_action_texts: answer.legal_action_texts.clone(),
             result: row.result.clone(),
             created_at: row.created_at,
             updated_at: row.updated_at,
@@ -1055,11 +1022,6 @@ impl Domain {
 /// chosen there counts as stale.
 pub const MAX_LOOKBACK: i64 = 64;
 
-/// How the log marks an action a bot chose for a seat that forfeited or timed out.
-pub const BOT_MARK: &str = "[bot] ";
-/// Marks a log entry the server played for a seat because it was the seat's only choice.
-pub const FORCED_MARK: &str = "[forced] ";
-
 /// Seats that forfeited rank below every other seat (sharing the last rank).
 fn rank_forfeited_last(outcome: &mut Outcome, forfeited: &[i32]) {
     if forfeited.is_empty() {
@@ -1082,28 +1044,6 @@ fn rank_forfeited_last(outcome: &mut Outcome, forfeited: &[i32]) {
             ..p.clone()
         });
     outcome.ranking = stayed.into_iter().chain(out).collect();
-}
-
-/// One applied action on its way into the log.
-pub struct Step {
-    pub seat: i32,
-    pub action: Value,
-    pub visibility: Visibility,
-    pub description: String,
-}
-
-impl Step {
-    pub fn from_applied(seat: i32, applied: Applied) -> (Step, Box<dyn LoadedGame>) {
-        (
-            Step {
-                seat,
-                action: applied.action,
-                visibility: applied.visibility,
-                description: applied.description,
-            },
-            applied.state,
-        )
-    }
 }
 
 /// What `me` may see of a log entry.

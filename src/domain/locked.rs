@@ -11,6 +11,7 @@ use super::clocks;
 use super::games::SeatInfo;
 use super::{DomainError, DomainResult};
 use crate::store::models::GameRow;
+use crate::store::schema::games;
 
 /// The seats of game `g`, with their players' details and any vacation under way at `$2`,
 /// as one JSON array ordered by seat. One query instead of one per seat.
@@ -117,6 +118,17 @@ impl LockedGame {
         self.seat_of(account)
             .ok_or_else(|| DomainError::forbidden("not_a_player", "you have no seat in this game"))
     }
+}
+
+/// Locks game `id`'s row until the transaction ends, without its seats.
+pub(crate) fn lock_game(conn: &mut PgConnection, id: i64) -> DomainResult<GameRow> {
+    games::table
+        .find(id)
+        .select(GameRow::as_select())
+        .for_update()
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| DomainError::not_found(format!("game {id}")))
 }
 
 /// The seats of game `game_id` with their players' details, in one query (two or more

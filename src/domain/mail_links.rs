@@ -9,7 +9,7 @@
 
 use diesel::prelude::*;
 
-use super::games::{lock_game, seat_infos};
+use super::locked::{lock_game, seat_infos};
 use super::mail_events::enqueue;
 use super::{Domain, DomainError, DomainResult};
 use crate::notify::bounce::Dsn;

@@ -13,7 +13,9 @@ pub mod locked;
 pub mod mail_events;
 pub mod mail_links;
 pub mod shapes;
+pub mod steps;
 pub mod verify;
+pub mod views;
 
 use std::sync::Arc;
 
@@ -56,10 +58,20 @@ pub struct Domain {
     pub require_email_verification: bool,
     /// Whether game emails carry the board picture.
     pub email_pictures: bool,
+    /// Each seat's view and choices per game version, worked out once.
+    pub views: Arc<views::ViewCache>,
 }
 
 impl Domain {
     pub fn conn(&self) -> DomainResult<PgConn> {
         Ok(self.pool.get()?)
+    }
+
+    /// What emails need of the server.
+    pub fn site(&self) -> crate::notify::compose::Site<'_> {
+        crate::notify::compose::Site {
+            public_url: &self.public_url,
+            links: &self.links,
+        }
     }
 }

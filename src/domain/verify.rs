@@ -1,6 +1,8 @@
 //! `turnpost verify`: every started game, replayed from seed and log, must equal its stored
 //! snapshot byte for byte, and its version must equal its number of actions.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use diesel::prelude::*;
 
 use crate::games::Registry;
@@ -14,28 +16,73 @@ pub struct VerifyReport {
     pub problems: Vec<String>,
 }
 
-pub fn verify_all(conn: &mut PgConnection, registry: &Registry) -> anyhow::Result<VerifyReport> {
+/// Verifies every started game, on one worker per processor core, each with its own
+/// database connection; games are handed out one at a time, so memory stays flat however
+/// many games there are.
+pub fn verify_all(url: &str, registry: &Registry) -> anyhow::Result<VerifyReport> {
     let ids: Vec<i64> = games::table
         .filter(games::status.ne("open"))
         .order(games::id.asc())
         .select(games::id)
-        .load(conn)?;
+        .load(&mut PgConnection::establish(url)?)?;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(ids.len().max(1));
+    let next = AtomicUsize::new(0);
+    let reports = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| s.spawn(|| verify_some(url, registry, &ids, &next)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a verify worker panicked")))
+            })
+            .collect::<anyhow::Result<Vec<VerifyReport>>>()
+    })?;
     let mut report = VerifyReport {
         games: 0,
         actions: 0,
         problems: Vec::new(),
     };
-    for id in ids {
-        // One game at a time keeps memory flat however many games there are.
+    for r in reports {
+        report.games += r.games;
+        report.actions += r.actions;
+        report.problems.extend(r.problems);
+    }
+    // Workers finish in any order; the report lists games by id.
+    report.problems.sort_by_key(|p| {
+        p.split_whitespace()
+            .nth(1)
+            .and_then(|id| id.parse::<i64>().ok())
+    });
+    Ok(report)
+}
+
+/// One worker: takes the next game until none is left.
+fn verify_some(
+    url: &str,
+    registry: &Registry,
+    ids: &[i64],
+    next: &AtomicUsize,
+) -> anyhow::Result<VerifyReport> {
+    let mut conn = PgConnection::establish(url)?;
+    let mut report = VerifyReport {
+        games: 0,
+        actions: 0,
+        problems: Vec::new(),
+    };
+    while let Some(&id) = ids.get(next.fetch_add(1, Ordering::Relaxed)) {
         let row: GameRow = games::table
             .find(id)
             .select(GameRow::as_select())
-            .first(conn)?;
+            .first(&mut conn)?;
         let actions: Vec<ActionRow> = game_actions::table
             .filter(game_actions::game_id.eq(id))
             .order(game_actions::seq.asc())
             .select(ActionRow::as_select())
-            .load(conn)?;
+            .load(&mut conn)?;
         report.games += 1;
         report.actions += actions.len();
         if let Err(problem) = verify_one(registry, &row, &actions) {

@@ -4,11 +4,10 @@
 
 use std::fmt::Write as _;
 
-use crate::domain::Domain;
-use crate::domain::games::SeatInfo;
 use crate::engine::{GameInfo, LoadedGame, Outcome, Seat, Viewer};
 use crate::notify::letter::{self, Letter};
-use crate::store::models::{GameRow, NewOutbox};
+use crate::notify::links::SignedLinks;
+use crate::store::models::{GameRow, NewOutbox, SeatInfo};
 
 /// The subject line of every email about one game: stable, so mail clients thread them.
 pub fn subject(info: &GameInfo, game_id: i64, what: &str) -> String {
@@ -26,9 +25,17 @@ pub enum TurnWhy {
     Nudge { from: String },
 }
 
+/// What an email needs of the server itself: where it is, and the key its links are
+/// signed with. (Passed in, so that writing mail does not depend on the domain layer.)
+#[derive(Clone, Copy)]
+pub struct Site<'a> {
+    pub public_url: &'a str,
+    pub links: &'a SignedLinks,
+}
+
 /// Everything an email about one game needs besides the game itself.
 pub struct GameMail<'a> {
-    pub domain: &'a Domain,
+    pub site: Site<'a>,
     pub row: &'a GameRow,
     pub info: &'a GameInfo,
     pub state: &'a dyn LoadedGame,
@@ -41,7 +48,7 @@ impl GameMail<'_> {
     fn api_link(&self) -> String {
         format!(
             "{}/api/v1/games/{}",
-            self.domain.public_url.trim_end_matches('/'),
+            self.site.public_url.trim_end_matches('/'),
             self.row.id
         )
     }
@@ -50,7 +57,7 @@ impl GameMail<'_> {
     fn link(&self) -> String {
         format!(
             "{}/#/game/{}",
-            self.domain.public_url.trim_end_matches('/'),
+            self.site.public_url.trim_end_matches('/'),
             self.row.id
         )
     }
@@ -76,7 +83,7 @@ impl GameMail<'_> {
     }
 
     fn unsubscribe(&self) -> Option<String> {
-        Some(self.domain.links.unsubscribe_url(self.player.account_id))
+        Some(self.site.links.unsubscribe_url(self.player.account_id))
     }
 
     /// The seat's picture, as only that seat may see it (its own view).
@@ -285,20 +292,20 @@ pub struct Answer<'a> {
     pub seat: Option<i32>,
 }
 
-pub fn answer(domain: &Domain, a: Answer<'_>) -> NewOutbox {
+pub fn answer(site: Site<'_>, a: Answer<'_>) -> NewOutbox {
     let (subject_line, link, game_id) = match a.game {
         Some((row, info)) => (
             subject(info, row.id, a.what),
             format!(
                 "{}/#/game/{}",
-                domain.public_url.trim_end_matches('/'),
+                site.public_url.trim_end_matches('/'),
                 row.id
             ),
             Some(row.id),
         ),
         None => (
             format!("[Turnpost] {}", a.what),
-            domain.public_url.clone(),
+            site.public_url.to_string(),
             None,
         ),
     };

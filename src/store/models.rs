@@ -163,3 +163,29 @@ pub struct NewOutbox {
     /// When it is due (`None`: at once). A turn email waits out the grace period.
     pub next_attempt_at: Option<DateTime<Utc>>,
 }
+
+/// A seat with its player's details, as a change to a game and its emails need them (read by
+/// `domain::locked`).
+#[derive(Clone, Debug)]
+pub struct SeatInfo {
+    pub seat: i32,
+    pub account_id: i64,
+    pub name: String,
+    pub email: String,
+    pub email_notifications: bool,
+    /// Turn emails are replaced by the daily digest.
+    pub daily_digest: bool,
+    /// The seat's clock: milliseconds left as of `clock_since` (running) or now (stopped).
+    pub clock_ms: Option<i64>,
+    pub clock_since: Option<DateTime<Utc>>,
+    /// Milliseconds left on the clock now (vacations deducted).
+    pub clock_left_ms: Option<i64>,
+    /// The end of the player's current vacation.
+    pub vacation_until: Option<DateTime<Utc>>,
+    /// The address was confirmed by the link sent to it.
+    pub email_verified: bool,
+    /// A delivery-status report said mail to the address fails.
+    pub email_bouncing: bool,
+    /// The player muted this game (no email about it).
+    pub muted: bool,
+}

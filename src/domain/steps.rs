@@ -1,0 +1,32 @@
+//! An applied action on its way into the log, and the marks of moves nobody chose.
+
+use serde_json::Value;
+
+use crate::engine::{Applied, LoadedGame, Visibility};
+
+/// How the log marks an action a bot chose for a seat that forfeited or timed out.
+pub const BOT_MARK: &str = "[bot] ";
+/// Marks a log entry the server played for a seat because it was the seat's only choice.
+pub const FORCED_MARK: &str = "[forced] ";
+
+/// One applied action on its way into the log.
+pub struct Step {
+    pub seat: i32,
+    pub action: Value,
+    pub visibility: Visibility,
+    pub description: String,
+}
+
+impl Step {
+    pub fn from_applied(seat: i32, applied: Applied) -> (Step, Box<dyn LoadedGame>) {
+        (
+            Step {
+                seat,
+                action: applied.action,
+                visibility: applied.visibility,
+                description: applied.description,
+            },
+            applied.state,
+        )
+    }
+}

@@ -1,0 +1,105 @@
+//! What one seat sees of one version of a game (its view, legal actions and their texts),
+//! computed once and kept: a client polling an unchanged game costs one row read, not a
+//! snapshot decode and a legal-move search per request.
+
+use std::sync::Arc;
+
+use quick_cache::sync::Cache;
+use serde_json::Value;
+
+use crate::engine::{LoadedGame, Viewer};
+use crate::store::models::GameRow;
+
+/// How many (game, version, seat) answers are kept; the least used go first.
+const CAPACITY: usize = 20_000;
+
+/// A seat's answer for one version of a game.
+pub struct SeatAnswer {
+    pub view: Value,
+    pub legal_actions: Vec<Value>,
+    pub legal_action_texts: Vec<String>,
+}
+
+/// Everything the answer depends on. The status is part of it: a resignation can end a
+/// game without a new version, and a finished game offers no actions.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Key {
+    game: i64,
+    version: i64,
+    active: bool,
+    seat: Option<i32>,
+}
+
+impl Key {
+    fn new(row: &GameRow, seat: Option<i32>) -> Key {
+        Key {
+            game: row.id,
+            version: row.version,
+            active: row.status == "active",
+            seat,
+        }
+    }
+}
+
+pub struct ViewCache {
+    answers: Cache<Key, Arc<SeatAnswer>>,
+}
+
+impl Default for ViewCache {
+    fn default() -> Self {
+        ViewCache {
+            answers: Cache::new(CAPACITY),
+        }
+    }
+}
+
+impl ViewCache {
+    /// The kept answer of `seat` (None: a spectator) for `row`'s version, if any.
+    pub fn get(&self, row: &GameRow, seat: Option<i32>) -> Option<Arc<SeatAnswer>> {
+        self.answers.get(&Key::new(row, seat))
+    }
+
+    /// Computes the answer from `state` (the game at `row`'s version) and keeps it.
+    pub fn compute(
+        &self,
+        row: &GameRow,
+        seat: Option<i32>,
+        state: Option<&dyn LoadedGame>,
+    ) -> Arc<SeatAnswer> {
+        let answer = Arc::new(seat_answer(row, seat, state));
+        // Only a started game's answer is kept: an open game has no state, and its row
+        // changes (players join) without a new version.
+        if state.is_some() {
+            self.answers
+                .insert(Key::new(row, seat), Arc::clone(&answer));
+        }
+        answer
+    }
+}
+
+fn seat_answer(row: &GameRow, seat: Option<i32>, state: Option<&dyn LoadedGame>) -> SeatAnswer {
+    let Some(st) = state else {
+        return SeatAnswer {
+            view: Value::Null,
+            legal_actions: Vec::new(),
+            legal_action_texts: Vec::new(),
+        };
+    };
+    let viewer = seat.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
+    let legal: Vec<Value> = match seat {
+        Some(s) if row.status == "active" => st.legal_actions(s as usize),
+        _ => Vec::new(),
+    };
+    let texts = match seat {
+        Some(s) => legal
+            .iter()
+            .map(|a| st.describe_action(s as usize, a).unwrap_or_default())
+            .collect(),
+        None => Vec::new(),
+    };
+    SeatAnswer {
+        view: st.view(viewer),
+        legal_actions: legal,
+        legal_action_texts: texts,
+    }
+}
