@@ -189,6 +189,15 @@ fn a_full_kasino_game_over_http() {
         // seat whose only choice it was.
         let now = after["version"].as_i64().unwrap();
         assert!(now > version, "{now} after {version}");
+        // The turn came back to the mover (the opponent's only choice played itself): a
+        // new turn of theirs, owed an email like any other.
+        if after["status"] == "active"
+            && after["to_act"]
+                .as_array()
+                .is_some_and(|t| t.contains(&after["your_seat"]))
+        {
+            turn_changes += 1;
+        }
         assert!(tag.starts_with(&format!("\"{now}-")), "{tag}");
         // A move the server then played for the opponent (their only choice) may have put
         // one of their cards on the table: what is still in their hand must not show.
