@@ -9,7 +9,7 @@ use lettre::message::header::ContentType;
 use lettre::message::{Mailbox, SinglePart};
 use serde_json::{Value, json};
 
-use crate::helpers::{Mail, Player, TestApp, run_verify, spawn_app};
+use crate::helpers::{Mail, Player, TestApp, forced_moves, run_verify, spawn_app};
 
 /// A reply as a mail client writes it: the player's lines, an attribution line, the quoted
 /// email, a signature.
@@ -362,23 +362,7 @@ fn a_whole_kasino_game_played_by_email_replies() {
     assert_eq!(g["result"]["ranking"].as_array().unwrap().len(), 2);
     // Every version is an applied reply or a move the server played because it was the
     // only choice (marked in the log).
-    let log: Value = app
-        .get(
-            &format!("/api/v1/games/{id}/log?limit=1000"),
-            Some(&ada.token),
-        )
-        .json()
-        .unwrap();
-    let forced = log
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| {
-            e["text"]
-                .as_str()
-                .is_some_and(|t| t.starts_with("[forced] "))
-        })
-        .count();
+    let forced = forced_moves(&app.log(id, &ada));
     assert_eq!(
         g["version"].as_i64().unwrap(),
         (moves + forced) as i64,

@@ -171,6 +171,17 @@ impl TestApp {
         id
     }
 
+    /// The whole log of game `id` as `p` sees it.
+    pub fn log(&self, id: i64, p: &Player) -> Vec<Value> {
+        let r = self.get(
+            &format!("/api/v1/games/{id}/log?limit=1000"),
+            Some(&p.token),
+        );
+        assert_eq!(r.status(), 200);
+        let log: Value = r.json().expect("json");
+        log.as_array().cloned().unwrap_or_default()
+    }
+
     pub fn game(&self, id: i64, p: &Player) -> Value {
         let r = self.get(&format!("/api/v1/games/{id}"), Some(&p.token));
         assert_eq!(r.status(), 200);
@@ -422,4 +433,15 @@ pub fn assert_problem(r: Response, what: &str) -> (u16, Value) {
     assert!(v["code"].is_string(), "{what}: no code in {body}");
     assert_eq!(v["status"], status, "{what}: {body}");
     (status, v)
+}
+
+/// How many log entries the server played because they were a seat's only choice.
+pub fn forced_moves(log: &[Value]) -> usize {
+    log.iter()
+        .filter(|e| {
+            e["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("[forced] "))
+        })
+        .count()
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, run_verify, spawn_app};
+use crate::helpers::{Player, TestApp, forced_moves, run_verify, spawn_app};
 
 /// Every string anywhere in a JSON value (cards serialise as strings like "10H").
 fn strings(v: &Value, out: &mut BTreeSet<String>) {
@@ -231,22 +231,8 @@ fn a_full_kasino_game_over_http() {
     );
     // Moves that were a seat's only choice were played by the server, marked in the log:
     // the log holds the submitted moves and those, nothing else.
-    let log: Value = app
-        .get(
-            &format!("/api/v1/games/{id}/log?limit=1000"),
-            Some(&ada.token),
-        )
-        .json()
-        .unwrap();
-    let log = log.as_array().unwrap();
-    let forced = log
-        .iter()
-        .filter(|e| {
-            e["text"]
-                .as_str()
-                .is_some_and(|t| t.starts_with("[forced] "))
-        })
-        .count();
+    let log = app.log(id, &ada);
+    let forced = forced_moves(&log);
     assert!(forced > 0, "a whole Kasino game has forced last cards");
     assert_eq!(log.len(), moves + forced);
     assert_eq!(last as usize, moves + forced);

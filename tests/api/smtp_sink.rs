@@ -12,7 +12,7 @@ use secrecy::SecretString;
 use serde_json::{Value, json};
 
 use crate::email_play::{choices, reply};
-use crate::helpers::{Mail, spawn_app_with};
+use crate::helpers::{Mail, forced_moves, spawn_app_with};
 
 /// The aiosmtpd process; killed when dropped.
 pub struct Sink {
@@ -151,18 +151,8 @@ fn turn_emails_arrive_over_smtp_and_replies_close_the_loop() {
         assert!(answer.text.contains("Played:"));
     }
     // Four replies played, and any move that was a seat's only choice played itself.
-    let log: Value = app
-        .get(
-            &format!("/api/v1/games/{id}/log?limit=1000"),
-            Some(&ada.token),
-        )
-        .json()
-        .unwrap();
-    let log = log.as_array().unwrap();
-    let chosen = log
-        .iter()
-        .filter(|e| !e["text"].as_str().unwrap_or("").starts_with("[forced] "))
-        .count();
+    let log = app.log(id, &ada);
+    let chosen = log.len() - forced_moves(&log);
     assert_eq!(chosen, 4, "{log:?}");
     assert_eq!(app.game(id, &ada)["version"], log.len());
     // Nothing went to files: the SMTP transport carried everything.
