@@ -735,9 +735,32 @@ fn a_crossword_rummy_meld_is_laid_in_the_editor_by_picking_tiles_and_cells() {
         let cell = |x: i64, y: i64| format!("#editor .cr-grid button[data-x='{x}'][data-y='{y}']");
 
         // One tile alone is no meld: the server's reason shows, and nothing can be played.
+        // It goes on an empty cell away from every tile on the table and every cell of
+        // the meld (next to a table tile it could join a group, and on one it would pick
+        // that tile up instead).
         let (t0, x0, y0) = &cells[0];
+        let avoid: Vec<String> = cells.iter().map(|(_, x, y)| format!("{x},{y}")).collect();
+        let probe = js(
+            &c,
+            &format!(
+                "const taken = new Set([...document.querySelectorAll('#editor .cr-grid button.cell[data-tile]')] \
+                     .map((b) => `${{b.dataset.x}},${{b.dataset.y}}`).concat({avoid:?})); \
+                 for (const b of document.querySelectorAll('#editor .cr-grid button.cell.empty')) {{ \
+                   const x = Number(b.dataset.x), y = Number(b.dataset.y); \
+                   const near = [[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]] \
+                     .some(([dx, dy]) => taken.has(`${{x + dx}},${{y + dy}}`)); \
+                   if (!near) return [x, y]; \
+                 }} \
+                 return null;"
+            ),
+        )
+        .await;
+        let (px, py) = (
+            probe[0].as_i64().expect("an empty cell away from the tiles"),
+            probe[1].as_i64().expect("an empty cell away from the tiles"),
+        );
         click(rack(t0)).await;
-        click(cell(*x0 + 1, *y0 - 1)).await;
+        click(cell(px, py)).await;
         let said = verdict(&c, "the verdict on one tile").await;
         assert!(said.starts_with("Not valid: "), "{said}");
         let play_disabled = js(
@@ -747,7 +770,7 @@ fn a_crossword_rummy_meld_is_laid_in_the_editor_by_picking_tiles_and_cells() {
         .await;
         assert_eq!(play_disabled, Value::Bool(true), "{said}");
         // Pick the laid tile up again and move it to its cell.
-        click(cell(*x0 + 1, *y0 - 1)).await;
+        click(cell(px, py)).await;
         click(cell(*x0, *y0)).await;
         // The middle tiles by mouse.
         for (t, x, y) in &cells[1..cells.len() - 1] {
