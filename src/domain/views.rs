@@ -4,20 +4,35 @@
 
 use std::sync::Arc;
 
+use quick_cache::Weighter;
 use quick_cache::sync::Cache;
 use serde_json::Value;
 
 use crate::engine::{LoadedGame, Viewer};
 use crate::store::models::GameRow;
 
-/// How many (game, version, seat) answers are kept; the least used go first.
-const CAPACITY: usize = 20_000;
+/// How many bytes of answers are kept per server; the least used go first. Bounded by
+/// size, not by count: a Starfarers answer with hundreds of flights is a hundred times a
+/// Kasino one.
+const CAPACITY_BYTES: u64 = 32 * 1024 * 1024;
 
 /// A seat's answer for one version of a game.
 pub struct SeatAnswer {
     pub view: Value,
     pub legal_actions: Vec<Value>,
     pub legal_action_texts: Vec<String>,
+    /// About how much memory the answer holds (its JSON size), worked out once.
+    bytes: u64,
+}
+
+/// Weighs an answer by its size.
+#[derive(Clone, Copy)]
+struct BySize;
+
+impl Weighter<Key, Arc<SeatAnswer>> for BySize {
+    fn weight(&self, _key: &Key, answer: &Arc<SeatAnswer>) -> u64 {
+        answer.bytes.max(1)
+    }
 }
 
 /// Everything the answer depends on. The status is part of it: a resignation can end a
@@ -42,13 +57,13 @@ impl Key {
 }
 
 pub struct ViewCache {
-    answers: Cache<Key, Arc<SeatAnswer>>,
+    answers: Cache<Key, Arc<SeatAnswer>, BySize>,
 }
 
 impl Default for ViewCache {
     fn default() -> Self {
         ViewCache {
-            answers: Cache::new(CAPACITY),
+            answers: Cache::with_weighter(4096, CAPACITY_BYTES, BySize),
         }
     }
 }
@@ -83,6 +98,7 @@ fn seat_answer(row: &GameRow, seat: Option<i32>, state: Option<&dyn LoadedGame>)
             view: Value::Null,
             legal_actions: Vec::new(),
             legal_action_texts: Vec::new(),
+            bytes: 0,
         };
     };
     let viewer = seat.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
@@ -97,9 +113,17 @@ fn seat_answer(row: &GameRow, seat: Option<i32>, state: Option<&dyn LoadedGame>)
             .collect(),
         None => Vec::new(),
     };
+    let view = st.view(viewer);
+    // Twice the JSON size: parsed values take more room than their text.
+    let json = |v: &Value| v.to_string().len() as u64;
+    let bytes = 2
+        * (json(&view)
+            + legal.iter().map(json).sum::<u64>()
+            + texts.iter().map(|t| t.len() as u64 + 24).sum::<u64>());
     SeatAnswer {
-        view: st.view(viewer),
+        view,
         legal_actions: legal,
         legal_action_texts: texts,
+        bytes,
     }
 }
