@@ -10,7 +10,14 @@
 //! 3. reports moves/s, the p50/p99 latency of the submissions and the server's peak RSS;
 //! 4. compares the cost of a move in a game whose log holds 10 actions with one whose log
 //!    holds 10,000 (padded with placeholder rows: no game type here runs that long);
-//! 5. stops the server and runs pgbench on the same cluster with LOAD_GAMES clients, each
+//! 5. plays the same games again for LOAD_SECS seconds at half the rate just measured (each
+//!    game moves on a fixed beat, as players with something else to do would) and reports the
+//!    latency there: at full load a closed loop of N clients waits N / rate per request
+//!    whatever the server does (Little's law), so latency is read at a load the server keeps;
+//! 6. counts the SQL statements the server ran per move during the full load
+//!    (pg_stat_statements, enabled on the bench's cluster), with the statements of a move's
+//!    own transaction listed;
+//! 7. stops the server and runs pgbench on the same cluster with LOAD_GAMES clients, each
 //!    doing the bare append of a move (update its game's version, insert one action) for
 //!    LOAD_SECS seconds, and prints the ratio of the two rates.
 //!
@@ -176,6 +183,142 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted.get(i).copied().unwrap_or_default()
 }
 
+/// Turns on pg_stat_statements on the bench's own cluster (a restart loads it); `None`
+/// when this PostgreSQL does not ship it, and the count is then left out.
+fn with_statement_stats(var: &std::path::Path, cluster: PrivateCluster) -> (PrivateCluster, bool) {
+    let url = cluster.database_url();
+    let set = PgConnection::establish(&url).ok().and_then(|mut c| {
+        diesel::sql_query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+            .execute(&mut c)
+            .ok()
+    });
+    if set.is_none() {
+        return (cluster, false);
+    }
+    cluster.stop();
+    let Ok(cluster) = PrivateCluster::ensure_running(&var.join("pg")) else {
+        panic!("the bench cluster did not come back after loading pg_stat_statements");
+    };
+    let ok = PgConnection::establish(&cluster.database_url())
+        .ok()
+        .and_then(|mut c| {
+            diesel::sql_query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+                .execute(&mut c)
+                .ok()
+        })
+        .is_some();
+    (cluster, ok)
+}
+
+#[derive(QueryableByName)]
+struct StatementCalls {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    calls: i64,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    query: String,
+}
+
+/// The statements run since the last reset, most frequent first.
+fn statement_calls(url: &str) -> anyhow::Result<Vec<StatementCalls>> {
+    let mut c = PgConnection::establish(url)?;
+    Ok(diesel::sql_query(
+        "SELECT calls, regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements \
+         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+         ORDER BY calls DESC",
+    )
+    .load(&mut c)?)
+}
+
+fn reset_statement_calls(url: &str) -> anyhow::Result<()> {
+    let mut c = PgConnection::establish(url)?;
+    diesel::sql_query("SELECT pg_stat_statements_reset()").execute(&mut c)?;
+    Ok(())
+}
+
+/// What one load phase measured.
+struct Played {
+    latencies: Vec<Duration>,
+    errors: usize,
+    wall: Duration,
+}
+
+/// Every game's thread plays its game (and the next, when one ends) for `secs` seconds; with
+/// `beat`, each thread starts a move only every `beat`, otherwise as fast as answers come.
+fn play(
+    client: &Client,
+    base: &str,
+    tables: &mut [(i64, [String; 2])],
+    secs: u64,
+    beat: Option<Duration>,
+) -> Played {
+    let stop = AtomicBool::new(false);
+    let start = Instant::now();
+    let per_thread: Vec<(Vec<Duration>, usize)> = std::thread::scope(|s| {
+        let handles: Vec<_> = tables
+            .iter_mut()
+            .enumerate()
+            .map(|(i, (id, tokens))| {
+                let (client, base, stop) = (client.clone(), base.to_string(), &stop);
+                s.spawn(move || {
+                    let mut rng = GameRng::seed_from_u64(i as u64 + beat.map_or(0, |_| 1000));
+                    let (mut lat, mut errors) = (Vec::new(), 0);
+                    let mut to_act = None;
+                    // Threads start spread over one beat, not all at once.
+                    let mut next = Instant::now()
+                        + beat.map_or(Duration::ZERO, |b| b.mul_f64(i as f64 / 32.0));
+                    while !stop.load(Ordering::Relaxed) {
+                        if let Some(b) = beat {
+                            std::thread::sleep(next.saturating_duration_since(Instant::now()));
+                            next += b;
+                        }
+                        match one_move(&client, &base, *id, tokens, &mut to_act, &mut rng) {
+                            Ok(Some(d)) if d > Duration::ZERO => lat.push(d),
+                            Ok(Some(_)) => {}
+                            Ok(None) => match new_game(&client, &base, tokens) {
+                                Ok(fresh) => (*id, to_act) = (fresh, None),
+                                Err(_) => errors += 1,
+                            },
+                            Err(e) => {
+                                errors += 1;
+                                if errors < 3 {
+                                    eprintln!("{e}");
+                                }
+                                to_act = None;
+                            }
+                        }
+                    }
+                    (lat, errors)
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_secs(secs));
+        stop.store(true, Ordering::Relaxed);
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let wall = start.elapsed();
+    let errors = per_thread.iter().map(|t| t.1).sum();
+    let mut latencies: Vec<Duration> = per_thread.into_iter().flat_map(|t| t.0).collect();
+    latencies.sort();
+    Played {
+        latencies,
+        errors,
+        wall,
+    }
+}
+
+fn print_latency(label: &str, all: &[Duration]) {
+    println!(
+        "{label}: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        ms(percentile(all, 0.50)),
+        ms(percentile(all, 0.90)),
+        ms(percentile(all, 0.99)),
+        ms(all.last().copied().unwrap_or_default())
+    );
+}
+
 fn main() -> anyhow::Result<()> {
     let games = env_usize("LOAD_GAMES", 32);
     let secs = env_usize("LOAD_SECS", 20) as u64;
@@ -187,7 +330,8 @@ fn main() -> anyhow::Result<()> {
         cluster: None,
         server: None,
     };
-    let cluster = PrivateCluster::ensure_running(&var.join("pg"))?;
+    let (cluster, stats) =
+        with_statement_stats(&var, PrivateCluster::ensure_running(&var.join("pg"))?);
     let url = cluster.database_url();
     rig.cluster = Some(cluster);
     let port = free_port()?;
@@ -204,6 +348,7 @@ fn main() -> anyhow::Result<()> {
         .spawn()
         .context("starting turnpost serve")?;
     let pid = server.id();
+    println!("server pid {pid}");
     rig.server = Some(server);
     let base = format!("http://127.0.0.1:{port}/api/v1");
     let client = Client::builder()
@@ -231,69 +376,58 @@ fn main() -> anyhow::Result<()> {
         let id = new_game(&client, &base, &tokens)?;
         tables.push((id, tokens));
     }
+    // Confirmed addresses: every move then owes the next player a turn email, as in real
+    // play (the outbox event is written in the move's transaction; the grace period keeps
+    // it from being sent while the games go this fast).
+    diesel::sql_query("UPDATE accounts SET email_verified_at = now()")
+        .execute(&mut PgConnection::establish(&url)?)?;
     let first_game = tables.first().map_or(1, |t| t.0);
     let rss_before = kib(pid, "VmRSS:");
 
-    // The load: every thread plays its own games until the time is up.
-    let stop = AtomicBool::new(false);
-    let start = Instant::now();
-    let per_thread: Vec<(Vec<Duration>, usize)> = std::thread::scope(|s| {
-        let handles: Vec<_> = tables
-            .iter()
-            .enumerate()
-            .map(|(i, (id, tokens))| {
-                let (client, base, stop) = (client.clone(), base.clone(), &stop);
-                s.spawn(move || {
-                    let mut rng = GameRng::seed_from_u64(i as u64);
-                    let (mut lat, mut errors) = (Vec::new(), 0);
-                    let (mut id, mut to_act) = (*id, None);
-                    while !stop.load(Ordering::Relaxed) {
-                        match one_move(&client, &base, id, tokens, &mut to_act, &mut rng) {
-                            Ok(Some(d)) if d > Duration::ZERO => lat.push(d),
-                            Ok(Some(_)) => {}
-                            Ok(None) => match new_game(&client, &base, tokens) {
-                                Ok(next) => (id, to_act) = (next, None),
-                                Err(_) => errors += 1,
-                            },
-                            Err(e) => {
-                                errors += 1;
-                                if errors < 3 {
-                                    eprintln!("{e}");
-                                }
-                                to_act = None;
-                            }
-                        }
-                    }
-                    (lat, errors)
-                })
-            })
-            .collect();
-        std::thread::sleep(Duration::from_secs(secs));
-        stop.store(true, Ordering::Relaxed);
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    let wall = start.elapsed();
-    let errors: usize = per_thread.iter().map(|t| t.1).sum();
-    let mut all: Vec<Duration> = per_thread.into_iter().flat_map(|t| t.0).collect();
-    all.sort();
-    let moves = all.len();
-    let rate = moves as f64 / wall.as_secs_f64();
-    let (rss_now, rss_peak) = (kib(pid, "VmRSS:"), kib(pid, "VmHWM:"));
+    // Full load: every thread plays as fast as the server answers.
+    if stats {
+        reset_statement_calls(&url)?;
+    }
+    let full = play(&client, &base, &mut tables, secs, None);
+    let calls = if stats {
+        statement_calls(&url)?
+    } else {
+        Vec::new()
+    };
+    let moves = full.latencies.len();
+    let rate = moves as f64 / full.wall.as_secs_f64();
     println!(
-        "load: {games} concurrent two-player Kasino games for {:.1} s, {moves} moves, {errors} errors",
-        wall.as_secs_f64()
+        "load: {games} concurrent two-player Kasino games for {:.1} s, {moves} moves, {} errors",
+        full.wall.as_secs_f64(),
+        full.errors
     );
     println!("turnpost: {rate:.0} moves/s (each move: GET as the mover, then POST the action)");
+    print_latency("POST /actions latency at full load", &full.latencies);
+    if stats && moves > 0 {
+        let total: i64 = calls.iter().map(|c| c.calls).sum();
+        println!(
+            "SQL statements during the full load: {:.2} per move (POST and the GET before it, \
+             with the background workers), the most frequent:",
+            total as f64 / moves as f64
+        );
+        for c in calls.iter().take(12) {
+            let q: String = c.query.chars().take(110).collect();
+            println!("  {:>6.2}/move  {q}", c.calls as f64 / moves as f64);
+        }
+    }
+
+    // Paced: the same games at half that rate.
+    let beat = Duration::from_secs_f64(games as f64 / (rate / 2.0).max(1.0));
+    let paced = play(&client, &base, &mut tables, secs, Some(beat));
     println!(
-        "POST /actions latency: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-        ms(percentile(&all, 0.50)),
-        ms(percentile(&all, 0.90)),
-        ms(percentile(&all, 0.99)),
-        ms(all.last().copied().unwrap_or_default())
+        "paced: each game moves every {:.0} ms ({:.0} moves/s offered), {} moves, {} errors",
+        ms(beat),
+        games as f64 / beat.as_secs_f64(),
+        paced.latencies.len(),
+        paced.errors
     );
+    print_latency("POST /actions latency at half load", &paced.latencies);
+    let (rss_now, rss_peak) = (kib(pid, "VmRSS:"), kib(pid, "VmHWM:"));
     println!(
         "server RSS: {} MiB before the load, {} MiB after, peak {} MiB",
         rss_before / 1024,

@@ -4,12 +4,12 @@ use actix_web::{HttpRequest, HttpResponse, get, patch, post, web};
 
 use super::auth::Caller;
 use super::problem::{ApiError, Problem};
-use crate::domain::Domain;
 use crate::domain::accounts::to_response;
 use crate::domain::clocks::{VacationRequest, VacationResponse};
 use crate::domain::shapes::{
     AccountResponse, NewAccountRequest, TokenRequest, TokenResponse, UpdateAccountRequest,
 };
+use crate::domain::{Domain, DomainError};
 
 /// Create an account.
 #[utoipa::path(
@@ -27,6 +27,7 @@ pub async fn create_account(
     domain: web::Data<Domain>,
     body: web::Json<NewAccountRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    let _admitted = domain.hashes.admit().await.map_err(DomainError::from)?;
     let account = web::block(move || domain.create_account(body.into_inner())).await??;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/accounts/{}", account.id)))
@@ -56,6 +57,7 @@ pub async fn token(
         .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |a| {
             a.ip()
         });
+    let _admitted = domain.hashes.admit().await.map_err(DomainError::from)?;
     let t = web::block(move || domain.issue_token(body.into_inner(), client)).await??;
     Ok(web::Json(t))
 }
@@ -96,6 +98,10 @@ pub async fn update_me(
     caller: Caller,
     body: web::Json<UpdateAccountRequest>,
 ) -> Result<web::Json<AccountResponse>, ApiError> {
+    let _admitted = match body.password {
+        Some(_) => Some(domain.hashes.admit().await.map_err(DomainError::from)?),
+        None => None,
+    };
     let a = web::block(move || domain.update_account(caller.0, body.into_inner())).await??;
     Ok(web::Json(a))
 }

@@ -24,6 +24,8 @@ pub enum HashError {
 pub struct HashGate {
     slots: usize,
     patience: Duration,
+    /// Requests wait here, without a thread, before they take a blocking thread to hash.
+    admission: std::sync::Arc<tokio::sync::Semaphore>,
     busy: Mutex<usize>,
     freed: Condvar,
 }
@@ -50,9 +52,21 @@ impl HashGate {
         HashGate {
             slots,
             patience,
+            admission: std::sync::Arc::new(tokio::sync::Semaphore::new(slots)),
             busy: Mutex::new(0),
             freed: Condvar::new(),
         }
+    }
+
+    /// Waits (asynchronously, at most the patience) until a request may go on to hash. A
+    /// request holds the returned permit while its blocking work runs, so a login flood
+    /// occupies `slots` blocking threads, not one per request: the threads that moves and
+    /// reads need stay free.
+    pub async fn admit(&self) -> Result<tokio::sync::OwnedSemaphorePermit, HashError> {
+        tokio::time::timeout(self.patience, self.admission.clone().acquire_owned())
+            .await
+            .map_err(|_| HashError::Busy)?
+            .map_err(|_| HashError::Busy)
     }
 
     fn enter(&self) -> Result<Slot<'_>, HashError> {

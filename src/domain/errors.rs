@@ -99,7 +99,11 @@ impl From<diesel::result::Error> for DomainError {
                     "another request changed this resource at the same time; retry",
                 )
             }
-            Error::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
+            Error::DatabaseError(
+                DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+                info,
+            ) => {
+                crate::store::connection_lost();
                 DomainError::Unavailable(info.message().to_string())
             }
             other => DomainError::Internal(other.into()),

@@ -515,11 +515,21 @@ impl Domain {
                 description: &step.description,
             })
             .collect();
-        // All entries in one statement: a move and the forced steps after it.
-        if !entries.is_empty() {
-            diesel::insert_into(game_actions::table)
-                .values(&entries)
-                .execute(conn)?;
+        // All entries in one statement: a move and the forced steps after it. A single
+        // entry, the usual case, goes as a single-row insert: each connection prepares that
+        // once, where a multi-row insert is sent as text and planned every time.
+        match entries.as_slice() {
+            [] => {}
+            [one] => {
+                diesel::insert_into(game_actions::table)
+                    .values(one)
+                    .execute(conn)?;
+            }
+            many => {
+                diesel::insert_into(game_actions::table)
+                    .values(many)
+                    .execute(conn)?;
+            }
         }
         let mut after = state.status();
         if let Status::Finished(outcome) = &mut after {

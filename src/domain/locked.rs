@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Json, Timestamptz};
+use diesel::sql_types::{BigInt, Timestamptz};
 use serde::Deserialize;
 
 use super::clocks;
@@ -13,30 +13,13 @@ use super::{DomainError, DomainResult};
 use crate::store::models::GameRow;
 use crate::store::schema::games;
 
-/// The seats of game `g`, with their players' details and any vacation under way at `$2`,
-/// as one JSON array ordered by seat. One query instead of one per seat.
-const SEATS_OF_G: &str = "COALESCE((
-    SELECT json_agg(json_build_object(
-        'seat', s.seat,
-        'account_id', s.account_id,
-        'name', a.name,
-        'email', a.email,
-        'email_notifications', a.email_notifications,
-        'daily_digest', a.daily_digest,
-        'clock_ms', s.clock_ms,
-        'clock_since', s.clock_since,
-        'email_verified', a.email_verified_at IS NOT NULL,
-        'email_bouncing', a.email_bouncing_at IS NOT NULL,
-        'muted', s.muted,
-        'vacation_until', (
-            SELECT v.ends_at FROM vacations v
-            WHERE v.account_id = s.account_id AND v.starts_at <= $2 AND v.ends_at > $2
-            ORDER BY v.ends_at DESC LIMIT 1)
-    ) ORDER BY s.seat)
-    FROM game_seats s JOIN accounts a ON a.id = s.account_id
-    WHERE s.game_id = g.id), '[]'::json)";
+diesel::define_sql_function! {
+    /// The seats of a game with their players' details and any vacation under way at `at`,
+    /// as one JSON array ordered by seat (a function of the database: see its migration).
+    fn game_seats_json(game: BigInt, at: Timestamptz) -> Json;
+}
 
-/// A seat as the query above writes it.
+/// A seat as `game_seats_json` writes it.
 #[derive(Deserialize)]
 struct SeatJson {
     seat: i32,
@@ -53,21 +36,6 @@ struct SeatJson {
     vacation_until: Option<DateTime<Utc>>,
 }
 
-#[derive(QueryableByName)]
-struct GameWithSeats {
-    // Not named `row`: the derive's own code uses that name.
-    #[diesel(embed)]
-    game: GameRow,
-    #[diesel(sql_type = Json)]
-    seats: serde_json::Value,
-}
-
-#[derive(QueryableByName)]
-struct SeatsOnly {
-    #[diesel(sql_type = Json)]
-    seats: serde_json::Value,
-}
-
 /// A game row and its seats, as one transaction sees them.
 #[derive(Clone, Debug)]
 pub struct LockedGame {
@@ -78,27 +46,29 @@ pub struct LockedGame {
 impl LockedGame {
     /// Reads game `id` and its seats and locks the game row until the transaction ends.
     pub(crate) fn lock(conn: &mut PgConnection, id: i64) -> DomainResult<LockedGame> {
-        Self::fetch(conn, id, " FOR UPDATE OF g")
+        Self::fetch(conn, id, true)
     }
 
     /// Reads game `id` and its seats without a lock (for answers that change nothing).
     pub(crate) fn read(conn: &mut PgConnection, id: i64) -> DomainResult<LockedGame> {
-        Self::fetch(conn, id, "")
+        Self::fetch(conn, id, false)
     }
 
-    fn fetch(conn: &mut PgConnection, id: i64, lock: &str) -> DomainResult<LockedGame> {
+    fn fetch(conn: &mut PgConnection, id: i64, lock: bool) -> DomainResult<LockedGame> {
         let now = Utc::now();
-        let found: Option<GameWithSeats> = diesel::sql_query(format!(
-            "SELECT g.*, {SEATS_OF_G} AS seats FROM games g WHERE g.id = $1{lock}"
-        ))
-        .bind::<BigInt, _>(id)
-        .bind::<Timestamptz, _>(now)
-        .get_result(conn)
-        .optional()?;
-        let found = found.ok_or_else(|| DomainError::not_found(format!("game {id}")))?;
+        // Built with the query builder, so that each connection prepares it once.
+        let query = games::table
+            .find(id)
+            .select((GameRow::as_select(), game_seats_json(games::id, now)));
+        let found: Option<(GameRow, serde_json::Value)> = if lock {
+            query.for_update().first(conn).optional()?
+        } else {
+            query.first(conn).optional()?
+        };
+        let (row, seats) = found.ok_or_else(|| DomainError::not_found(format!("game {id}")))?;
         Ok(LockedGame {
-            seats: seats_from_json(conn, found.seats, now)?,
-            row: found.game,
+            seats: seats_from_json(conn, seats, now)?,
+            row,
         })
     }
 
@@ -135,13 +105,9 @@ pub(crate) fn lock_game(conn: &mut PgConnection, id: i64) -> DomainResult<GameRo
 /// only while clocks run through a vacation).
 pub(crate) fn seat_infos(conn: &mut PgConnection, game_id: i64) -> DomainResult<Vec<SeatInfo>> {
     let now = Utc::now();
-    let found: SeatsOnly = diesel::sql_query(format!(
-        "SELECT {SEATS_OF_G} AS seats FROM (SELECT $1::int8 AS id) g"
-    ))
-    .bind::<BigInt, _>(game_id)
-    .bind::<Timestamptz, _>(now)
-    .get_result(conn)?;
-    seats_from_json(conn, found.seats, now)
+    let seats: serde_json::Value =
+        diesel::select(game_seats_json(game_id, now)).get_result(conn)?;
+    seats_from_json(conn, seats, now)
 }
 
 pub(crate) fn seat_of(seats: &[SeatInfo], account: i64) -> Option<i32> {

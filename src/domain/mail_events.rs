@@ -55,6 +55,19 @@ impl SeatInfo {
     }
 }
 
+diesel::define_sql_function! {
+    /// Owes a seat its turn email (a function of the database: see its migration).
+    fn owe_turn_email(
+        version: BigInt,
+        key: Text,
+        grace: Double,
+        game: BigInt,
+        seat: Integer,
+        account: BigInt,
+        address: Text,
+    ) -> Bool;
+}
+
 impl Domain {
     /// The events owed after a game reached `version` with status `after` (`actors`: who
     /// had something to decide before and after, and who acted). Call in the transaction
@@ -120,34 +133,17 @@ impl Domain {
     ) -> DomainResult<()> {
         let key = format!("turn:{game}:{version}:{}", player.seat);
         let grace = self.turn_email_grace.as_secs_f64();
-        // One statement: a pending turn email of this seat (not claimed by a sender right
-        // now) takes the new turn and is due later; without one, a new row is written. A
-        // claimed row is left alone (the worker drops it if the seat has acted since). A key
-        // already present means this turn is owed already.
-        diesel::sql_query(
-            "WITH fresh AS (SELECT NOT EXISTS (SELECT 1 FROM outbox WHERE dedupe_key = $2) AS ok), \
-             moved AS ( \
-                 UPDATE outbox SET version = $1, dedupe_key = $2, \
-                     next_attempt_at = now() + make_interval(secs => $3) \
-                 WHERE kind = 'turn' AND game_id = $4 AND seat = $5 \
-                   AND sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL \
-                   AND (claimed_until IS NULL OR claimed_until <= now()) \
-                   AND (SELECT ok FROM fresh) \
-                 RETURNING 1) \
-             INSERT INTO outbox (dedupe_key, account_id, game_id, to_address, kind, seat, version, \
-                 next_attempt_at) \
-             SELECT $2, $6, $4, $7, 'turn', $5, $1, now() + make_interval(secs => $3) \
-             WHERE (SELECT ok FROM fresh) AND NOT EXISTS (SELECT 1 FROM moved) \
-             ON CONFLICT (dedupe_key) DO NOTHING",
-        )
-        .bind::<BigInt, _>(version)
-        .bind::<Text, _>(&key)
-        .bind::<Double, _>(grace)
-        .bind::<BigInt, _>(game)
-        .bind::<Integer, _>(player.seat)
-        .bind::<BigInt, _>(player.account_id)
-        .bind::<Text, _>(&player.email)
-        .execute(conn)?;
+        // One statement, prepared once per connection (see the function's migration).
+        diesel::select(owe_turn_email(
+            version,
+            &key,
+            grace,
+            game,
+            player.seat,
+            player.account_id,
+            &player.email,
+        ))
+        .get_result::<bool>(conn)?;
         Ok(())
     }
 

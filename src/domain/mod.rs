@@ -12,6 +12,7 @@ pub mod integral;
 pub mod locked;
 pub mod mail_events;
 pub mod mail_links;
+pub mod sessions;
 pub mod shapes;
 pub mod steps;
 pub mod verify;
@@ -60,6 +61,8 @@ pub struct Domain {
     pub email_pictures: bool,
     /// Each seat's view and choices per game version, worked out once.
     pub views: Arc<views::ViewCache>,
+    /// Token generations read in the last moments, per account.
+    pub sessions: Arc<sessions::SessionCache>,
 }
 
 impl Domain {

@@ -4,6 +4,7 @@ use super::integral;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -210,13 +211,16 @@ pub struct GameResponse {
     /// The caller's seat, or null for a spectator.
     pub your_seat: Option<i32>,
     /// The caller's view of the state (null while the game is open).
+    // The three fields below are kept as JSON text, worked out once per version and seat
+    // (see `domain::views`), and copied into each answer as they are.
     #[schema(value_type = Object, nullable)]
-    pub view: Value,
+    pub view: Box<RawValue>,
     /// Every action the caller may submit now, each valid as is.
     #[schema(value_type = Vec<Object>)]
-    pub legal_actions: Vec<Value>,
+    pub legal_actions: Box<RawValue>,
     /// The same actions in words, in the same order (as numbered in emails).
-    pub legal_action_texts: Vec<String>,
+    #[schema(value_type = Vec<String>)]
+    pub legal_action_texts: Box<RawValue>,
     /// The outcome once finished: ranking, scores, summary.
     #[schema(value_type = Object, nullable)]
     pub result: Option<Value>,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::engine::{LoadedGame, Viewer};
 use crate::store::models::GameRow;
@@ -16,13 +16,21 @@ use crate::store::models::GameRow;
 /// Kasino one.
 const CAPACITY_BYTES: u64 = 32 * 1024 * 1024;
 
-/// A seat's answer for one version of a game.
+/// A seat's answer for one version of a game, as the JSON text it is sent as: kept as
+/// text, it takes a third of the memory of parsed values and is copied into an answer
+/// without being walked.
 pub struct SeatAnswer {
-    pub view: Value,
-    pub legal_actions: Vec<Value>,
-    pub legal_action_texts: Vec<String>,
-    /// About how much memory the answer holds (its JSON size), worked out once.
-    bytes: u64,
+    pub view: Box<RawValue>,
+    pub legal_actions: Box<RawValue>,
+    pub legal_action_texts: Box<RawValue>,
+}
+
+impl SeatAnswer {
+    fn bytes(&self) -> u64 {
+        (self.view.get().len()
+            + self.legal_actions.get().len()
+            + self.legal_action_texts.get().len()) as u64
+    }
 }
 
 /// Weighs an answer by its size.
@@ -31,7 +39,7 @@ struct BySize;
 
 impl Weighter<Key, Arc<SeatAnswer>> for BySize {
     fn weight(&self, _key: &Key, answer: &Arc<SeatAnswer>) -> u64 {
-        answer.bytes.max(1)
+        answer.bytes().max(1)
     }
 }
 
@@ -95,35 +103,32 @@ impl ViewCache {
 fn seat_answer(row: &GameRow, seat: Option<i32>, state: Option<&dyn LoadedGame>) -> SeatAnswer {
     let Some(st) = state else {
         return SeatAnswer {
-            view: Value::Null,
-            legal_actions: Vec::new(),
-            legal_action_texts: Vec::new(),
-            bytes: 0,
+            view: Box::default(),
+            legal_actions: raw(&[(); 0]),
+            legal_action_texts: raw(&[(); 0]),
         };
     };
     let viewer = seat.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
-    let legal: Vec<Value> = match seat {
+    let legal = match seat {
         Some(s) if row.status == "active" => st.legal_actions(s as usize),
         _ => Vec::new(),
     };
-    let texts = match seat {
+    let texts: Vec<String> = match seat {
         Some(s) => legal
             .iter()
             .map(|a| st.describe_action(s as usize, a).unwrap_or_default())
             .collect(),
         None => Vec::new(),
     };
-    let view = st.view(viewer);
-    // Twice the JSON size: parsed values take more room than their text.
-    let json = |v: &Value| v.to_string().len() as u64;
-    let bytes = 2
-        * (json(&view)
-            + legal.iter().map(json).sum::<u64>()
-            + texts.iter().map(|t| t.len() as u64 + 24).sum::<u64>());
     SeatAnswer {
-        view,
-        legal_actions: legal,
-        legal_action_texts: texts,
-        bytes,
+        view: raw(&st.view(viewer)),
+        legal_actions: raw(&legal),
+        legal_action_texts: raw(&texts),
     }
+}
+
+/// `value` as JSON text. Values built in memory always serialise; `null` stands in if one
+/// ever did not.
+fn raw<T: serde::Serialize + ?Sized>(value: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value).unwrap_or_default()
 }

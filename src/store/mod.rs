@@ -3,13 +3,59 @@
 pub mod models;
 pub mod schema;
 
+use std::sync::atomic::{AtomicI64, Ordering};
+
 use anyhow::{Result, anyhow};
 use diesel::PgConnection;
-use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};
+use diesel::r2d2::{ConnectionManager, ManageConnection, Pool, PooledConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
-pub type PgPool = Pool<ConnectionManager<PgConnection>>;
-pub type PgConn = PooledConnection<ConnectionManager<PgConnection>>;
+pub type PgPool = Pool<Manager>;
+pub type PgConn = PooledConnection<Manager>;
+
+/// Until when (Unix milliseconds) every connection is tested before it is handed out.
+static SUSPECT_UNTIL_MS: AtomicI64 = AtomicI64::new(0);
+
+/// How long connections stay suspect after one was found dead: time for the pool to meet,
+/// test and replace every connection a database restart left behind.
+const SUSPECT_FOR_MS: i64 = 60_000;
+
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// A connection was found closed (the database restarted, or an administrator ended the
+/// session): test every connection before use for a while, so that the dead ones are
+/// replaced instead of failing one request each, again and again.
+pub fn connection_lost() {
+    SUSPECT_UNTIL_MS.fetch_max(now_ms() + SUSPECT_FOR_MS, Ordering::Relaxed);
+}
+
+/// diesel's connection manager, except that a connection is tested (`SELECT 1`) on
+/// checkout only after some connection was found dead. Testing every checkout cost a
+/// round trip per request, a quarter of a move's statements.
+pub struct Manager(ConnectionManager<PgConnection>);
+
+impl ManageConnection for Manager {
+    type Connection = PgConnection;
+    type Error = diesel::r2d2::Error;
+
+    fn connect(&self) -> Result<PgConnection, Self::Error> {
+        self.0.connect()
+    }
+
+    fn is_valid(&self, conn: &mut PgConnection) -> Result<(), Self::Error> {
+        if SUSPECT_UNTIL_MS.load(Ordering::Relaxed) > now_ms() {
+            self.0.is_valid(conn)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn has_broken(&self, conn: &mut PgConnection) -> bool {
+        self.0.has_broken(conn)
+    }
+}
 
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 
@@ -23,7 +69,7 @@ pub fn pool(url: &str, size: u32, checkout: std::time::Duration) -> Result<PgPoo
         .connection_timeout(checkout)
         // Connections are made on demand: a database that is down at start-up or later
         // gives 503s, not a server that will not start.
-        .build_unchecked(ConnectionManager::new(url)))
+        .build_unchecked(Manager(ConnectionManager::new(url))))
 }
 
 /// Applies pending migrations; returns the names of those applied.
