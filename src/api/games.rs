@@ -9,7 +9,8 @@ use utoipa::{IntoParams, ToSchema};
 use super::auth::Caller;
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
-use crate::domain::games::{ListQuery, ListStatus};
+use crate::domain::games::ListQuery;
+use crate::store::kinds::GameStatus;
 use crate::domain::shapes::{
     ActionRequest, GameListResponse, GameResponse, GameTypeResponse, LogEntry, NewGameRequest,
     PreviewRequest, PreviewResponse, ViewAtResponse,
@@ -152,7 +153,7 @@ pub struct ListParams {
     /// Only the caller's games in this state: `open` (waiting for players), `active` or
     /// `finished`.
     #[param(inline)]
-    pub status: Option<StatusParam>,
+    pub status: Option<GameStatus>,
     /// `me`: only games waiting for the caller.
     #[param(inline)]
     pub awaiting: Option<AwaitingParam>,
@@ -168,34 +169,12 @@ const MAX_PAGE: i64 = 1_000_000;
 
 #[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum StatusParam {
-    Open,
-    Active,
-    Finished,
-}
-
-impl StatusParam {
-    fn as_str(self) -> &'static str {
-        match self {
-            StatusParam::Open => "open",
-            StatusParam::Active => "active",
-            StatusParam::Finished => "finished",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
 pub enum AwaitingParam {
     Me,
 }
 
 fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
-    let status = p.status.map(|s| match s {
-        StatusParam::Open => ListStatus::Open,
-        StatusParam::Active => ListStatus::Active,
-        StatusParam::Finished => ListStatus::Finished,
-    });
+    let status = p.status;
     let awaiting_me = p.awaiting.is_some();
     let lobby = p.open == Some(true);
     let page = p.page.unwrap_or(1);

@@ -6,6 +6,7 @@
 //! applies it, under the game row lock, so a restarted or concurrent sweeper skips it.
 
 use chrono::{DateTime, Duration, Utc};
+use crate::store::kinds::{GameStatus, TimeoutPolicy};
 use diesel::prelude::*;
 use diesel::sql_types::{Integer, Text, Timestamptz};
 use serde::{Deserialize, Serialize};
@@ -83,15 +84,14 @@ impl TimeControl {
     }
 }
 
-pub fn parse_policy(p: Option<&str>) -> DomainResult<&'static str> {
-    match p.unwrap_or("forfeit") {
-        "forfeit" => Ok("forfeit"),
-        "random_move" => Ok("random_move"),
-        other => Err(DomainError::invalid(
+pub fn parse_policy(p: Option<&str>) -> DomainResult<TimeoutPolicy> {
+    let word = p.unwrap_or("forfeit");
+    TimeoutPolicy::from_word(word).ok_or_else(|| {
+        DomainError::invalid(
             "invalid_timeout_policy",
-            format!("timeout_policy must be forfeit or random_move, not {other:?}"),
-        )),
-    }
+            format!("timeout_policy must be forfeit or random_move, not {word:?}"),
+        )
+    })
 }
 
 pub fn time_control(row: &GameRow) -> Option<TimeControl> {
@@ -282,7 +282,7 @@ impl Domain {
         let Some(tc) = time_control(&row) else {
             return Ok(report);
         };
-        if row.status != "active" {
+        if row.status != GameStatus::Active {
             return Ok(report);
         }
         let running: Vec<Running> = game_seats::table
@@ -398,7 +398,7 @@ impl Domain {
             .find(|s| s.seat == seat)
             .map_or("a player", |s| s.name.as_str());
         let why = format!("{name} ran out of time");
-        if row.timeout_policy == "random_move" {
+        if row.timeout_policy == TimeoutPolicy::RandomMove {
             let state = self.load(row)?.ok_or_else(|| {
                 DomainError::Internal(anyhow::anyhow!("active game {} has no snapshot", row.id))
             })?;

@@ -6,6 +6,7 @@
 //! that bounces, except a confirmation link, which is how it comes back.
 
 use diesel::prelude::*;
+use crate::store::kinds::GameStatus;
 use diesel::sql_types::{BigInt, Integer};
 
 use super::locked::LockedGame;
@@ -145,7 +146,7 @@ impl Domain {
             seats: &seats,
         };
         let letter = if kind == OVER {
-            if game.status != "finished" {
+            if game.status != GameStatus::Finished {
                 return Ok(Delivery::Drop("game_not_over"));
             }
             let outcome: Outcome = game
@@ -157,7 +158,7 @@ impl Domain {
                 })?;
             mail.game_over(&outcome)
         } else {
-            if game.status != "active" {
+            if game.status != GameStatus::Active {
                 return Ok(Delivery::Drop("game_over"));
             }
             // Still owed while the seat has something to decide: its turn, or an offer

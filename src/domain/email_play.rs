@@ -5,6 +5,7 @@
 //! message is answered by email. Nothing here knows any particular game.
 
 use std::fmt::Write as _;
+use crate::store::kinds::GameStatus;
 
 use diesel::prelude::*;
 use serde_json::Value;
@@ -412,7 +413,7 @@ impl Domain {
         let Some(state) = self.load(&row)? else {
             return Ok(ctx.refused("game_not_active", "the game has not started".into(), None));
         };
-        if row.status == "finished" {
+        if row.status == GameStatus::Finished {
             let summary = row
                 .result
                 .as_ref()
@@ -574,7 +575,7 @@ impl Domain {
                     self.persist(conn, &row, &seats, &before_actors, steps, current)?;
                 let ctx = Ctx { row: &row, ..ctx };
                 let mut body = format!("Played:\n{listing}\n");
-                if row.status == "finished" {
+                if row.status == GameStatus::Finished {
                     let summary = row
                         .result
                         .as_ref()
@@ -711,7 +712,7 @@ impl Ctx<'_> {
         state: &dyn LoadedGame,
         applied: Vec<String>,
     ) -> Decision {
-        let can_act = self.row.status == "active"
+        let can_act = self.row.status == GameStatus::Active
             && !state.legal_actions(self.player.seat as usize).is_empty();
         let reply_to = can_act.then(|| {
             self.domain.reply.address(ReplyToken {
@@ -764,7 +765,7 @@ impl Ctx<'_> {
         let mut body = format!("Your reply was refused: {detail}.\n\n");
         match state {
             Some(st) => {
-                if self.row.status == "active" {
+                if self.row.status == GameStatus::Active {
                     compose::position_and_choices(&mut body, st, self.player.seat as usize);
                 }
                 self.answer("refused", Some(code), detail, body, st, Vec::new())

@@ -2,6 +2,7 @@
 //! transaction that locks the game row, so concurrent requests serialise per game.
 
 use std::sync::Arc;
+use crate::store::kinds::GameStatus;
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -22,38 +23,8 @@ use crate::engine::{
 use crate::store::models::{ActionRow, GameRow, NewAction, NewGame};
 use crate::store::schema::{game_actions, game_seats, games};
 
-/// Which games a list request wants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ListStatus {
-    Open,
-    Active,
-    Finished,
-}
-
-impl ListStatus {
-    pub fn parse(s: &str) -> DomainResult<ListStatus> {
-        match s {
-            "open" => Ok(ListStatus::Open),
-            "active" => Ok(ListStatus::Active),
-            "finished" => Ok(ListStatus::Finished),
-            other => Err(DomainError::invalid(
-                "invalid_query",
-                format!("status must be open, active or finished, not {other:?}"),
-            )),
-        }
-    }
-
-    fn as_str(self) -> &'static str {
-        match self {
-            ListStatus::Open => "open",
-            ListStatus::Active => "active",
-            ListStatus::Finished => "finished",
-        }
-    }
-}
-
 pub struct ListQuery {
-    pub status: Option<ListStatus>,
+    pub status: Option<GameStatus>,
     /// Every open game anyone may join (the lobby), rather than the caller's games.
     pub lobby: bool,
     pub awaiting_me: bool,
@@ -196,7 +167,7 @@ impl Domain {
                     rules_version: info.rules_version as i32,
                     options: &options,
                     players: players as i32,
-                    status: "open",
+                    status: GameStatus::Open,
                     seed: &seed,
                     created_by: account,
                     time_control: time_control.as_ref(),
@@ -223,7 +194,7 @@ impl Domain {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             let LockedGame { row, seats } = LockedGame::lock(conn, id)?;
-            if row.status != "open" {
+            if row.status != GameStatus::Open {
                 return Err(DomainError::conflict(
                     "game_not_open",
                     "this game has already started",
@@ -274,7 +245,7 @@ impl Domain {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             let LockedGame { row, seats } = LockedGame::lock(conn, id)?;
-            if row.status != "open" {
+            if row.status != GameStatus::Open {
                 return Err(DomainError::conflict(
                     "game_not_open",
                     "you can only leave a game before it starts",
@@ -353,13 +324,13 @@ impl Domain {
             id: row.id,
             game_type: row.game_type.clone(),
             rules_version: row.rules_version,
-            status: row.status.clone(),
+            status: row.status,
             version: row.version,
             players: row.players,
             options: row.options.clone(),
             seats: seats.iter().map(|s| seat_response(row, s)).collect(),
             time_control: clocks::time_control(row),
-            timeout_policy: row.timeout_policy.clone(),
+            timeout_policy: row.timeout_policy,
             forfeited: row.forfeited.clone(),
             to_act: row.to_act.clone(),
             your_seat,
@@ -385,7 +356,7 @@ impl Domain {
             let mut game = LockedGame::lock(conn, id)?;
             let seat = game.player_seat(account)?;
             let (row, seats) = (&game.row, &game.seats);
-            if row.status != "active" {
+            if row.status != GameStatus::Active {
                 return Err(DomainError::Conflict {
                     code: "game_not_active",
                     message: format!("the game is {}", row.status),
@@ -536,9 +507,9 @@ impl Domain {
             rank_forfeited_last(outcome, &row.forfeited);
         }
         let (status, result) = match &after {
-            Status::Active { .. } => ("active", None),
+            Status::Active { .. } => (GameStatus::Active, None),
             Status::Finished(outcome) => (
-                "finished",
+                GameStatus::Finished,
                 Some(serde_json::to_value(outcome).map_err(anyhow::Error::from)?),
             ),
         };
@@ -559,7 +530,7 @@ impl Domain {
         let written = GameRow {
             snapshot: Some(snapshot),
             version,
-            status: status.to_string(),
+            status,
             to_act,
             result,
             updated_at,
@@ -603,7 +574,7 @@ impl Domain {
         why: &str,
         now: DateTime<Utc>,
     ) -> DomainResult<()> {
-        if row.status != "active" {
+        if row.status != GameStatus::Active {
             return Err(DomainError::conflict(
                 "game_not_active",
                 format!("the game is {}", row.status),
@@ -711,7 +682,7 @@ impl Domain {
             let game = LockedGame::lock(conn, id)?;
             let seat = game.player_seat(account)?;
             let LockedGame { row, seats } = game;
-            if row.status != "active" {
+            if row.status != GameStatus::Active {
                 return Err(DomainError::conflict(
                     "game_not_active",
                     format!("the game is {}", row.status),
@@ -814,10 +785,10 @@ impl Domain {
             items.push(GameSummary {
                 id: row.id,
                 game_type: row.game_type,
-                status: row.status.clone(),
+                status: row.status,
                 version: row.version,
                 players: row.players,
-                awaiting_you: row.status == "active"
+                awaiting_you: row.status == GameStatus::Active
                     && your_seat.is_some_and(|s| row.to_act.contains(&s)),
                 seats: seat_list,
                 to_act: row.to_act,
@@ -861,7 +832,7 @@ impl Domain {
     pub fn view_at(&self, account: i64, id: i64, version: i64) -> DomainResult<ViewAtResponse> {
         let mut conn = self.conn()?;
         let LockedGame { row, seats } = LockedGame::read(&mut conn, id)?;
-        if row.status == "open" {
+        if row.status == GameStatus::Open {
             return Err(DomainError::conflict(
                 "game_not_active",
                 "the game has not started",
@@ -906,7 +877,7 @@ impl Domain {
         let seat = seat_of(&seats, account).ok_or_else(|| {
             DomainError::forbidden("not_a_player", "you have no seat in this game")
         })?;
-        if row.status != "active" {
+        if row.status != GameStatus::Active {
             return Err(DomainError::conflict(
                 "game_not_active",
                 format!("the game is {}", row.status),
@@ -937,7 +908,7 @@ impl Domain {
     ) -> DomainResult<(i64, String)> {
         let mut conn = self.conn()?;
         let LockedGame { row, seats } = LockedGame::read(&mut conn, id)?;
-        if row.status == "open" {
+        if row.status == GameStatus::Open {
             return Err(DomainError::conflict(
                 "game_not_active",
                 "the game has not started: there is no board yet",

@@ -8,6 +8,7 @@
 //! and never to bouncing ones; following a confirmation link clears a bounce.
 
 use diesel::prelude::*;
+use crate::store::kinds::GameStatus;
 
 use super::locked::{lock_game, seat_infos};
 use super::mail_events::enqueue;
@@ -104,7 +105,7 @@ impl Domain {
             .load(conn)?;
         for (game, seat) in waiting {
             let row = lock_game(conn, game)?;
-            if row.status != "active" || !row.to_act.contains(&seat) {
+            if row.status != GameStatus::Active || !row.to_act.contains(&seat) {
                 continue;
             }
             let seats = seat_infos(conn, game)?;

@@ -156,22 +156,7 @@ pub struct NewGameRequest {
     pub timeout_policy: Option<TimeoutPolicy>,
 }
 
-/// What happens when a seat's clock runs out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TimeoutPolicy {
-    Forfeit,
-    RandomMove,
-}
-
-impl TimeoutPolicy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TimeoutPolicy::Forfeit => "forfeit",
-            TimeoutPolicy::RandomMove => "random_move",
-        }
-    }
-}
+pub use crate::store::kinds::{GameStatus, TimeoutPolicy};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SeatResponse {
@@ -193,7 +178,7 @@ pub struct GameResponse {
     pub game_type: String,
     pub rules_version: i32,
     /// `open` (waiting for players), `active` or `finished`.
-    pub status: String,
+    pub status: GameStatus,
     /// Number of actions applied; also the `ETag`. Submit it back as `expected_version`.
     pub version: i64,
     pub players: i32,
@@ -203,7 +188,7 @@ pub struct GameResponse {
     /// The game's clocks, or null.
     pub time_control: Option<crate::domain::clocks::TimeControl>,
     /// `forfeit` or `random_move`.
-    pub timeout_policy: String,
+    pub timeout_policy: TimeoutPolicy,
     /// Seats that resigned or timed out (a bot plays for them when the game goes on).
     pub forfeited: Vec<i32>,
     /// Seats the game waits for (several during simultaneous steps).
@@ -255,7 +240,7 @@ pub struct GameListResponse {
 pub struct GameSummary {
     pub id: i64,
     pub game_type: String,
-    pub status: String,
+    pub status: GameStatus,
     pub version: i64,
     pub players: i32,
     pub seats: Vec<SeatResponse>,

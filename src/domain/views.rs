@@ -3,6 +3,7 @@
 //! snapshot decode and a legal-move search per request.
 
 use std::sync::Arc;
+use crate::store::kinds::GameStatus;
 
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
@@ -58,7 +59,7 @@ impl Key {
         Key {
             game: row.id,
             version: row.version,
-            active: row.status == "active",
+            active: row.status == GameStatus::Active,
             seat,
         }
     }
@@ -110,7 +111,7 @@ fn seat_answer(row: &GameRow, seat: Option<i32>, state: Option<&dyn LoadedGame>)
     };
     let viewer = seat.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
     let legal = match seat {
-        Some(s) if row.status == "active" => st.legal_actions(s as usize),
+        Some(s) if row.status == GameStatus::Active => st.legal_actions(s as usize),
         _ => Vec::new(),
     };
     let texts: Vec<String> = match seat {

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde_json::Value;
 
+use super::kinds::{GameStatus, TimeoutPolicy};
 use super::schema::{accounts, game_actions, game_seats, games, outbox};
 
 #[derive(Clone, Debug, Queryable, Selectable, Identifiable)]
@@ -47,7 +48,7 @@ pub struct GameRow {
     pub rules_version: i32,
     pub options: Value,
     pub players: i32,
-    pub status: String,
+    pub status: GameStatus,
     pub version: i64,
     pub seed: Vec<u8>,
     pub snapshot: Option<String>,
@@ -58,7 +59,7 @@ pub struct GameRow {
     pub updated_at: DateTime<Utc>,
     pub forfeited: Vec<i32>,
     pub time_control: Option<Value>,
-    pub timeout_policy: String,
+    pub timeout_policy: TimeoutPolicy,
     pub last_nudge_at: Option<DateTime<Utc>>,
 }
 
@@ -69,11 +70,11 @@ pub struct NewGame<'a> {
     pub rules_version: i32,
     pub options: &'a Value,
     pub players: i32,
-    pub status: &'a str,
+    pub status: GameStatus,
     pub seed: &'a [u8],
     pub created_by: i64,
     pub time_control: Option<&'a Value>,
-    pub timeout_policy: &'a str,
+    pub timeout_policy: TimeoutPolicy,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]
