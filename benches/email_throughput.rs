@@ -24,6 +24,7 @@ use turnpost::embedded_pg::ThrowawayCluster;
 use turnpost::games::Registry;
 use turnpost::notify::worker::{Mailer, Worker};
 use turnpost::settings::Settings;
+use turnpost::store::kinds::AccountId;
 
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -165,8 +166,8 @@ fn run(
     let setup = Instant::now();
     for g in 0..games as i64 {
         let req = serde_json::from_value(json!({"game_type": "kasino", "players": 2}))?;
-        let created = domain.create_game(first + 2 * g, req)?;
-        domain.join_game(first + 2 * g + 1, created.id)?;
+        let created = domain.create_game(AccountId(first + 2 * g), req)?;
+        domain.join_game(AccountId(first + 2 * g + 1), created.id)?;
     }
     let queued: i64 = diesel::sql_query(
         "SELECT count(*) AS n FROM outbox WHERE kind = 'turn' AND sent_at IS NULL",

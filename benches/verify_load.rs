@@ -101,7 +101,7 @@ fn play(registry: &Registry, rng: &mut GameRng, actions: usize) -> anyhow::Resul
 }
 
 fn store(conn: &mut PgConnection, account: i64, p: &Played) -> anyhow::Result<()> {
-    let id: i64 = diesel::insert_into(games::table)
+    let id: turnpost::store::kinds::GameId = diesel::insert_into(games::table)
         .values((
             games::game_type.eq("kasino"),
             games::rules_version.eq(p.rules_version),

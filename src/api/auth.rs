@@ -5,11 +5,12 @@ use futures_util::future::LocalBoxFuture;
 
 use super::problem::ApiError;
 use crate::domain::Domain;
+use crate::store::kinds::AccountId;
 
 /// The authenticated account's id: the token is valid, its account exists and its
 /// generation is current (a password change revokes older tokens).
 #[derive(Clone, Copy, Debug)]
-pub struct Caller(pub i64);
+pub struct Caller(pub AccountId);
 
 impl FromRequest for Caller {
     type Error = ApiError;

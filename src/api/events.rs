@@ -2,6 +2,7 @@
 //! poll. Fed by the node's [`EventHub`], which every node fills from PostgreSQL
 //! LISTEN/NOTIFY: a move made through any node reaches every node's streams.
 
+use crate::store::kinds::AccountId;
 use std::time::Duration;
 
 use actix_web::web::Bytes;
@@ -28,7 +29,7 @@ pub struct EventParams {
 }
 
 /// The SSE frames one event makes for `account`.
-fn frames(event: &GameEvent, account: i64) -> Vec<u8> {
+fn frames(event: &GameEvent, account: AccountId) -> Vec<u8> {
     if !event.accounts.contains(&account) {
         return Vec::new();
     }
@@ -94,20 +95,21 @@ pub async fn events(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::kinds::GameId;
 
     #[test]
     fn events_reach_only_seated_accounts_and_your_turn_only_the_mover() {
         let e = GameEvent {
-            game: 7,
+            game: GameId(7),
             version: 3,
             status: "active".into(),
-            accounts: vec![1, 2],
-            to_act_accounts: vec![2],
+            accounts: vec![AccountId(1), AccountId(2)],
+            to_act_accounts: vec![AccountId(2)],
         };
-        assert!(frames(&e, 9).is_empty());
-        let one = String::from_utf8(frames(&e, 1)).unwrap();
+        assert!(frames(&e, AccountId(9)).is_empty());
+        let one = String::from_utf8(frames(&e, AccountId(1))).unwrap();
         assert!(one.contains("game_changed") && !one.contains("your_turn"));
-        let two = String::from_utf8(frames(&e, 2)).unwrap();
+        let two = String::from_utf8(frames(&e, AccountId(2))).unwrap();
         assert!(two.contains("event: your_turn\ndata: {\"id\":7"));
     }
 }

@@ -10,12 +10,12 @@ use super::auth::Caller;
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
 use crate::domain::games::ListQuery;
-use crate::store::kinds::GameStatus;
 use crate::domain::shapes::{
     ActionRequest, GameListResponse, GameResponse, GameTypeResponse, LogEntry, NewGameRequest,
     PreviewRequest, PreviewResponse, ViewAtResponse,
 };
 use crate::domain::{DomainError, DomainResult};
+use crate::store::kinds::{GameId, GameStatus};
 
 /// The entity tag of a game as one caller sees it: the version, and a digest of the
 /// whole answer, so it changes whenever anything the caller receives changes (a rename, a
@@ -261,7 +261,7 @@ pub async fn get_game(
     domain: web::Data<Domain>,
     req: HttpRequest,
     caller: Caller,
-    id: web::Path<i64>,
+    id: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let g = web::block(move || domain.get_game(caller.0, id)).await??;
@@ -285,7 +285,7 @@ pub async fn join_game(
     domain: web::Data<Domain>,
     req: HttpRequest,
     caller: Caller,
-    id: web::Path<i64>,
+    id: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let g = web::block(move || domain.join_game(caller.0, id)).await??;
@@ -309,7 +309,7 @@ pub async fn join_game(
 pub async fn leave_game(
     domain: web::Data<Domain>,
     caller: Caller,
-    id: web::Path<i64>,
+    id: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     web::block(move || domain.leave_game(caller.0, id)).await??;
@@ -340,7 +340,7 @@ pub async fn submit_action(
     domain: web::Data<Domain>,
     req: HttpRequest,
     caller: Caller,
-    id: web::Path<i64>,
+    id: web::Path<GameId>,
     body: web::Json<ActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
@@ -404,7 +404,7 @@ pub struct LogParams {
 pub async fn game_log(
     domain: web::Data<Domain>,
     caller: Caller,
-    id: web::Path<i64>,
+    id: web::Path<GameId>,
     params: web::Query<LogParams>,
 ) -> Result<web::Json<Vec<LogEntry>>, ApiError> {
     let id = id.into_inner();
@@ -435,7 +435,7 @@ pub async fn game_log(
 pub async fn view_at(
     domain: web::Data<Domain>,
     caller: Caller,
-    path: web::Path<(i64, i64)>,
+    path: web::Path<(GameId, i64)>,
 ) -> Result<web::Json<ViewAtResponse>, ApiError> {
     let (id, version) = path.into_inner();
     let v = web::block(move || domain.view_at(caller.0, id, version)).await??;
@@ -463,7 +463,7 @@ pub async fn view_at(
 pub async fn preview_action(
     domain: web::Data<Domain>,
     caller: Caller,
-    id: web::Path<i64>,
+    id: web::Path<GameId>,
     body: web::Json<PreviewRequest>,
 ) -> Result<web::Json<PreviewResponse>, ApiError> {
     let id = id.into_inner();
@@ -501,7 +501,7 @@ pub async fn board_svg(
     domain: web::Data<Domain>,
     req: HttpRequest,
     caller: Caller,
-    id: web::Path<i64>,
+    id: web::Path<GameId>,
     query: web::Query<BoardQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
@@ -541,7 +541,7 @@ pub async fn resign(
     domain: web::Data<Domain>,
     req: HttpRequest,
     caller: Caller,
-    id: web::Path<i64>,
+    id: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let g = web::block(move || domain.resign(caller.0, id)).await??;
@@ -566,7 +566,7 @@ pub async fn resign(
 pub async fn nudge(
     domain: web::Data<Domain>,
     caller: Caller,
-    id: web::Path<i64>,
+    id: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     web::block(move || domain.nudge(caller.0, id)).await??;

@@ -1,5 +1,6 @@
 //! Bearer tokens: HS256 JWTs whose subject is the account id.
 
+use crate::store::kinds::AccountId;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, decode, encode};
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
@@ -18,7 +19,7 @@ struct Claims {
 /// Who a valid token speaks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TokenSubject {
-    pub account_id: i64,
+    pub account_id: AccountId,
     pub generation: i32,
 }
 
@@ -43,7 +44,12 @@ impl Tokens {
         self.ttl_secs
     }
 
-    pub fn issue(&self, account_id: i64, generation: i32, now: i64) -> anyhow::Result<String> {
+    pub fn issue(
+        &self,
+        account_id: AccountId,
+        generation: i32,
+        now: i64,
+    ) -> anyhow::Result<String> {
         let claims = Claims {
             sub: account_id.to_string(),
             iat: now,
@@ -75,17 +81,17 @@ mod tests {
     fn tokens_round_trip_and_tampering_fails() {
         let t = Tokens::new(&SecretString::from("k".repeat(32)), 60);
         let now = chrono::Utc::now().timestamp();
-        let tok = t.issue(42, 3, now).unwrap();
+        let tok = t.issue(AccountId(42), 3, now).unwrap();
         assert_eq!(
             t.verify(&tok),
             Some(TokenSubject {
-                account_id: 42,
+                account_id: AccountId(42),
                 generation: 3
             })
         );
         let other = Tokens::new(&SecretString::from("x".repeat(32)), 60);
         assert_eq!(other.verify(&tok), None);
-        let expired = t.issue(42, 0, now - 3600).unwrap();
+        let expired = t.issue(AccountId(42), 0, now - 3600).unwrap();
         assert_eq!(t.verify(&expired), None);
     }
 }

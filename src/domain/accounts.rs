@@ -1,5 +1,6 @@
 //! Accounts: sign-up, login, profile.
 
+use crate::store::kinds::AccountId;
 use std::net::IpAddr;
 use std::time::Instant;
 
@@ -196,7 +197,7 @@ impl Domain {
     /// A generation read here is trusted for [`sessions::FRESH_FOR`]: a player's every
     /// request would otherwise cost a query. A password change on this node takes effect
     /// at once; on another node, within that time.
-    pub fn authenticate(&self, subject: TokenSubject) -> DomainResult<i64> {
+    pub fn authenticate(&self, subject: TokenSubject) -> DomainResult<AccountId> {
         if self.sessions.current(subject.account_id) == Some(subject.generation) {
             return Ok(subject.account_id);
         }
@@ -223,7 +224,7 @@ impl Domain {
         }
     }
 
-    pub fn account(&self, id: i64) -> DomainResult<Account> {
+    pub fn account(&self, id: AccountId) -> DomainResult<Account> {
         let mut conn = self.conn()?;
         accounts::table
             .find(id)
@@ -238,7 +239,7 @@ impl Domain {
 
     pub fn update_account(
         &self,
-        id: i64,
+        id: AccountId,
         req: UpdateAccountRequest,
     ) -> DomainResult<AccountResponse> {
         let current = self.account(id)?;

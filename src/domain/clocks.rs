@@ -5,8 +5,9 @@
 //! once: a marker row keyed by (game, seat, version) is written in the transaction that
 //! applies it, under the game row lock, so a restarted or concurrent sweeper skips it.
 
-use chrono::{DateTime, Duration, Utc};
+use crate::store::kinds::{AccountId, GameId};
 use crate::store::kinds::{GameStatus, TimeoutPolicy};
+use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Integer, Text, Timestamptz};
 use serde::{Deserialize, Serialize};
@@ -103,7 +104,7 @@ pub fn time_control(row: &GameRow) -> Option<TimeControl> {
 /// Milliseconds of `account`'s vacations within [from, to].
 fn vacation_ms(
     conn: &mut PgConnection,
-    account: i64,
+    account: AccountId,
     from: DateTime<Utc>,
     to: DateTime<Utc>,
 ) -> QueryResult<i64> {
@@ -122,7 +123,7 @@ fn vacation_ms(
 /// Clock time used between `since` and `now`: wall time less vacations.
 pub fn used_ms(
     conn: &mut PgConnection,
-    account: i64,
+    account: AccountId,
     since: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> QueryResult<i64> {
@@ -146,7 +147,7 @@ pub(crate) fn sync_clocks(
     let Some(tc) = time_control(row) else {
         return Ok(());
     };
-    type SeatClock = (i32, i64, Option<i64>, Option<DateTime<Utc>>);
+    type SeatClock = (i32, AccountId, Option<i64>, Option<DateTime<Utc>>);
     let clocks: Vec<SeatClock> = game_seats::table
         .filter(game_seats::game_id.eq(row.id))
         .select((
@@ -238,7 +239,7 @@ fn in_quiet_hours(
 /// A running clock, with what reminders need to know of its account.
 struct Running {
     seat: i32,
-    account: i64,
+    account: AccountId,
     clock_ms: Option<i64>,
     since: DateTime<Utc>,
     reminders_sent: i32,
@@ -255,7 +256,7 @@ impl Domain {
     /// own, under its row lock.
     pub fn sweep(&self, now: DateTime<Utc>) -> DomainResult<SweepReport> {
         let mut conn = self.conn()?;
-        let ids: Vec<i64> = games::table
+        let ids: Vec<GameId> = games::table
             .filter(games::status.eq("active"))
             .filter(games::time_control.is_not_null())
             .order(games::id.asc())
@@ -274,7 +275,7 @@ impl Domain {
     fn sweep_game(
         &self,
         conn: &mut PgConnection,
-        id: i64,
+        id: GameId,
         now: DateTime<Utc>,
     ) -> DomainResult<SweepReport> {
         let mut report = SweepReport::default();
@@ -304,7 +305,7 @@ impl Domain {
             ))
             .load::<(
                 i32,
-                i64,
+                AccountId,
                 Option<i64>,
                 Option<DateTime<Utc>>,
                 i32,
@@ -421,7 +422,7 @@ impl Domain {
     /// Registers a vacation: the account's clocks stand still from `from` to `until`.
     pub fn add_vacation(
         &self,
-        account: i64,
+        account: AccountId,
         from: DateTime<Utc>,
         until: DateTime<Utc>,
         allowance_days: i64,
@@ -524,7 +525,7 @@ pub struct VacationResponse {
 /// The end of the account's current vacation, if it is on one at `now`.
 pub fn on_vacation_until(
     conn: &mut PgConnection,
-    account: i64,
+    account: AccountId,
     now: DateTime<Utc>,
 ) -> QueryResult<Option<DateTime<Utc>>> {
     vacations::table

@@ -5,8 +5,8 @@
 //! (answers, digests, confirmation links) is sent as stored. Nothing goes to an address
 //! that bounces, except a confirmation link, which is how it comes back.
 
-use diesel::prelude::*;
 use crate::store::kinds::GameStatus;
+use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer};
 
 use super::locked::LockedGame;
@@ -211,7 +211,7 @@ impl Domain {
             }),
             Some(Err(e)) => {
                 // The text part is complete without it.
-                tracing::warn!(game = game_id, error = %e, "board picture not drawn");
+                tracing::warn!(game = game_id.0, error = %e, "board picture not drawn");
                 None
             }
         };

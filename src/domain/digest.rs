@@ -4,6 +4,7 @@
 //! (the date is recorded in the transaction that queues the digest, under the account row
 //! lock, and the outbox dedupe key names it too).
 
+use crate::store::kinds::AccountId;
 use std::fmt::Write as _;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -37,7 +38,7 @@ impl Domain {
         if self.require_email_verification {
             query = query.filter(accounts::email_verified_at.is_not_null());
         }
-        let ids: Vec<i64> = query
+        let ids: Vec<AccountId> = query
             .order(accounts::id.asc())
             .select(accounts::id)
             .load(&mut conn)?;
@@ -53,7 +54,7 @@ impl Domain {
     fn digest_for(
         &self,
         conn: &mut PgConnection,
-        account: i64,
+        account: AccountId,
         now: DateTime<Utc>,
     ) -> DomainResult<bool> {
         let a: Account = accounts::table

@@ -4,8 +4,9 @@
 //! in memory first, and only a batch that fully succeeds is written. Every processed
 //! message is answered by email. Nothing here knows any particular game.
 
-use std::fmt::Write as _;
+use crate::store::kinds::GameId;
 use crate::store::kinds::GameStatus;
+use std::fmt::Write as _;
 
 use diesel::prelude::*;
 use serde_json::Value;
@@ -162,7 +163,7 @@ struct Decision {
     detail: String,
     applied: Vec<String>,
     mail: Option<NewOutbox>,
-    game_id: Option<i64>,
+    game_id: Option<GameId>,
     version: Option<i64>,
 }
 

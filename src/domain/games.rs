@@ -1,8 +1,9 @@
 //! Games: create, join, leave, list, read, act, log, history. Every change is one
 //! transaction that locks the game row, so concurrent requests serialise per game.
 
-use std::sync::Arc;
 use crate::store::kinds::GameStatus;
+use crate::store::kinds::{AccountId, GameId};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -114,7 +115,11 @@ impl Domain {
         }
     }
 
-    pub fn create_game(&self, account: i64, req: NewGameRequest) -> DomainResult<GameResponse> {
+    pub fn create_game(
+        &self,
+        account: AccountId,
+        req: NewGameRequest,
+    ) -> DomainResult<GameResponse> {
         let engine = self.registry.get(&req.game_type).cloned().ok_or_else(|| {
             DomainError::invalid(
                 "unknown_game_type",
@@ -190,7 +195,7 @@ impl Domain {
         self.game_for(&mut conn, account, id)
     }
 
-    pub fn join_game(&self, account: i64, id: i64) -> DomainResult<GameResponse> {
+    pub fn join_game(&self, account: AccountId, id: GameId) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             let LockedGame { row, seats } = LockedGame::lock(conn, id)?;
@@ -241,7 +246,7 @@ impl Domain {
         Ok(())
     }
 
-    pub fn leave_game(&self, account: i64, id: i64) -> DomainResult<()> {
+    pub fn leave_game(&self, account: AccountId, id: GameId) -> DomainResult<()> {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             let LockedGame { row, seats } = LockedGame::lock(conn, id)?;
@@ -279,7 +284,7 @@ impl Domain {
         })
     }
 
-    pub fn get_game(&self, account: i64, id: i64) -> DomainResult<GameResponse> {
+    pub fn get_game(&self, account: AccountId, id: GameId) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
         self.game_for(&mut conn, account, id)
     }
@@ -287,8 +292,8 @@ impl Domain {
     fn game_for(
         &self,
         conn: &mut PgConnection,
-        account: i64,
-        id: i64,
+        account: AccountId,
+        id: GameId,
     ) -> DomainResult<GameResponse> {
         let LockedGame { row, seats } = LockedGame::read(conn, id)?;
         let your_seat = seat_of(&seats, account);
@@ -304,7 +309,7 @@ impl Domain {
         &self,
         row: &GameRow,
         seats: &[SeatInfo],
-        account: i64,
+        account: AccountId,
         state: Option<&dyn LoadedGame>,
     ) -> GameResponse {
         let your_seat = seat_of(seats, account);
@@ -347,8 +352,8 @@ impl Domain {
     /// snapshot, enqueue notifications. All in one transaction on the locked game row.
     pub fn submit_action(
         &self,
-        account: i64,
-        id: i64,
+        account: AccountId,
+        id: GameId,
         req: ActionRequest,
     ) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
@@ -651,7 +656,7 @@ impl Domain {
     }
 
     /// The caller gives up the game (see [`Domain::forfeit_locked`]).
-    pub fn resign(&self, account: i64, id: i64) -> DomainResult<GameResponse> {
+    pub fn resign(&self, account: AccountId, id: GameId) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             let game = LockedGame::lock(conn, id)?;
@@ -675,7 +680,7 @@ impl Domain {
 
     /// Reminds the players the game waits for, by email: only when it is someone else's
     /// move, and once per 24 hours per game.
-    pub fn nudge(&self, account: i64, id: i64) -> DomainResult<()> {
+    pub fn nudge(&self, account: AccountId, id: GameId) -> DomainResult<()> {
         let now = self.clock.now();
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
@@ -726,7 +731,7 @@ impl Domain {
         })
     }
 
-    pub fn list_games(&self, account: i64, q: ListQuery) -> DomainResult<GameListResponse> {
+    pub fn list_games(&self, account: AccountId, q: ListQuery) -> DomainResult<GameListResponse> {
         let mut conn = self.conn()?;
         let mine = game_seats::table
             .filter(game_seats::account_id.eq(account))
@@ -807,8 +812,8 @@ impl Domain {
 
     pub fn game_log(
         &self,
-        account: i64,
-        id: i64,
+        account: AccountId,
+        id: GameId,
         after: i64,
         limit: i64,
     ) -> DomainResult<Vec<LogEntry>> {
@@ -829,7 +834,12 @@ impl Domain {
     }
 
     /// The caller's view as it was at `version`, rebuilt from the seed and the log.
-    pub fn view_at(&self, account: i64, id: i64, version: i64) -> DomainResult<ViewAtResponse> {
+    pub fn view_at(
+        &self,
+        account: AccountId,
+        id: GameId,
+        version: i64,
+    ) -> DomainResult<ViewAtResponse> {
         let mut conn = self.conn()?;
         let LockedGame { row, seats } = LockedGame::read(&mut conn, id)?;
         if row.status == GameStatus::Open {
@@ -868,8 +878,8 @@ impl Domain {
     /// nothing the seat cannot know. Refused exactly as a real submission would be.
     pub fn preview_action(
         &self,
-        account: i64,
-        id: i64,
+        account: AccountId,
+        id: GameId,
         req: PreviewRequest,
     ) -> DomainResult<PreviewResponse> {
         let mut conn = self.conn()?;
@@ -902,8 +912,8 @@ impl Domain {
     /// The caller's board picture (SVG), now or at `version`, with the version drawn.
     pub fn board_svg(
         &self,
-        account: i64,
-        id: i64,
+        account: AccountId,
+        id: GameId,
         version: Option<i64>,
     ) -> DomainResult<(i64, String)> {
         let mut conn = self.conn()?;

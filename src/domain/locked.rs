@@ -2,6 +2,7 @@
 //! nudge, timeout and email reply. `LockedGame::lock` also takes the game row's lock for
 //! the rest of the transaction, so changes to one game serialise while other games go on.
 
+use crate::store::kinds::{AccountId, GameId};
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Timestamptz};
@@ -23,7 +24,7 @@ diesel::define_sql_function! {
 #[derive(Deserialize)]
 struct SeatJson {
     seat: i32,
-    account_id: i64,
+    account_id: AccountId,
     name: String,
     email: String,
     email_notifications: bool,
@@ -45,16 +46,16 @@ pub struct LockedGame {
 
 impl LockedGame {
     /// Reads game `id` and its seats and locks the game row until the transaction ends.
-    pub(crate) fn lock(conn: &mut PgConnection, id: i64) -> DomainResult<LockedGame> {
+    pub(crate) fn lock(conn: &mut PgConnection, id: GameId) -> DomainResult<LockedGame> {
         Self::fetch(conn, id, true)
     }
 
     /// Reads game `id` and its seats without a lock (for answers that change nothing).
-    pub(crate) fn read(conn: &mut PgConnection, id: i64) -> DomainResult<LockedGame> {
+    pub(crate) fn read(conn: &mut PgConnection, id: GameId) -> DomainResult<LockedGame> {
         Self::fetch(conn, id, false)
     }
 
-    fn fetch(conn: &mut PgConnection, id: i64, lock: bool) -> DomainResult<LockedGame> {
+    fn fetch(conn: &mut PgConnection, id: GameId, lock: bool) -> DomainResult<LockedGame> {
         let now = Utc::now();
         // Built with the query builder, so that each connection prepares it once.
         let query = games::table
@@ -79,19 +80,19 @@ impl LockedGame {
     }
 
     /// The seat of `account`, if it plays here.
-    pub fn seat_of(&self, account: i64) -> Option<i32> {
+    pub fn seat_of(&self, account: AccountId) -> Option<i32> {
         seat_of(&self.seats, account)
     }
 
     /// The seat of `account`, or `403 not_a_player`.
-    pub(crate) fn player_seat(&self, account: i64) -> DomainResult<i32> {
+    pub(crate) fn player_seat(&self, account: AccountId) -> DomainResult<i32> {
         self.seat_of(account)
             .ok_or_else(|| DomainError::forbidden("not_a_player", "you have no seat in this game"))
     }
 }
 
 /// Locks game `id`'s row until the transaction ends, without its seats.
-pub(crate) fn lock_game(conn: &mut PgConnection, id: i64) -> DomainResult<GameRow> {
+pub(crate) fn lock_game(conn: &mut PgConnection, id: GameId) -> DomainResult<GameRow> {
     games::table
         .find(id)
         .select(GameRow::as_select())
@@ -103,14 +104,14 @@ pub(crate) fn lock_game(conn: &mut PgConnection, id: i64) -> DomainResult<GameRo
 
 /// The seats of game `game_id` with their players' details, in one query (two or more
 /// only while clocks run through a vacation).
-pub(crate) fn seat_infos(conn: &mut PgConnection, game_id: i64) -> DomainResult<Vec<SeatInfo>> {
+pub(crate) fn seat_infos(conn: &mut PgConnection, game_id: GameId) -> DomainResult<Vec<SeatInfo>> {
     let now = Utc::now();
     let seats: serde_json::Value =
         diesel::select(game_seats_json(game_id, now)).get_result(conn)?;
     seats_from_json(conn, seats, now)
 }
 
-pub(crate) fn seat_of(seats: &[SeatInfo], account: i64) -> Option<i32> {
+pub(crate) fn seat_of(seats: &[SeatInfo], account: AccountId) -> Option<i32> {
     seats
         .iter()
         .find(|s| s.account_id == account)

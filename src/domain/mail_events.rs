@@ -7,6 +7,7 @@
 //! so players who move quickly get no email at all, and a burst of moves gives one email.
 //! Turn events are written under the game row lock, so two of them for one seat never race.
 
+use crate::store::kinds::GameId;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Double, Integer, Text};
 use serde_json::json;
@@ -127,7 +128,7 @@ impl Domain {
     pub(crate) fn owe_turn(
         &self,
         conn: &mut PgConnection,
-        game: i64,
+        game: GameId,
         player: &SeatInfo,
         version: i64,
     ) -> DomainResult<()> {
@@ -203,7 +204,7 @@ impl Domain {
 }
 
 /// An event row for `player`'s seat (its dedupe key still to be set).
-fn event(game: i64, player: &SeatInfo, kind: &str, version: i64) -> NewOutbox {
+fn event(game: GameId, player: &SeatInfo, kind: &str, version: i64) -> NewOutbox {
     NewOutbox {
         account_id: Some(player.account_id),
         game_id: Some(game),

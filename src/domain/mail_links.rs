@@ -7,8 +7,9 @@
 //! it fails. Game email goes only to confirmed addresses (when the server requires it)
 //! and never to bouncing ones; following a confirmation link clears a bounce.
 
-use diesel::prelude::*;
 use crate::store::kinds::GameStatus;
+use crate::store::kinds::{AccountId, GameId};
+use diesel::prelude::*;
 
 use super::locked::{lock_game, seat_infos};
 use super::mail_events::enqueue;
@@ -38,7 +39,7 @@ fn invalid_link() -> DomainError {
 
 impl Domain {
     /// The account an unsubscribe link names, if its signature holds.
-    pub fn check_unsubscribe_link(&self, token: &str) -> DomainResult<i64> {
+    pub fn check_unsubscribe_link(&self, token: &str) -> DomainResult<AccountId> {
         self.links.check_unsubscribe(token).ok_or_else(invalid_link)
     }
 
@@ -95,8 +96,8 @@ impl Domain {
     }
 
     /// Turn emails for every game waiting for `account` (its turn emails were held back).
-    fn owe_waiting_turns(&self, conn: &mut PgConnection, account: i64) -> DomainResult<()> {
-        let waiting: Vec<(i64, i32)> = game_seats::table
+    fn owe_waiting_turns(&self, conn: &mut PgConnection, account: AccountId) -> DomainResult<()> {
+        let waiting: Vec<(GameId, i32)> = game_seats::table
             .inner_join(games::table)
             .filter(game_seats::account_id.eq(account))
             .filter(games::status.eq("active"))
@@ -162,7 +163,7 @@ impl Domain {
 
     /// `POST /api/v1/me/verify-email`: a new confirmation link, for an address that is not
     /// confirmed or bounces.
-    pub fn resend_confirmation(&self, account: i64) -> DomainResult<()> {
+    pub fn resend_confirmation(&self, account: AccountId) -> DomainResult<()> {
         let a = self.account(account)?;
         if email_status(&a) == "verified" {
             return Err(DomainError::conflict(

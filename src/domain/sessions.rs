@@ -1,6 +1,7 @@
 //! Token generations recently read, per account: authenticating a request is then a lookup
 //! in memory rather than a query (two of a move's round trips, the GET and the POST).
 
+use crate::store::kinds::AccountId;
 use std::time::{Duration, Instant};
 
 use quick_cache::sync::Cache;
@@ -10,7 +11,7 @@ use quick_cache::sync::Cache;
 pub const FRESH_FOR: Duration = Duration::from_secs(2);
 
 pub struct SessionCache {
-    generations: Cache<i64, (i32, Instant)>,
+    generations: Cache<AccountId, (i32, Instant)>,
 }
 
 impl Default for SessionCache {
@@ -23,20 +24,20 @@ impl Default for SessionCache {
 
 impl SessionCache {
     /// The generation of `account`'s tokens, if read less than [`FRESH_FOR`] ago.
-    pub fn current(&self, account: i64) -> Option<i32> {
+    pub fn current(&self, account: AccountId) -> Option<i32> {
         self.generations
             .get(&account)
             .filter(|(_, at)| at.elapsed() < FRESH_FOR)
             .map(|(g, _)| g)
     }
 
-    pub fn remember(&self, account: i64, generation: i32) {
+    pub fn remember(&self, account: AccountId, generation: i32) {
         self.generations
             .insert(account, (generation, Instant::now()));
     }
 
     /// The account changed its password (or is gone): read it again next time.
-    pub fn forget(&self, account: i64) {
+    pub fn forget(&self, account: AccountId) {
         self.generations.remove(&account);
     }
 }
@@ -48,11 +49,11 @@ mod tests {
     #[test]
     fn a_generation_is_kept_until_forgotten() {
         let c = SessionCache::default();
-        assert_eq!(c.current(7), None);
-        c.remember(7, 3);
-        assert_eq!(c.current(7), Some(3));
-        assert_eq!(c.current(8), None);
-        c.forget(7);
-        assert_eq!(c.current(7), None);
+        assert_eq!(c.current(AccountId(7)), None);
+        c.remember(AccountId(7), 3);
+        assert_eq!(c.current(AccountId(7)), Some(3));
+        assert_eq!(c.current(AccountId(8)), None);
+        c.forget(AccountId(7));
+        assert_eq!(c.current(AccountId(7)), None);
     }
 }

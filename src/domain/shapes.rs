@@ -1,6 +1,7 @@
 //! The JSON shapes of the public API (documented in openapi.yaml through utoipa).
 
 use super::integral;
+use crate::store::kinds::{AccountId, GameId};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -22,7 +23,7 @@ pub struct NewAccountRequest {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct AccountResponse {
-    pub id: i64,
+    pub id: AccountId,
     pub email: String,
     pub name: String,
     pub email_notifications: bool,
@@ -161,7 +162,7 @@ pub use crate::store::kinds::{GameStatus, TimeoutPolicy};
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SeatResponse {
     pub seat: i32,
-    pub account_id: i64,
+    pub account_id: AccountId,
     pub name: String,
     /// Milliseconds left on the seat's clock (null without a time control).
     pub clock_ms_left: Option<i64>,
@@ -174,7 +175,7 @@ pub struct SeatResponse {
 /// A game as one player (or a spectator) sees it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct GameResponse {
-    pub id: i64,
+    pub id: GameId,
     pub game_type: String,
     pub rules_version: i32,
     /// `open` (waiting for players), `active` or `finished`.
@@ -238,7 +239,7 @@ pub struct GameListResponse {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct GameSummary {
-    pub id: i64,
+    pub id: GameId,
     pub game_type: String,
     pub status: GameStatus,
     pub version: i64,
@@ -265,7 +266,7 @@ pub struct LogEntry {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ViewAtResponse {
-    pub id: i64,
+    pub id: GameId,
     pub version: i64,
     pub your_seat: Option<i32>,
     #[schema(value_type = Object)]
@@ -316,7 +317,7 @@ pub struct InboundResponse {
     /// The same explanation the sender gets by email.
     pub detail: String,
     pub message_id: String,
-    pub game_id: Option<i64>,
+    pub game_id: Option<GameId>,
     /// The game version after the message was processed.
     pub version: Option<i64>,
     /// The actions applied, in words.

@@ -2,8 +2,9 @@
 //! computed once and kept: a client polling an unchanged game costs one row read, not a
 //! snapshot decode and a legal-move search per request.
 
-use std::sync::Arc;
+use crate::store::kinds::GameId;
 use crate::store::kinds::GameStatus;
+use std::sync::Arc;
 
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
@@ -48,7 +49,7 @@ impl Weighter<Key, Arc<SeatAnswer>> for BySize {
 /// game without a new version, and a finished game offers no actions.
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Key {
-    game: i64,
+    game: GameId,
     version: i64,
     active: bool,
     seat: Option<i32>,

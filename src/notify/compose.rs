@@ -2,6 +2,7 @@
 //! they are sent (see `domain::deliveries`), from the game as it is then and from the
 //! recipient's view only; answers to replies are written when the reply is processed.
 
+use crate::store::kinds::{AccountId, GameId};
 use std::fmt::Write as _;
 
 use crate::engine::{GameInfo, LoadedGame, Outcome, Seat, Viewer};
@@ -10,7 +11,7 @@ use crate::notify::links::SignedLinks;
 use crate::store::models::{GameRow, NewOutbox, SeatInfo};
 
 /// The subject line of every email about one game: stable, so mail clients thread them.
-pub fn subject(info: &GameInfo, game_id: i64, what: &str) -> String {
+pub fn subject(info: &GameInfo, game_id: GameId, what: &str) -> String {
     format!("[Turnpost] {} #{}: {}", info.name, game_id, what)
 }
 
@@ -282,7 +283,7 @@ pub fn position_and_choices(body: &mut String, state: &dyn LoadedGame, seat: Sea
 /// can act; `in_reply_to` threads it under the message it answers.
 pub struct Answer<'a> {
     pub game: Option<(&'a GameRow, &'a GameInfo)>,
-    pub account_id: Option<i64>,
+    pub account_id: Option<AccountId>,
     pub to: String,
     pub what: &'a str,
     pub body: String,

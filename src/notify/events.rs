@@ -3,6 +3,7 @@
 //! event out to the node's subscribers (the SSE streams of `GET /api/v1/me/events`). A move
 //! made through any node reaches a client connected to any other.
 
+use crate::store::kinds::{AccountId, GameId};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -14,13 +15,13 @@ use tokio::sync::broadcast;
 /// One change of a game, as the trigger announces it.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 pub struct GameEvent {
-    pub game: i64,
+    pub game: GameId,
     pub version: i64,
     pub status: String,
     /// The accounts seated in the game.
-    pub accounts: Vec<i64>,
+    pub accounts: Vec<AccountId>,
     /// The accounts the game now waits for.
-    pub to_act_accounts: Vec<i64>,
+    pub to_act_accounts: Vec<AccountId>,
 }
 
 /// The node's event fan-out.

@@ -4,6 +4,7 @@
 //! guessed, edited to name another account, or used for the other purpose. They need no
 //! storage. A confirmation link is also bound to the address it was sent to.
 
+use crate::store::kinds::AccountId;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
@@ -28,9 +29,9 @@ fn derive(secret: &[u8], purpose: &[u8]) -> anyhow::Result<HmacSha256> {
 }
 
 /// `<account>-<hex tag>` into its parts; `None` for anything else.
-fn split(token: &str) -> Option<(i64, Vec<u8>)> {
+fn split(token: &str) -> Option<(AccountId, Vec<u8>)> {
     let (account, tag) = token.trim().split_once('-')?;
-    let account: i64 = account.parse().ok().filter(|a| *a > 0)?;
+    let account = AccountId(account.parse().ok().filter(|a: &i64| *a > 0)?);
     let tag = hex::decode(tag.to_ascii_lowercase()).ok()?;
     (tag.len() == MAC_BYTES).then_some((account, tag))
 }
@@ -46,13 +47,13 @@ impl SignedLinks {
         })
     }
 
-    fn unsubscribe_mac(&self, account: i64) -> HmacSha256 {
+    fn unsubscribe_mac(&self, account: AccountId) -> HmacSha256 {
         let mut mac = self.unsubscribe.clone();
         mac.update(account.to_string().as_bytes());
         mac
     }
 
-    fn verify_mac(&self, account: i64, email: &str) -> HmacSha256 {
+    fn verify_mac(&self, account: AccountId, email: &str) -> HmacSha256 {
         let mut mac = self.verify.clone();
         mac.update(format!("{account}:{}", email.trim().to_lowercase()).as_bytes());
         mac
@@ -67,13 +68,13 @@ impl SignedLinks {
         hex::encode(&mac.finalize().into_bytes()[..8])
     }
 
-    pub fn unsubscribe_token(&self, account: i64) -> String {
+    pub fn unsubscribe_token(&self, account: AccountId) -> String {
         let tag = self.unsubscribe_mac(account).finalize().into_bytes();
         format!("{account}-{}", hex::encode(&tag[..MAC_BYTES]))
     }
 
     /// The one-click unsubscribe URL of `account` (List-Unsubscribe).
-    pub fn unsubscribe_url(&self, account: i64) -> String {
+    pub fn unsubscribe_url(&self, account: AccountId) -> String {
         format!(
             "{}/api/v1/unsubscribe/{}",
             self.public_url,
@@ -82,7 +83,7 @@ impl SignedLinks {
     }
 
     /// The account an unsubscribe token names, if its signature holds.
-    pub fn check_unsubscribe(&self, token: &str) -> Option<i64> {
+    pub fn check_unsubscribe(&self, token: &str) -> Option<AccountId> {
         let (account, tag) = split(token)?;
         self.unsubscribe_mac(account)
             .verify_truncated_left(&tag)
@@ -90,13 +91,13 @@ impl SignedLinks {
             .map(|()| account)
     }
 
-    pub fn verify_token(&self, account: i64, email: &str) -> String {
+    pub fn verify_token(&self, account: AccountId, email: &str) -> String {
         let tag = self.verify_mac(account, email).finalize().into_bytes();
         format!("{account}-{}", hex::encode(&tag[..MAC_BYTES]))
     }
 
     /// The address confirmation URL for `account` at `email`.
-    pub fn verify_url(&self, account: i64, email: &str) -> String {
+    pub fn verify_url(&self, account: AccountId, email: &str) -> String {
         format!(
             "{}/api/v1/verify-email/{}",
             self.public_url,
@@ -105,12 +106,12 @@ impl SignedLinks {
     }
 
     /// The account a confirmation token names (to look up its address with).
-    pub fn verify_account(token: &str) -> Option<i64> {
+    pub fn verify_account(token: &str) -> Option<AccountId> {
         split(token).map(|(a, _)| a)
     }
 
     /// Whether `token` confirms `email` for `account`.
-    pub fn check_verify(&self, token: &str, account: i64, email: &str) -> bool {
+    pub fn check_verify(&self, token: &str, account: AccountId, email: &str) -> bool {
         match split(token) {
             Some((a, tag)) if a == account => self
                 .verify_mac(account, email)
@@ -128,11 +129,11 @@ mod tests {
     #[test]
     fn links_round_trip_and_resist_tampering() {
         let l = SignedLinks::new(b"a secret of some length, 32 bytes+", "https://x.org/").unwrap();
-        let t = l.unsubscribe_token(42);
-        assert_eq!(l.check_unsubscribe(&t), Some(42));
-        assert_eq!(l.check_unsubscribe(&t.to_uppercase()), Some(42));
+        let t = l.unsubscribe_token(AccountId(42));
+        assert_eq!(l.check_unsubscribe(&t), Some(AccountId(42)));
+        assert_eq!(l.check_unsubscribe(&t.to_uppercase()), Some(AccountId(42)));
         assert!(
-            l.unsubscribe_url(42)
+            l.unsubscribe_url(AccountId(42))
                 .starts_with("https://x.org/api/v1/unsubscribe/42-")
         );
         // Another account, a flipped tag, a short tag, garbage: refused.
@@ -146,13 +147,13 @@ mod tests {
             assert_eq!(l.check_unsubscribe(bad), None, "{bad}");
         }
         // A confirmation link is no unsubscribe link, and is bound to the address.
-        let v = l.verify_token(42, "Ada@Example.org");
+        let v = l.verify_token(AccountId(42), "Ada@Example.org");
         assert_eq!(l.check_unsubscribe(&v), None);
-        assert_eq!(SignedLinks::verify_account(&v), Some(42));
-        assert!(l.check_verify(&v, 42, "ada@example.org"));
-        assert!(!l.check_verify(&v, 42, "eve@example.org"));
-        assert!(!l.check_verify(&v, 43, "ada@example.org"));
-        assert!(!l.check_verify(&t, 42, "ada@example.org"));
+        assert_eq!(SignedLinks::verify_account(&v), Some(AccountId(42)));
+        assert!(l.check_verify(&v, AccountId(42), "ada@example.org"));
+        assert!(!l.check_verify(&v, AccountId(42), "eve@example.org"));
+        assert!(!l.check_verify(&v, AccountId(43), "ada@example.org"));
+        assert!(!l.check_verify(&t, AccountId(42), "ada@example.org"));
         let other = SignedLinks::new(b"another secret, also long enough!!", "").unwrap();
         assert_eq!(other.check_unsubscribe(&t), None);
         // Message-ID tags: stable, 16 hex digits, different per name and per secret.

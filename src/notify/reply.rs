@@ -4,6 +4,7 @@
 //! Form: `<local>+<game>-<seat>-<version>-<mac>@<domain>`, all lower case (some mail
 //! systems lower-case local parts).
 
+use crate::store::kinds::GameId;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
@@ -15,7 +16,7 @@ const MAC_BYTES: usize = 10;
 /// What a valid token names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReplyToken {
-    pub game_id: i64,
+    pub game_id: GameId,
     pub seat: i32,
     pub version: i64,
 }
@@ -101,7 +102,7 @@ impl ReplyAddress {
             return Err(TokenError::Invalid);
         }
         let t = ReplyToken {
-            game_id,
+            game_id: GameId(game_id),
             seat,
             version,
         };
@@ -152,7 +153,7 @@ mod tests {
         let r =
             ReplyAddress::new("Play@Example.org", b"a secret of some length, 32 bytes+").unwrap();
         let t = ReplyToken {
-            game_id: 12,
+            game_id: GameId(12),
             seat: 1,
             version: 7,
         };

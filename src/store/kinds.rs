@@ -8,7 +8,7 @@ use diesel::deserialize::{self, FromSql, FromSqlRow};
 use diesel::expression::AsExpression;
 use diesel::pg::{Pg, PgValue};
 use diesel::serialize::{self, IsNull, Output, ToSql};
-use diesel::sql_types::Text;
+use diesel::sql_types::{BigInt, Text};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -21,8 +21,10 @@ macro_rules! text_enum {
             AsExpression, FromSqlRow,
         )]
         #[diesel(sql_type = Text)]
+        // Every word is its variant's name in snake case (the unit test checks it).
+        #[serde(rename_all = "snake_case")]
         pub enum $name {
-            $($(#[$vmeta])* #[serde(rename = $word)] $variant),+
+            $($(#[$vmeta])* $variant),+
         }
 
         impl $name {
@@ -106,4 +108,54 @@ mod tests {
         assert_eq!(GameStatus::from_word("Active"), None);
         assert_eq!(TimeoutPolicy::from_word("random move"), None);
     }
+}
+
+/// Declares an id: a row's `BIGINT` key that cannot be mixed up with another table's.
+macro_rules! id_type {
+    ($(#[$meta:meta])* $name:ident) => {
+        $(#[$meta])*
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+            ToSchema, AsExpression, FromSqlRow,
+        )]
+        #[diesel(sql_type = BigInt)]
+        #[serde(transparent)]
+        pub struct $name(pub i64);
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = std::num::ParseIntError;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                s.parse().map($name)
+            }
+        }
+
+        impl ToSql<BigInt, Pg> for $name {
+            fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
+                <i64 as ToSql<BigInt, Pg>>::to_sql(&self.0, out)
+            }
+        }
+
+        impl FromSql<BigInt, Pg> for $name {
+            fn from_sql(bytes: PgValue<'_>) -> deserialize::Result<Self> {
+                <i64 as FromSql<BigInt, Pg>>::from_sql(bytes).map($name)
+            }
+        }
+    };
+}
+
+id_type! {
+    /// A game's id.
+    GameId
+}
+
+id_type! {
+    /// An account's id.
+    AccountId
 }

@@ -4,13 +4,13 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde_json::Value;
 
-use super::kinds::{GameStatus, TimeoutPolicy};
+use super::kinds::{AccountId, GameId, GameStatus, TimeoutPolicy};
 use super::schema::{accounts, game_actions, game_seats, games, outbox};
 
 #[derive(Clone, Debug, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = accounts)]
 pub struct Account {
-    pub id: i64,
+    pub id: AccountId,
     pub email: String,
     pub email_lower: String,
     pub name: String,
@@ -43,7 +43,7 @@ pub struct NewAccount<'a> {
 #[derive(Clone, Debug, Queryable, QueryableByName, Selectable, Identifiable)]
 #[diesel(table_name = games)]
 pub struct GameRow {
-    pub id: i64,
+    pub id: GameId,
     pub game_type: String,
     pub rules_version: i32,
     pub options: Value,
@@ -54,7 +54,7 @@ pub struct GameRow {
     pub snapshot: Option<String>,
     pub to_act: Vec<i32>,
     pub result: Option<Value>,
-    pub created_by: i64,
+    pub created_by: AccountId,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub forfeited: Vec<i32>,
@@ -72,7 +72,7 @@ pub struct NewGame<'a> {
     pub players: i32,
     pub status: GameStatus,
     pub seed: &'a [u8],
-    pub created_by: i64,
+    pub created_by: AccountId,
     pub time_control: Option<&'a Value>,
     pub timeout_policy: TimeoutPolicy,
 }
@@ -80,16 +80,16 @@ pub struct NewGame<'a> {
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]
 #[diesel(table_name = game_seats)]
 pub struct SeatRow {
-    pub game_id: i64,
+    pub game_id: GameId,
     pub seat: i32,
-    pub account_id: i64,
+    pub account_id: AccountId,
     pub joined_at: DateTime<Utc>,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable)]
 #[diesel(table_name = game_actions)]
 pub struct ActionRow {
-    pub game_id: i64,
+    pub game_id: GameId,
     pub seq: i64,
     pub seat: i32,
     pub action: Value,
@@ -102,7 +102,7 @@ pub struct ActionRow {
 #[derive(Insertable)]
 #[diesel(table_name = game_actions)]
 pub struct NewAction<'a> {
-    pub game_id: i64,
+    pub game_id: GameId,
     pub seq: i64,
     pub seat: i32,
     pub action: &'a Value,
@@ -116,8 +116,8 @@ pub struct NewAction<'a> {
 pub struct OutboxRow {
     pub id: i64,
     pub dedupe_key: String,
-    pub account_id: Option<i64>,
-    pub game_id: Option<i64>,
+    pub account_id: Option<AccountId>,
+    pub game_id: Option<GameId>,
     pub to_address: String,
     pub subject: String,
     pub body_text: String,
@@ -146,8 +146,8 @@ pub struct OutboxRow {
 #[diesel(table_name = outbox)]
 pub struct NewOutbox {
     pub dedupe_key: String,
-    pub account_id: Option<i64>,
-    pub game_id: Option<i64>,
+    pub account_id: Option<AccountId>,
+    pub game_id: Option<GameId>,
     pub to_address: String,
     pub subject: String,
     pub body_text: String,
@@ -170,7 +170,7 @@ pub struct NewOutbox {
 #[derive(Clone, Debug)]
 pub struct SeatInfo {
     pub seat: i32,
-    pub account_id: i64,
+    pub account_id: AccountId,
     pub name: String,
     pub email: String,
     pub email_notifications: bool,
