@@ -830,3 +830,71 @@ fn garbage_actions_and_inbound_mail_never_give_a_5xx() {
     }
     assert_eq!(app.get("/healthz", None).status(), 200);
 }
+
+/// Connections are not tested before each use (that cost a round trip per request). When
+/// the database ends them (a restart, an administrator), the first request to meet a dead
+/// one gets a clean 503, and from then on every connection is tested and the dead ones are
+/// replaced: the requests after it succeed.
+#[test]
+fn connections_the_database_ended_are_replaced_after_one_503() {
+    let app = spawn_app();
+    let p = app.player("Pat");
+    // Warm the pool: several connections in use at once, then idle in the pool.
+    let warm: Vec<_> = (0..6)
+        .map(|_| {
+            let (url, token) = (app.url("/api/v1/games"), p.token.clone());
+            std::thread::spawn(move || {
+                Client::new()
+                    .get(url)
+                    .bearer_auth(token)
+                    .send()
+                    .map(|r| r.status().as_u16())
+                    .unwrap_or(0)
+            })
+        })
+        .collect();
+    for t in warm {
+        assert_eq!(t.join().unwrap(), 200);
+    }
+    let ended: Vec<bool> = diesel::sql_query(
+        "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity \
+         WHERE datname = current_database() AND pid <> pg_backend_pid() \
+           AND backend_type = 'client backend'",
+    )
+    .load::<Ended>(&mut db(&app))
+    .unwrap()
+    .into_iter()
+    .map(|e| e.ended)
+    .collect();
+    assert!(ended.len() >= 2, "{} sessions ended", ended.len());
+    let statuses: Vec<u16> = (0..12)
+        .map(|_| {
+            let r = app.get("/api/v1/games", Some(&p.token));
+            let s = r.status().as_u16();
+            if s != 200 {
+                let ct = r
+                    .headers()
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("")
+                    .to_string();
+                let v: Value = r.json().unwrap_or_default();
+                assert_eq!(
+                    (s, ct.as_str(), v["code"].as_str()),
+                    (503, "application/problem+json", Some("unavailable")),
+                    "{v}"
+                );
+            }
+            s
+        })
+        .collect();
+    let failed = statuses.iter().filter(|&&s| s != 200).count();
+    assert!(failed <= 1, "{statuses:?}");
+    assert_eq!(statuses.last(), Some(&200), "{statuses:?}");
+}
+
+#[derive(QueryableByName)]
+struct Ended {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    ended: bool,
+}
