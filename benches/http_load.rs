@@ -24,44 +24,19 @@
 //! Environment: LOAD_GAMES (default 32), LOAD_SECS (default 20), LOAD_POOL (server
 //! connection pool, default 16).
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+mod support;
 
 use anyhow::{Context, bail};
 use diesel::prelude::*;
 use reqwest::blocking::Client;
 use serde_json::{Value, json};
+use support::{Rig, env_usize};
 use turnpost::embedded_pg::PrivateCluster;
 use turnpost::engine::GameRng;
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// The cluster and server of this run; stopped and removed however the run ends.
-struct Rig {
-    var: PathBuf,
-    cluster: Option<PrivateCluster>,
-    server: Option<Child>,
-}
-
-impl Drop for Rig {
-    fn drop(&mut self) {
-        if let Some(mut s) = self.server.take() {
-            let _ = s.kill();
-            let _ = s.wait();
-        }
-        if let Some(c) = self.cluster.take() {
-            c.stop();
-        }
-        let _ = std::fs::remove_dir_all(&self.var);
-    }
-}
 
 fn free_port() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?

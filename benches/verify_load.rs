@@ -7,40 +7,20 @@
 //! timed), then times the release `turnpost verify` on that database: once on one core
 //! (`taskset -c 0`) and once on all of them.
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
+
+mod support;
 
 use anyhow::{Context, bail};
 use diesel::prelude::*;
 use serde_json::{Value, json};
+use support::{Rig, env_usize};
 use turnpost::embedded_pg::PrivateCluster;
 use turnpost::engine::{GameRng, Status};
 use turnpost::games::Registry;
 use turnpost::store::models::NewAction;
 use turnpost::store::schema::{accounts, game_actions, games};
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// The cluster of this run; stopped and removed however the run ends.
-struct Rig {
-    var: PathBuf,
-    cluster: Option<PrivateCluster>,
-}
-
-impl Drop for Rig {
-    fn drop(&mut self) {
-        if let Some(c) = self.cluster.take() {
-            c.stop();
-        }
-        let _ = std::fs::remove_dir_all(&self.var);
-    }
-}
 
 /// One game played at random for `actions` actions (fewer if it ends first).
 struct Played {
@@ -178,6 +158,7 @@ fn main() -> anyhow::Result<()> {
     let mut rig = Rig {
         var: var.clone(),
         cluster: None,
+        server: None,
     };
     let cluster = PrivateCluster::ensure_running(&var.join("pg"))?;
     let url = cluster.database_url();

@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use crate::email_play::{answer_to, deliver, reply, turn_mail};
 use crate::helpers::{
-    INBOUND_SECRET, Player, TestApp, assert_no_duplicate_keys, assert_problem, spawn_app,
-    spawn_app_with,
+    INBOUND_SECRET, Player, TestApp, assert_no_duplicate_keys, assert_problem, content_type,
+    spawn_app, spawn_app_with,
 };
 
 fn admin_url(database_url: &str) -> String {
@@ -872,12 +872,7 @@ fn connections_the_database_ended_are_replaced_after_one_503() {
             let r = app.get("/api/v1/games", Some(&p.token));
             let s = r.status().as_u16();
             if s != 200 {
-                let ct = r
-                    .headers()
-                    .get("content-type")
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("")
-                    .to_string();
+                let ct = content_type(&r);
                 let v: Value = r.json().unwrap_or_default();
                 assert_eq!(
                     (s, ct.as_str(), v["code"].as_str()),

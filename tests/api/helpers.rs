@@ -413,15 +413,19 @@ pub fn assert_no_duplicate_keys(body: &str) {
     }
 }
 
-/// Checks an error response: a 4xx problem document with a `code`, no key twice.
-pub fn assert_problem(r: Response, what: &str) -> (u16, Value) {
-    let status = r.status().as_u16();
-    let ct = r
-        .headers()
+/// The response's `Content-Type`, or "".
+pub fn content_type(r: &Response) -> String {
+    r.headers()
         .get("content-type")
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
-        .to_string();
+        .to_string()
+}
+
+/// Checks an error response: a 4xx problem document with a `code`, no key twice.
+pub fn assert_problem(r: Response, what: &str) -> (u16, Value) {
+    let status = r.status().as_u16();
+    let ct = content_type(&r);
     let body = r.text().unwrap_or_default();
     assert!(
         (400..500).contains(&status),

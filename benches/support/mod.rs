@@ -1,0 +1,34 @@
+//! What the benchmarks that run a real cluster share.
+
+use std::path::PathBuf;
+use std::process::Child;
+
+use turnpost::embedded_pg::PrivateCluster;
+
+/// `name` from the environment as a number, or `default`.
+pub fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The cluster (and server) of a run; stopped and removed however the run ends.
+pub struct Rig {
+    pub var: PathBuf,
+    pub cluster: Option<PrivateCluster>,
+    pub server: Option<Child>,
+}
+
+impl Drop for Rig {
+    fn drop(&mut self) {
+        if let Some(mut s) = self.server.take() {
+            let _ = s.kill();
+            let _ = s.wait();
+        }
+        if let Some(c) = self.cluster.take() {
+            c.stop();
+        }
+        let _ = std::fs::remove_dir_all(&self.var);
+    }
+}
