@@ -417,8 +417,11 @@ fn main() -> anyhow::Result<()> {
         let _ = s.kill();
         let _ = s.wait();
     }
-    let tps = bare_append(&url, &var, games, secs, first_game)?;
-    println!("bare append (pgbench, {games} clients, same cluster): {tps:.0} tps");
+    let (tps, latency) = bare_append(&url, &var, games, secs, first_game)?;
+    // With as many clients as games, even the bare append waits this long on average.
+    println!(
+        "bare append (pgbench, {games} clients, same cluster): {tps:.0} tps, latency average {latency:.2} ms"
+    );
     println!("ratio turnpost / bare append: {:.2}", rate / tps);
     Ok(())
 }
@@ -482,7 +485,7 @@ fn bare_append(
     clients: usize,
     secs: u64,
     first_game: i64,
-) -> anyhow::Result<f64> {
+) -> anyhow::Result<(f64, f64)> {
     let script = var.join("append.sql");
     std::fs::write(
         &script,
@@ -517,9 +520,13 @@ fn bare_append(
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    text.lines()
-        .find_map(|l| l.strip_prefix("tps = "))
-        .and_then(|l| l.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .context("no tps in pgbench's output")
+    let field = |prefix: &str| -> Option<f64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+    };
+    let tps = field("tps = ").context("no tps in pgbench's output")?;
+    let latency = field("latency average = ").context("no latency in pgbench's output")?;
+    Ok((tps, latency))
 }
