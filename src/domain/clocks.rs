@@ -135,12 +135,17 @@ pub fn used_ms(
 }
 
 /// After a transition: clocks of seats the game no longer waits for stop (and gain
-/// `days_per_move` up to the cap); clocks of seats it now waits for start.
+/// `days_per_move` up to the cap); clocks of seats it now waits for start. A seat in
+/// `handed_back` moved, and the turn came back to it within the transition (another seat's
+/// move that played itself, or a bot's): its clock stops and starts again, as if it had
+/// stopped in between. Without that, a seat whose time ran out under `random_move` and got
+/// the turn straight back kept an empty clock and timed out again at the next sweep.
 pub(crate) fn sync_clocks(
     conn: &mut PgConnection,
     row: &GameRow,
     forfeited: &[i32],
     to_act: &[Seat],
+    handed_back: &[Seat],
     finished: bool,
     now: DateTime<Utc>,
 ) -> DomainResult<()> {
@@ -164,6 +169,7 @@ pub(crate) fn sync_clocks(
                 .eq(row.id)
                 .and(game_seats::seat.eq(seat)),
         );
+        let again = handed_back.contains(&(seat as usize));
         match (since, waits) {
             (Some(since), false) => {
                 let left =
@@ -177,6 +183,18 @@ pub(crate) fn sync_clocks(
                     .set((
                         game_seats::clock_ms.eq(Some(next.max(0))),
                         game_seats::clock_since.eq(None::<DateTime<Utc>>),
+                    ))
+                    .execute(conn)?;
+            }
+            (Some(since), true) if again => {
+                let left =
+                    clock_ms.unwrap_or(tc.per_move_ms()) - used_ms(conn, account, since, now)?;
+                let next = (left.max(0) + tc.per_move_ms()).min(tc.cap_ms());
+                diesel::update(target)
+                    .set((
+                        game_seats::clock_ms.eq(Some(next)),
+                        game_seats::clock_since.eq(Some(now)),
+                        game_seats::reminders_sent.eq(0),
                     ))
                     .execute(conn)?;
             }

@@ -541,16 +541,24 @@ impl Domain {
             updated_at,
             ..row.clone()
         };
+        let acted: Vec<Seat> = steps.iter().map(|s| s.seat as usize).collect();
+        // Seats that moved and then saw another seat move: the turn left them and came back.
+        let handed_back: Vec<Seat> = acted
+            .iter()
+            .enumerate()
+            .filter(|&(i, s)| acted[i + 1..].iter().any(|later| later != s))
+            .map(|(_, &s)| s)
+            .collect();
         clocks::sync_clocks(
             conn,
             row,
             &row.forfeited,
             after.to_act(),
+            &handed_back,
             after.is_finished(),
             now,
         )?;
         let after_actors = state.actors(row.players as usize);
-        let acted: Vec<Seat> = steps.iter().map(|s| s.seat as usize).collect();
         self.owe_for_transition(
             conn,
             row,
@@ -637,7 +645,7 @@ impl Domain {
                     games::updated_at.eq(diesel::dsl::now),
                 ))
                 .execute(conn)?;
-            clocks::sync_clocks(conn, &row, &forfeited, &[], true, now)?;
+            clocks::sync_clocks(conn, &row, &forfeited, &[], &[], true, now)?;
             self.owe_for_transition(
                 conn,
                 &row,
