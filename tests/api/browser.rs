@@ -831,15 +831,27 @@ fn a_crossword_rummy_meld_is_laid_in_the_editor_by_picking_tiles_and_cells() {
         }
         screenshot(&driver, &c, "crossword-rummy-meld.png").await;
         click("#editor .check-row button.primary".to_string()).await;
-        wait_for(
-            &c,
-            "the meld played",
-            &format!(
-                "return Number(document.getElementById('game')?.dataset.version) >= {};",
-                version + 1
-            ),
-        )
-        .await;
+        // Waited for by hand: when the move does not arrive (seen once in a while in full
+        // runs, never alone), the failure says what the page showed and what it logged.
+        let played = format!(
+            "return Number(document.getElementById('game')?.dataset.version) >= {};",
+            version + 1
+        );
+        let start = Instant::now();
+        while js(&c, &played).await != Value::Bool(true) {
+            if start.elapsed() > PATIENCE {
+                let page = js(
+                    &c,
+                    "return ['.flash', '#editor .check', '#preview', '#game'].map((s) => \
+                       `${s}: ${(document.querySelector(s)?.textContent || '').slice(0, 300)}`).join(' | ') \
+                       + ` | version ${document.getElementById('game')?.dataset.version}`;",
+                )
+                .await;
+                let errors = driver.severe(&c).await;
+                panic!("timed out waiting for the meld played: {page} | browser errors: {errors:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         // The refusals of the lone tile are the only errors: the browser logs every 4xx
         // answer, and the preview answers an illegal meld with 422.
         for e in driver.severe(&c).await {
