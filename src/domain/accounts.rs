@@ -198,8 +198,8 @@ impl Domain {
     /// request would otherwise cost a query. A password change on this node takes effect
     /// at once; on another node, within that time.
     pub fn authenticate(&self, subject: TokenSubject) -> DomainResult<AccountId> {
-        if self.sessions.current(subject.account_id) == Some(subject.generation) {
-            return Ok(subject.account_id);
+        if let Some(id) = self.checked_recently(&subject) {
+            return Ok(id);
         }
         let mut conn = self.conn()?;
         let generation: Option<i32> = accounts::table
@@ -222,6 +222,13 @@ impl Domain {
                 message: "the token's account no longer exists".into(),
             }),
         }
+    }
+
+    /// The token's account, when its generation was read from the database a moment ago
+    /// and matched (no query, so callers may skip the blocking thread too).
+    pub fn checked_recently(&self, subject: &TokenSubject) -> Option<AccountId> {
+        (self.sessions.current(subject.account_id) == Some(subject.generation))
+            .then_some(subject.account_id)
     }
 
     pub fn account(&self, id: AccountId) -> DomainResult<Account> {
