@@ -204,6 +204,27 @@ fn statement_calls(url: &str) -> anyhow::Result<Vec<StatementCalls>> {
     .load(&mut c)?)
 }
 
+#[derive(QueryableByName)]
+struct TableUpdates {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    relname: String,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n_tup_upd: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n_tup_hot_upd: i64,
+}
+
+/// Row updates per table so far, and how many stayed on their page without touching an
+/// index (HOT): an update that is not HOT writes a new entry in every index of the table.
+fn table_updates(url: &str) -> anyhow::Result<Vec<TableUpdates>> {
+    let mut c = PgConnection::establish(url)?;
+    Ok(diesel::sql_query(
+        "SELECT relname::text AS relname, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables \
+         WHERE n_tup_upd > 0 ORDER BY n_tup_upd DESC",
+    )
+    .load(&mut c)?)
+}
+
 fn reset_statement_calls(url: &str) -> anyhow::Result<()> {
     let mut c = PgConnection::establish(url)?;
     diesel::sql_query("SELECT pg_stat_statements_reset()").execute(&mut c)?;
@@ -295,6 +316,8 @@ fn print_latency(label: &str, all: &[Duration]) {
 }
 
 fn main() -> anyhow::Result<()> {
+    // reqwest clients here take rustls without a bundled provider (see notify::webhook).
+    turnpost::notify::webhook::install_tls_provider();
     let games = env_usize("LOAD_GAMES", 32);
     let secs = env_usize("LOAD_SECS", 20) as u64;
     let pool = env_usize("LOAD_POOL", 16);
@@ -389,6 +412,16 @@ fn main() -> anyhow::Result<()> {
             let q: String = c.query.chars().take(110).collect();
             println!("  {:>6.2}/move  {q}", c.calls as f64 / moves as f64);
         }
+    }
+    // Counted since the cluster started (statistics reach the view within a second).
+    std::thread::sleep(Duration::from_millis(1500));
+    for t in table_updates(&url)? {
+        println!(
+            "updates of {}: {}, in place (HOT) {:.0} %",
+            t.relname,
+            t.n_tup_upd,
+            100.0 * t.n_tup_hot_upd as f64 / t.n_tup_upd.max(1) as f64
+        );
     }
 
     // Paced: the same games at half that rate.

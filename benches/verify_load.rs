@@ -109,6 +109,7 @@ fn store(conn: &mut PgConnection, account: i64, p: &Played) -> anyhow::Result<()
             public_action: None,
             seen_by: &[],
             description: "",
+            takeback_to: None,
         })
         .collect();
     for chunk in rows.chunks(1000) {

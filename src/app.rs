@@ -83,6 +83,10 @@ pub fn domain(
         email_pictures: settings.email_pictures,
         views: Arc::default(),
         sessions: Arc::default(),
+        webhooks: crate::notify::webhook::WebhookPolicy::new(
+            settings.webhook_allow_private,
+            Duration::from_secs(settings.webhook_timeout_secs.max(1)),
+        ),
     })
 }
 

@@ -65,6 +65,12 @@ pub struct Settings {
     pub sweep_interval_secs: u64,
     /// Vacation days each account may take per calendar year.
     pub vacation_days_per_year: i64,
+    /// Webhooks may post to loopback, private and link-local addresses (off: refused, so
+    /// a webhook cannot reach the server's own network).
+    #[serde(default)]
+    pub webhook_allow_private: bool,
+    /// A webhook receiver must answer within this time, else the delivery is retried.
+    pub webhook_timeout_secs: u64,
 }
 
 impl Settings {

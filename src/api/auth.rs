@@ -60,3 +60,28 @@ pub async fn authenticate(domain: web::Data<Domain>, token: &str) -> Result<Call
     let id = web::block(move || domain.authenticate(subject)).await??;
     Ok(Caller(id))
 }
+
+/// The caller when a bearer token is sent, or nobody: for what anyone may read (a public
+/// game, as a spectator). A token that is sent must be valid: a bad one is `401`, not a
+/// silent downgrade to an anonymous reader.
+#[derive(Clone, Copy, Debug)]
+pub struct MaybeCaller(pub Option<AccountId>);
+
+impl FromRequest for MaybeCaller {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<MaybeCaller, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let domain = req.app_data::<web::Data<Domain>>().cloned();
+        let token = bearer_token(req);
+        Box::pin(async move {
+            match (domain, token) {
+                (_, None) => Ok(MaybeCaller(None)),
+                (None, Some(_)) => Err(ApiError::unauthorized("authentication is not configured")),
+                (Some(domain), Some(token)) => {
+                    Ok(MaybeCaller(Some(authenticate(domain, &token).await?.0)))
+                }
+            }
+        })
+    }
+}

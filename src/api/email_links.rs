@@ -9,7 +9,7 @@ use super::auth::Caller;
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
 
-fn page(title: &str, body_html: &str) -> HttpResponse {
+pub(crate) fn page(title: &str, body_html: &str) -> HttpResponse {
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title></head>\

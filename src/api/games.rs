@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
-use super::auth::Caller;
+use super::auth::{Caller, MaybeCaller};
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
 use crate::domain::games::ListQuery;
@@ -129,7 +129,7 @@ pub async fn game_type(
     responses(
         (status = 201, body = GameResponse),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`unknown_game_type`, `invalid_player_count`, `invalid_options`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_type`, `invalid_player_count`, `invalid_options`, `too_many_invitees`, `invalid_email`, `duplicate_invitee`, `cannot_invite_yourself`, `invalid_bots`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/games")]
@@ -149,6 +149,8 @@ pub async fn create_game(
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
     /// `true`: the lobby, every open game anyone can join. Otherwise the caller's own games.
+    /// (Private games and those whose free seats are all kept for invitees are never
+    /// listed.)
     pub open: Option<bool>,
     /// Only the caller's games in this state: `open` (waiting for players), `active` or
     /// `finished`.
@@ -244,23 +246,25 @@ pub async fn list_games(
 }
 
 /// One game as the caller sees it: view, legal actions, result. Send the `ETag` back as
-/// `If-None-Match` to get `304` while nothing changed.
+/// `If-None-Match` to get `304` while nothing changed. Without a token, or with one whose
+/// account has no seat, a public game is shown as to a spectator (no private information,
+/// no legal actions); a private game is `404` to all but its seats and invitees.
 #[utoipa::path(
     tag = "games",
-    security(("bearer" = [])),
+    security((), ("bearer" = [])),
     params(("id" = i64, Path, description = "Game id")),
     responses(
         (status = 200, body = GameResponse, headers(("ETag" = String, description = "`\"<version>-<digest>\"`: changes whenever this answer changes"))),
         (status = 304, description = "Not modified: the `If-None-Match` tag is current"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`: no such game, or a private one the caller may not see", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/games/{id}")]
 pub async fn get_game(
     domain: web::Data<Domain>,
     req: HttpRequest,
-    caller: Caller,
+    caller: MaybeCaller,
     id: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
@@ -268,7 +272,8 @@ pub async fn get_game(
     Ok(with_etag(&req, g))
 }
 
-/// Take the next free seat. The game starts when the last seat is taken.
+/// Take the next free seat (or, for an invitee, the seat kept for them). The game starts
+/// when the last seat is taken.
 #[utoipa::path(
     tag = "games",
     security(("bearer" = [])),
@@ -277,7 +282,7 @@ pub async fn get_game(
         (status = 200, body = GameResponse),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`game_not_open`, `already_joined`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_open`, `already_joined`, `seats_reserved` (every free seat is kept for an invitee)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/games/{id}/join")]
@@ -391,19 +396,19 @@ pub struct LogParams {
 /// The action log, each entry as the caller may see it.
 #[utoipa::path(
     tag = "games",
-    security(("bearer" = [])),
+    security((), ("bearer" = [])),
     params(("id" = i64, Path, description = "Game id"), LogParams),
     responses(
         (status = 200, body = Vec<LogEntry>),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`: no such game, or a private one the caller may not see", body = Problem, content_type = "application/problem+json"),
         (status = 422, body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/games/{id}/log")]
 pub async fn game_log(
     domain: web::Data<Domain>,
-    caller: Caller,
+    caller: MaybeCaller,
     id: web::Path<GameId>,
     params: web::Query<LogParams>,
 ) -> Result<web::Json<Vec<LogEntry>>, ApiError> {
@@ -422,19 +427,19 @@ pub async fn game_log(
 /// The caller's view of the game as it was at `version`.
 #[utoipa::path(
     tag = "games",
-    security(("bearer" = [])),
+    security((), ("bearer" = [])),
     params(("id" = i64, Path, description = "Game id"), ("version" = i64, Path, description = "0 is the start")),
     responses(
         (status = 200, body = ViewAtResponse),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`: no such game, or a private one the caller may not see", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_not_active` (not started)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/games/{id}/views/{version}")]
 pub async fn view_at(
     domain: web::Data<Domain>,
-    caller: Caller,
+    caller: MaybeCaller,
     path: web::Path<(GameId, i64)>,
 ) -> Result<web::Json<ViewAtResponse>, ApiError> {
     let (id, version) = path.into_inner();
@@ -485,14 +490,14 @@ pub struct BoardQuery {
 /// description for screen readers). Spectators get the public picture.
 #[utoipa::path(
     tag = "games",
-    security(("bearer" = [])),
+    security((), ("bearer" = [])),
     params(("id" = i64, Path, description = "Game id"), BoardQuery),
     responses(
         (status = 200, description = "The picture", content_type = "image/svg+xml", body = String, headers(("ETag" = String, description = "Changes whenever the picture changes"))),
         (status = 304, description = "Not modified: the `If-None-Match` tag is current"),
         (status = 400, body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`: no such game, or a private one the caller may not see", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_not_active` (not started)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -500,7 +505,7 @@ pub struct BoardQuery {
 pub async fn board_svg(
     domain: web::Data<Domain>,
     req: HttpRequest,
-    caller: Caller,
+    caller: MaybeCaller,
     id: web::Path<GameId>,
     query: web::Query<BoardQuery>,
 ) -> Result<HttpResponse, ApiError> {
@@ -545,6 +550,151 @@ pub async fn resign(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let g = web::block(move || domain.resign(caller.0, id)).await??;
+    Ok(with_etag(&req, g))
+}
+
+/// Play a finished game again: the same players, the seats rotated by one (another player
+/// starts), the same options, clock and timeout policy. The new game starts at once. Any
+/// player may ask; asking again (by anyone) answers the same new game, and the old game's
+/// `rematch` names it.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "The finished game's id")),
+    responses(
+        (status = 201, description = "The new game, just made", body = GameResponse, headers(("Location" = String, description = "The new game"))),
+        (status = 200, description = "The rematch someone asked for before", body = GameResponse, headers(("Location" = String, description = "The new game"))),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_finished`, `rematch_options_invalid`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{id}/rematch")]
+pub async fn rematch(
+    domain: web::Data<Domain>,
+    caller: Caller,
+    id: web::Path<GameId>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let (g, created) = web::block(move || domain.rematch(caller.0, id)).await??;
+    let mut resp = if created {
+        HttpResponse::Created()
+    } else {
+        HttpResponse::Ok()
+    };
+    Ok(resp
+        .insert_header((header::LOCATION, format!("/api/v1/games/{}", g.id)))
+        .insert_header((header::ETAG, format!("\"{}\"", g.version)))
+        .json(g))
+}
+
+/// Take one's seat back from the computer, which took it over when the seat's time ran out
+/// (timeout policy `bot`).
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Game id")),
+    responses(
+        (status = 200, description = "The game, the seat played by its player again", body = GameResponse),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_active`, `seat_not_with_bot`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{id}/resume")]
+pub async fn resume(
+    domain: web::Data<Domain>,
+    req: HttpRequest,
+    caller: Caller,
+    id: web::Path<GameId>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let g = web::block(move || domain.resume_seat(caller.0, id)).await??;
+    Ok(with_etag(&req, g))
+}
+
+/// Ask to take back your last move: your last action of your own choosing, with the moves
+/// that played themselves after it (forced moves, the computer's). The other players still
+/// playing must agree (`takeback.waiting_for`); against the computer it is done at once.
+/// Refused when someone else has chosen a move since, or when the moves showed anyone
+/// something hidden (a card, a tile, a secret choice) or a random outcome (a die, a draw).
+/// A takeback is an entry of the log of its own; the entries it undid stay, with
+/// `undone_by`. Any move lets a pending request lapse.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Game id")),
+    responses(
+        (status = 200, description = "The game: the request pending in `takeback`, or the move already taken back", body = GameResponse),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_active`, `already_forfeited`, `takeback_pending`, `nothing_to_take_back`, `takeback_too_late`, `takeback_reveals`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{id}/takeback")]
+pub async fn ask_takeback(
+    domain: web::Data<Domain>,
+    req: HttpRequest,
+    caller: Caller,
+    id: web::Path<GameId>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let g = web::block(move || domain.ask_takeback(caller.0, id)).await??;
+    Ok(with_etag(&req, g))
+}
+
+/// Agree to the pending takeback. When the last player asked agrees, the move is taken
+/// back: the game returns to `takeback.to_version`'s position (at a new version).
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Game id")),
+    responses(
+        (status = 200, description = "The game after the answer", body = GameResponse),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`, `not_asked`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_active`, `no_takeback_pending`, `own_takeback`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{id}/takeback/accept")]
+pub async fn accept_takeback(
+    domain: web::Data<Domain>,
+    req: HttpRequest,
+    caller: Caller,
+    id: web::Path<GameId>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let g = web::block(move || domain.answer_takeback(caller.0, id, true)).await??;
+    Ok(with_etag(&req, g))
+}
+
+/// Refuse the pending takeback (the player who asked withdraws it this way). The game goes
+/// on as it is; the player who asked is told by email.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    params(("id" = i64, Path, description = "Game id")),
+    responses(
+        (status = 200, description = "The game after the answer", body = GameResponse),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_a_player`, `not_asked`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_active`, `no_takeback_pending`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/games/{id}/takeback/decline")]
+pub async fn decline_takeback(
+    domain: web::Data<Domain>,
+    req: HttpRequest,
+    caller: Caller,
+    id: web::Path<GameId>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let g = web::block(move || domain.answer_takeback(caller.0, id, false)).await??;
     Ok(with_etag(&req, g))
 }
 

@@ -3,16 +3,20 @@
 
 pub mod accounts;
 pub mod auth;
+pub mod calendar;
 pub mod deadline;
 pub mod email_links;
 pub mod events;
 pub mod games;
 pub mod health;
 pub mod inbound;
+pub mod invitations;
 pub mod problem;
 pub mod problem_types;
+pub mod ratings;
 pub mod spec;
 pub mod web_client;
+pub mod webhooks;
 
 use utoipa::Modify;
 use utoipa::OpenApi;
@@ -89,12 +93,33 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(games::board_svg)
                 .service(games::preview_action)
                 .service(games::resign)
+                .service(games::rematch)
+                .service(games::resume)
+                .service(games::ask_takeback)
+                .service(games::accept_takeback)
+                .service(games::decline_takeback)
                 .service(games::nudge)
+                .service(ratings::account_ratings)
+                .service(ratings::leaderboard)
                 .service(inbound::inbound_email)
                 .service(email_links::unsubscribe_page)
                 .service(email_links::unsubscribe)
                 .service(email_links::verify_email)
-                .service(email_links::resend_confirmation),
+                .service(email_links::resend_confirmation)
+                .service(events::game_events)
+                .service(invitations::invitation_page)
+                .service(invitations::accept_invitation)
+                .service(invitations::decline_invitation)
+                .service(invitations::game_invitations)
+                .service(invitations::cancel_invitation)
+                .service(webhooks::create_webhook)
+                .service(webhooks::list_webhooks)
+                .service(webhooks::delete_webhook)
+                .service(webhooks::test_webhook)
+                .service(webhooks::webhook_deliveries)
+                .service(calendar::calendar_feed)
+                .service(calendar::reset_calendar_feed)
+                .service(calendar::calendar_ics),
         );
 }
 

@@ -146,6 +146,7 @@ impl From<DomainError> for ApiError {
                 message,
                 extra,
             } => with_extra(ApiError::new(StatusCode::CONFLICT, code, message), extra),
+            DomainError::Gone { code, message } => ApiError::new(StatusCode::GONE, code, message),
             DomainError::TooManyRequests { retry_after_secs } => {
                 let mut e = ApiError::new(
                     StatusCode::TOO_MANY_REQUESTS,

@@ -163,7 +163,7 @@ pub const PROBLEM_TYPES: &[(&str, u16, &str)] = &[
     (
         "invalid_timeout_policy",
         422,
-        "timeout_policy is forfeit or random_move.",
+        "timeout_policy is forfeit, random_move or bot.",
     ),
     (
         "game_not_open",
@@ -180,6 +180,26 @@ pub const PROBLEM_TYPES: &[(&str, u16, &str)] = &[
         "game_not_active",
         409,
         "The game is not being played (it is open or finished): see game_status.",
+    ),
+    (
+        "invalid_bots",
+        422,
+        "bots is the number of seats for the computer: 0 up to one fewer than the players.",
+    ),
+    (
+        "seat_not_with_bot",
+        409,
+        "The computer is not playing this seat: its player plays it already.",
+    ),
+    (
+        "game_not_finished",
+        409,
+        "A rematch can be asked for once the game is over.",
+    ),
+    (
+        "rematch_options_invalid",
+        409,
+        "The finished game's options do not fit the game type's current rules, so it cannot be played again as it was: create a new game.",
     ),
     (
         "stale_version",
@@ -205,6 +225,41 @@ pub const PROBLEM_TYPES: &[(&str, u16, &str)] = &[
         "already_forfeited",
         409,
         "The seat has resigned or timed out already.",
+    ),
+    (
+        "nothing_to_take_back",
+        409,
+        "The seat has made no move of its own in this game that could be taken back.",
+    ),
+    (
+        "takeback_too_late",
+        409,
+        "Another player has chosen a move since the caller's: only the last move chosen in the game can be taken back.",
+    ),
+    (
+        "takeback_reveals",
+        409,
+        "The move showed a player something hidden before (a card, a tile, a secret choice) or a random outcome (a die, a draw): it cannot be taken back.",
+    ),
+    (
+        "takeback_pending",
+        409,
+        "A takeback is asked for already (takeback_seat says by whom): it must be accepted, declined or withdrawn first.",
+    ),
+    (
+        "no_takeback_pending",
+        409,
+        "Nobody is asking to take a move back in this game now; a move since lets a request lapse.",
+    ),
+    (
+        "own_takeback",
+        409,
+        "The caller asked for this takeback: the other players accept it; decline withdraws it.",
+    ),
+    (
+        "not_asked",
+        403,
+        "The caller's seat has no say in the takeback (it has given up).",
     ),
     (
         "nudge_too_soon",
@@ -234,12 +289,87 @@ pub const PROBLEM_TYPES: &[(&str, u16, &str)] = &[
     (
         "invalid_link",
         403,
-        "The unsubscribe or confirmation link was altered, was not made by this server, or was made for another address. Use the link from the email as it came.",
+        "The unsubscribe, confirmation or invitation link was altered, was not made by this server, or was made for another address. Use the link from the email as it came.",
     ),
     (
         "already_verified",
         409,
         "The account's email address is confirmed already and does not bounce: there is nothing to confirm.",
+    ),
+    (
+        "game_not_found",
+        404,
+        "No such game, or a private game the caller is neither seated in nor invited to (the two answers are the same).",
+    ),
+    (
+        "too_many_invitees",
+        422,
+        "A game invites at most one person fewer than it has players (the creator takes a seat).",
+    ),
+    (
+        "duplicate_invitee",
+        422,
+        "The same address is invited twice (addresses compare case-insensitively).",
+    ),
+    (
+        "cannot_invite_yourself",
+        422,
+        "The creator's own address is in the list: the creator has a seat already.",
+    ),
+    (
+        "seats_reserved",
+        409,
+        "Every free seat of this game is kept for someone invited by email.",
+    ),
+    (
+        "not_game_creator",
+        403,
+        "Only the player who opened the game sees and cancels its invitations.",
+    ),
+    (
+        "invitation_not_found",
+        404,
+        "The game has no invitation with this id.",
+    ),
+    (
+        "invitation_closed",
+        410,
+        "The invitation was accepted, declined or cancelled already: an invitation link works once. Ask the game's creator for a new one.",
+    ),
+    (
+        "invitation_expired",
+        410,
+        "The invitation was not answered in time, and its seat is free again. Ask the game's creator for a new one.",
+    ),
+    (
+        "account_details_required",
+        422,
+        "No account has the invited address yet: send a name and a password (at least 10 characters) to create one while accepting, or sign in with an existing account.",
+    ),
+    (
+        "invalid_webhook_url",
+        422,
+        "A webhook URL is an absolute http or https URL of at most 2048 characters, without spaces, control characters, user name or password.",
+    ),
+    (
+        "webhook_address_not_allowed",
+        422,
+        "The webhook URL names a loopback, private, link-local or otherwise internal address (or localhost). Webhooks only go to public addresses, unless the server's TURNPOST_WEBHOOK_ALLOW_PRIVATE is set.",
+    ),
+    (
+        "invalid_webhook_events",
+        422,
+        "events is a list of at least one of your_turn, offer and game_finished.",
+    ),
+    (
+        "too_many_webhooks",
+        409,
+        "An account has at most 10 webhooks. Delete one (DELETE /api/v1/me/webhooks/{id}) first.",
+    ),
+    (
+        "feed_not_found",
+        404,
+        "No calendar feed at this address: it was altered, or replaced by a new one. Get the current address from GET /api/v1/me/calendar.",
     ),
 ];
 

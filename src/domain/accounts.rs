@@ -38,10 +38,15 @@ pub fn parse_email(raw: &str) -> DomainResult<String> {
     if !domain.contains('.') || domain.starts_with('.') || domain.ends_with('.') {
         return Err(bad());
     }
+    // `.invalid` can never receive mail (RFC 2606), and the computer players' accounts
+    // live there: a person taking one of their addresses would shut the computer out.
+    if domain.to_ascii_lowercase().ends_with(".invalid") {
+        return Err(bad());
+    }
     Ok(email.to_string())
 }
 
-fn parse_name(raw: &str) -> DomainResult<String> {
+pub(crate) fn parse_name(raw: &str) -> DomainResult<String> {
     let name = raw.trim();
     if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
         return Err(DomainError::invalid(
@@ -52,7 +57,7 @@ fn parse_name(raw: &str) -> DomainResult<String> {
     Ok(name.to_string())
 }
 
-fn check_password(pw: &str) -> DomainResult<()> {
+pub(crate) fn check_password(pw: &str) -> DomainResult<()> {
     let n = pw.chars().count();
     if n < MIN_PASSWORD {
         return Err(DomainError::invalid(
@@ -353,7 +358,16 @@ mod tests {
             assert!(parse_email(good).is_ok(), "{good}");
         }
         for bad in [
-            "", "a", "a@b", "a b@c.de", "@b.co", "a@.co", "a@b.", "a@@b.co",
+            "",
+            "a",
+            "a@b",
+            "a b@c.de",
+            "@b.co",
+            "a@.co",
+            "a@b.",
+            "a@@b.co",
+            "computer-1@bots.invalid",
+            "x@BOTS.INVALID",
         ] {
             assert!(parse_email(bad).is_err(), "{bad}");
         }

@@ -90,7 +90,7 @@ pub fn parse_policy(p: Option<&str>) -> DomainResult<TimeoutPolicy> {
     TimeoutPolicy::from_word(word).ok_or_else(|| {
         DomainError::invalid(
             "invalid_timeout_policy",
-            format!("timeout_policy must be forfeit or random_move, not {word:?}"),
+            format!("timeout_policy must be forfeit, random_move or bot, not {word:?}"),
         )
     })
 }
@@ -433,6 +433,9 @@ impl Domain {
                 self.persist_at(conn, row, seats, &before_actors, vec![step], next, now)?;
                 return Ok(());
             }
+        }
+        if row.timeout_policy == TimeoutPolicy::Bot {
+            return self.bot_takes_over(conn, row, seat, now);
         }
         self.forfeit_locked(conn, row, seats, seat, &why, now)
     }

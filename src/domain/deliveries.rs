@@ -10,7 +10,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer};
 
 use super::locked::LockedGame;
-use super::mail_events::{NUDGE, OVER, REMINDER, TURN};
+use super::mail_events::{NUDGE, OVER, REMINDER, TAKEBACK, TURN};
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::Outcome;
 use crate::notify::compose::{GameMail, TurnWhy};
@@ -66,7 +66,7 @@ impl Domain {
         row: &OutboxRow,
     ) -> DomainResult<Delivery> {
         let kind = row.kind.as_deref().unwrap_or("");
-        if let (TURN | REMINDER | NUDGE | OVER, Some(account)) = (kind, row.account_id) {
+        if let (TURN | REMINDER | NUDGE | OVER | TAKEBACK, Some(account)) = (kind, row.account_id) {
             // The seat's player (whose address may bounce) is read with the game.
             let unsubscribe = Some(self.links.unsubscribe_url(account));
             return self.render_game_mail(conn, row, kind, unsubscribe);
@@ -95,7 +95,9 @@ impl Domain {
             .filter(|_| kind != "verify")
             .map(|a| self.links.unsubscribe_url(a.id));
         match kind {
-            TURN | REMINDER | NUDGE | OVER => self.render_game_mail(conn, row, kind, unsubscribe),
+            TURN | REMINDER | NUDGE | OVER | TAKEBACK => {
+                self.render_game_mail(conn, row, kind, unsubscribe)
+            }
             _ => Ok(Delivery::Send(Box::new(Outgoing {
                 to: row.to_address.clone(),
                 subject: row.subject.clone(),
@@ -157,6 +159,30 @@ impl Domain {
                     DomainError::Internal(anyhow::anyhow!("finished game {game_id} has no result"))
                 })?;
             mail.game_over(&outcome)
+        } else if kind == TAKEBACK {
+            if game.status != GameStatus::Active {
+                return Ok(Delivery::Drop("game_over"));
+            }
+            let from = row
+                .detail
+                .as_ref()
+                .and_then(|d| d["from"].as_str())
+                .unwrap_or("Another player")
+                .to_string();
+            if row.detail.as_ref().is_some_and(|d| d["declined"] == true) {
+                mail.turn(&TurnWhy::TakebackDeclined { by: from })
+            } else {
+                // Still owed while the request waits for this seat's answer.
+                match super::takeback::pending(&game) {
+                    Some(p) if Some(p.at_version) == row.version && !p.accepted.contains(&seat) => {
+                        mail.turn(&TurnWhy::Takeback {
+                            from,
+                            undoing: p.texts.join("; "),
+                        })
+                    }
+                    _ => return Ok(Delivery::Drop("takeback_answered")),
+                }
+            }
         } else {
             if game.status != GameStatus::Active {
                 return Ok(Delivery::Drop("game_over"));

@@ -35,6 +35,12 @@ enum Request {
     Stop,
     /// No more email about this game (`mute`), or again (`unmute`).
     Mute(bool),
+    /// Play the finished game again (`rematch`).
+    Rematch,
+    /// Ask to take back one's last move (`takeback`).
+    Takeback,
+    /// Answer another player's takeback request (`accept` / `decline`).
+    AnswerTakeback(bool),
     /// Actions (as written) to apply in order; `preview` only shows the result.
     Play {
         lines: Vec<String>,
@@ -55,6 +61,10 @@ fn parse_request(lines: &[String]) -> Result<Request, (&'static str, String)> {
             "stop" | "unsubscribe" => keywords.push(Request::Stop),
             "mute" => keywords.push(Request::Mute(true)),
             "unmute" => keywords.push(Request::Mute(false)),
+            "rematch" => keywords.push(Request::Rematch),
+            "takeback" | "take back" | "undo" => keywords.push(Request::Takeback),
+            "accept" | "accept takeback" => keywords.push(Request::AnswerTakeback(true)),
+            "decline" | "decline takeback" => keywords.push(Request::AnswerTakeback(false)),
             _ => actions.push(l.clone()),
         }
     }
@@ -71,7 +81,7 @@ fn parse_request(lines: &[String]) -> Result<Request, (&'static str, String)> {
         (1, true) if !preview => Ok(keywords.remove(0)),
         _ => Err((
             "mixed_commands",
-            "`help`, `status`, `resign`, `stop`, `mute` and `unmute` must be the only line of a reply"
+            "`help`, `status`, `resign`, `rematch`, `takeback`, `accept`, `decline`, `stop`, `mute` and `unmute` must be the only line of a reply"
                 .into(),
         )),
     }
@@ -409,6 +419,9 @@ impl Domain {
         match parse_request(&mail.lines) {
             Ok(Request::Stop) => return ctx.mail_setting(conn, None),
             Ok(Request::Mute(on)) => return ctx.mail_setting(conn, Some(on)),
+            Ok(Request::Rematch) if row.status == GameStatus::Finished => {
+                return ctx.rematch(conn);
+            }
             _ => {}
         }
         let Some(state) = self.load(&row)? else {
@@ -454,6 +467,11 @@ impl Domain {
             }
             Request::Stop => ctx.mail_setting(conn, None),
             Request::Mute(on) => ctx.mail_setting(conn, Some(on)),
+            Request::Rematch => Ok(ctx.refused(
+                "game_not_finished",
+                "a rematch can be asked for once the game is over".into(),
+                Some(state.as_ref()),
+            )),
             Request::Status => {
                 let mut body = String::new();
                 compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
@@ -461,6 +479,52 @@ impl Domain {
                     "status",
                     None,
                     "the current position".into(),
+                    body,
+                    state.as_ref(),
+                    Vec::new(),
+                ))
+            }
+            // A takeback is about the game as it is now, whatever email is answered.
+            Request::Takeback | Request::AnswerTakeback(_) => {
+                let game = LockedGame {
+                    row: row.clone(),
+                    seats: seats.clone(),
+                };
+                let done = match request {
+                    Request::AnswerTakeback(accept) => {
+                        self.answer_takeback_locked(conn, &game, player.seat, accept)
+                    }
+                    _ => self
+                        .ask_takeback_locked(conn, &game, player.seat)
+                        .map(|now| if now { "taken_back" } else { "asked" }),
+                };
+                let outcome = match done {
+                    Ok(outcome) => outcome,
+                    Err(
+                        e @ (DomainError::Conflict { .. }
+                        | DomainError::Forbidden { .. }
+                        | DomainError::Invalid { .. }),
+                    ) => return Ok(ctx.refused(e.code(), e.to_string(), Some(state.as_ref()))),
+                    Err(e) => return Err(e),
+                };
+                let detail = match outcome {
+                    "taken_back" => "the move is taken back",
+                    "asked" => "the other players are asked to agree to your takeback",
+                    "accepted" => "you accepted the takeback; the others have yet to answer",
+                    "declined" => "you declined the takeback; the game goes on",
+                    _ => "you withdrew your takeback request",
+                };
+                let row = lock_game(conn, row.id)?;
+                let state = self.load(&row)?.ok_or_else(|| {
+                    DomainError::Internal(anyhow::anyhow!("active game {} has no snapshot", row.id))
+                })?;
+                let ctx = Ctx { row: &row, ..ctx };
+                let mut body = format!("{detail}.\n\n");
+                compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
+                Ok(ctx.answer(
+                    "takeback",
+                    None,
+                    detail.to_string(),
                     body,
                     state.as_ref(),
                     Vec::new(),
@@ -619,6 +683,45 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// `rematch` on a finished game: the new game is made (or found, when another player
+    /// asked first) and named in the answer; its first player gets a turn email of its own.
+    fn rematch(&self, conn: &mut PgConnection) -> DomainResult<Decision> {
+        let new = self
+            .domain
+            .rematch_locked(conn, self.player.account_id, self.row.id)?;
+        let game = format!("{} #{}", self.info.name, self.row.id);
+        let detail = format!("the rematch of {game} is game #{new}");
+        let body = format!(
+            "Hello {},\n\nThe rematch of {game} is on: {} #{new}, with the same players, the seats \
+             rotated by one and the same options. Whoever starts gets an email for their turn.\n\n\
+             The new game: {}/api/v1/games/{new}\n",
+            self.player.name,
+            self.info.name,
+            self.domain.public_url.trim_end_matches('/'),
+        );
+        Ok(Decision {
+            outcome: "rematch",
+            code: None,
+            mail: Some(compose::answer(
+                self.domain.site(),
+                Answer {
+                    game: Some((self.row, self.info)),
+                    account_id: Some(self.player.account_id),
+                    to: self.player.email.clone(),
+                    what: "rematch",
+                    body,
+                    reply_to: None,
+                    in_reply_to: &self.mail.message_id,
+                    seat: Some(self.player.seat),
+                },
+            )),
+            detail,
+            applied: Vec::new(),
+            game_id: Some(new),
+            version: None,
+        })
+    }
+
     /// `stop` (`mute` `None`): no more game emails for the account; `mute`/`unmute`
     /// (`Some(on)`): none, or again, about this game. Answered with what changed.
     fn mail_setting(&self, conn: &mut PgConnection, mute: Option<bool>) -> DomainResult<Decision> {
@@ -726,6 +829,7 @@ impl Ctx<'_> {
             "applied" | "resigned" => "move played",
             "previewed" => "preview",
             "status" | "help" => "status",
+            "takeback" => "takeback",
             _ => "reply refused",
         };
         let body = format!(
@@ -812,6 +916,15 @@ mod tests {
     fn requests() {
         assert_eq!(parse_request(&lines(&["Help"])), Ok(Request::Help));
         assert_eq!(parse_request(&lines(&["status"])), Ok(Request::Status));
+        assert_eq!(parse_request(&lines(&["Take back"])), Ok(Request::Takeback));
+        assert_eq!(
+            parse_request(&lines(&["Accept."])),
+            Ok(Request::AnswerTakeback(true))
+        );
+        assert_eq!(
+            parse_request(&lines(&["decline takeback"])),
+            Ok(Request::AnswerTakeback(false))
+        );
         assert_eq!(
             parse_request(&lines(&["preview", "3", "trail 7H"])),
             Ok(Request::Play {

@@ -28,6 +28,9 @@ pub enum DomainError {
         message: String,
         extra: Option<Value>,
     },
+    /// The thing existed but is used up or expired for good (410): a used invitation.
+    #[error("{message}")]
+    Gone { code: &'static str, message: String },
     #[error("too many attempts; retry after {retry_after_secs} s")]
     TooManyRequests { retry_after_secs: u64 },
     /// Too many requests of an expensive kind are running; retry shortly (503).
@@ -72,6 +75,7 @@ impl DomainError {
             | DomainError::Unauthorized { code, .. }
             | DomainError::Forbidden { code, .. }
             | DomainError::NotFound { code, .. }
+            | DomainError::Gone { code, .. }
             | DomainError::Conflict { code, .. } => code,
             DomainError::TooManyRequests { .. } => "too_many_attempts",
             DomainError::Busy { .. } => "busy",
@@ -84,6 +88,15 @@ impl DomainError {
         DomainError::NotFound {
             code: "not_found",
             what: what.into(),
+        }
+    }
+
+    /// Game `id` does not exist, or the caller may not know that it does (a private game):
+    /// the two answers are the same, so that ids of private games cannot be probed.
+    pub fn game_not_found(id: crate::store::kinds::GameId) -> Self {
+        DomainError::NotFound {
+            code: "game_not_found",
+            what: format!("game {id}"),
         }
     }
 }

@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde_json::{Value, json};
 
+use super::bots;
 use super::clocks::{self, TimeControl};
 use super::locked::LockedGame;
 use super::mail_events::Actors;
@@ -22,7 +23,7 @@ use crate::engine::{
     DynGame, LoadedGame, Outcome, Placing, RuleError, Seat, Status, Viewer, Visibility,
 };
 use crate::store::models::{ActionRow, GameRow, NewAction, NewGame};
-use crate::store::schema::{game_actions, game_seats, games};
+use crate::store::schema::{game_actions, game_seats, games, outbox};
 
 pub struct ListQuery {
     pub status: Option<GameStatus>,
@@ -47,6 +48,7 @@ fn seat_response(row: &GameRow, s: &SeatInfo) -> SeatResponse {
         clock_ms_left: if has_clock { s.clock_left_ms } else { None },
         clock_running: has_clock && s.clock_since.is_some(),
         on_vacation_until: s.vacation_until,
+        bot: s.bot,
     }
 }
 
@@ -159,10 +161,35 @@ impl Domain {
         let time_control = time_control
             .map(|t| serde_json::to_value(t).map_err(anyhow::Error::from))
             .transpose()?;
+        let bots = usize::try_from(req.bots.unwrap_or(0))
+            .ok()
+            .filter(|&b| b < players)
+            .ok_or_else(|| {
+                DomainError::invalid(
+                    "invalid_bots",
+                    format!(
+                        "bots is the number of computer players: 0 to {} for {players} seats",
+                        players.saturating_sub(1)
+                    ),
+                )
+            })?;
         // Try the set-up now, so options that cannot work with this many players are
         // refused at creation rather than when the last player joins.
         let seed: [u8; 32] = rand::random();
         engine.setup(&options, players, seed).map_err(setup_err)?;
+        let creator = self.account(account)?;
+        let invitees = super::invitations::parse_invitees(&req.invite, players, &creator.email)?;
+        if bots + invitees.len() >= players {
+            return Err(DomainError::invalid(
+                "invalid_bots",
+                format!(
+                    "{bots} computer players and {} invitees do not fit {} seats besides yours",
+                    invitees.len(),
+                    players - 1
+                ),
+            ));
+        }
+        let rated = req.rated.unwrap_or(true);
 
         let mut conn = self.conn()?;
         let id = conn.transaction::<_, DomainError, _>(|conn| {
@@ -177,6 +204,8 @@ impl Domain {
                     created_by: account,
                     time_control: time_control.as_ref(),
                     timeout_policy,
+                    private: req.private,
+                    rated,
                 })
                 .returning(GameRow::as_returning())
                 .get_result(conn)?;
@@ -187,18 +216,38 @@ impl Domain {
                     game_seats::account_id.eq(account),
                 ))
                 .execute(conn)?;
-            if players == 1 {
+            let computer = bots::bot_accounts(conn, bots)?;
+            if !computer.is_empty() {
+                let rows: Vec<_> = computer
+                    .iter()
+                    .zip(1..)
+                    .map(|(&a, seat)| {
+                        (
+                            game_seats::game_id.eq(row.id),
+                            game_seats::seat.eq(seat),
+                            game_seats::account_id.eq(a),
+                            game_seats::bot.eq(true),
+                        )
+                    })
+                    .collect();
+                diesel::insert_into(game_seats::table)
+                    .values(rows)
+                    .execute(conn)?;
+            }
+            self.invite(conn, &row, &creator, &invitees)?;
+            if players == 1 + bots {
                 self.start(conn, &row)?;
             }
             Ok(row.id)
         })?;
-        self.game_for(&mut conn, account, id)
+        self.game_for(&mut conn, Some(account), id)
     }
 
     pub fn join_game(&self, account: AccountId, id: GameId) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             let LockedGame { row, seats } = LockedGame::lock(conn, id)?;
+            self.check_visible(conn, &row, &seats, Some(account))?;
             if row.status != GameStatus::Open {
                 return Err(DomainError::conflict(
                     "game_not_open",
@@ -211,6 +260,8 @@ impl Domain {
                     "you already have a seat in this game",
                 ));
             }
+            // A seat kept for an invitee goes to them alone.
+            let invitation = self.seat_for_joiner(conn, &row, &seats, account)?;
             let seat = seats.len() as i32;
             diesel::insert_into(game_seats::table)
                 .values((
@@ -219,16 +270,19 @@ impl Domain {
                     game_seats::account_id.eq(account),
                 ))
                 .execute(conn)?;
+            if let Some(invitation) = invitation {
+                super::invitations::mark_accepted(conn, invitation, account)?;
+            }
             if seat + 1 == row.players {
                 self.start(conn, &row)?;
             }
             Ok(())
         })?;
-        self.game_for(&mut conn, account, id)
+        self.game_for(&mut conn, Some(account), id)
     }
 
     /// The last seat is taken: seeded set-up, first notifications.
-    fn start(&self, conn: &mut PgConnection, row: &GameRow) -> DomainResult<()> {
+    pub(crate) fn start(&self, conn: &mut PgConnection, row: &GameRow) -> DomainResult<()> {
         let engine = self.engine_for(row)?;
         let seed: [u8; 32] = row.seed.as_slice().try_into().map_err(|_| {
             DomainError::Internal(anyhow::anyhow!("game {} has a malformed seed", row.id))
@@ -250,6 +304,7 @@ impl Domain {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             let LockedGame { row, seats } = LockedGame::lock(conn, id)?;
+            self.check_visible(conn, &row, &seats, Some(account))?;
             if row.status != GameStatus::Open {
                 return Err(DomainError::conflict(
                     "game_not_open",
@@ -266,8 +321,19 @@ impl Domain {
                 game_seats::table.filter(game_seats::game_id.eq(id).and(game_seats::seat.eq(seat))),
             )
             .execute(conn)?;
-            if seats.len() == 1 {
-                // Nobody is left: the game was never played, so it goes away.
+            if seats.iter().all(|s| s.seat == seat || s.bot) {
+                // Nobody is left but the computer: the game was never played, so it goes
+                // away, and so do its emails not yet sent (invitations to it). Those sent
+                // stay on record without the game.
+                diesel::delete(
+                    outbox::table.filter(
+                        outbox::game_id
+                            .eq(id)
+                            .and(outbox::sent_at.is_null())
+                            .and(outbox::failed_at.is_null()),
+                    ),
+                )
+                .execute(conn)?;
                 diesel::delete(games::table.find(id)).execute(conn)?;
             } else {
                 // Keep seats numbered 0..n in joining order.
@@ -284,19 +350,26 @@ impl Domain {
         })
     }
 
-    pub fn get_game(&self, account: AccountId, id: GameId) -> DomainResult<GameResponse> {
+    /// The game as `viewer` sees it: a seat's view, or a spectator's (no account, or one
+    /// without a seat) of a game that is not private.
+    pub fn get_game(
+        &self,
+        viewer: impl Into<Option<AccountId>>,
+        id: GameId,
+    ) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
-        self.game_for(&mut conn, account, id)
+        self.game_for(&mut conn, viewer.into(), id)
     }
 
-    fn game_for(
+    pub(super) fn game_for(
         &self,
         conn: &mut PgConnection,
-        account: AccountId,
+        account: Option<AccountId>,
         id: GameId,
     ) -> DomainResult<GameResponse> {
         let LockedGame { row, seats } = LockedGame::read(conn, id)?;
-        let your_seat = seat_of(&seats, account);
+        self.check_visible(conn, &row, &seats, account)?;
+        let your_seat = account.and_then(|a| seat_of(&seats, a));
         // An unchanged game is answered from what was worked out for this version before.
         if let Some(answer) = self.views.get(&row, your_seat) {
             return Ok(self.respond_with(&row, &seats, your_seat, &answer));
@@ -309,10 +382,10 @@ impl Domain {
         &self,
         row: &GameRow,
         seats: &[SeatInfo],
-        account: AccountId,
+        account: Option<AccountId>,
         state: Option<&dyn LoadedGame>,
     ) -> GameResponse {
-        let your_seat = seat_of(seats, account);
+        let your_seat = account.and_then(|a| seat_of(seats, a));
         let answer = self.views.compute(row, your_seat, state);
         self.respond_with(row, seats, your_seat, &answer)
     }
@@ -338,11 +411,15 @@ impl Domain {
             timeout_policy: row.timeout_policy,
             forfeited: row.forfeited.clone(),
             to_act: row.to_act.clone(),
+            private: row.private,
             your_seat,
             view: answer.view.clone(),
             legal_actions: answer.legal_actions.clone(),
             legal_action_texts: answer.legal_action_texts.clone(),
             result: row.result.clone(),
+            rematch: row.rematch_id,
+            rated: row.rated,
+            takeback: super::takeback::response(row, seats),
             created_at: row.created_at,
             updated_at: row.updated_at,
         }
@@ -359,7 +436,7 @@ impl Domain {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             let mut game = LockedGame::lock(conn, id)?;
-            let seat = game.player_seat(account)?;
+            let seat = self.seat_or_hidden(conn, &game, account)?;
             let (row, seats) = (&game.row, &game.seats);
             if row.status != GameStatus::Active {
                 return Err(DomainError::Conflict {
@@ -399,7 +476,12 @@ impl Domain {
             if clocks_changed {
                 game.reload_seats(conn)?;
             }
-            Ok(self.respond(&game.row, &game.seats, account, Some(state.as_ref())))
+            Ok(self.respond(
+                &game.row,
+                &game.seats,
+                Some(account),
+                Some(state.as_ref()),
+            ))
         })
     }
 
@@ -440,8 +522,9 @@ impl Domain {
         now: DateTime<Utc>,
     ) -> DomainResult<(Box<dyn LoadedGame>, GameRow)> {
         let (mut steps, mut state) = (steps, state);
-        // Seats that forfeited are played by a bot making random legal moves, and a seat whose
-        // only choice is no decision has it played for it; both marked in the log.
+        // Seats that forfeited are played by a bot making random legal moves, seats the
+        // computer plays by the computer's choice, and a seat whose only choice is no
+        // decision has it played for it; all marked in the log.
         while let Status::Active { to_act } = state.status() {
             if steps.len() > 100_000 {
                 break;
@@ -451,6 +534,9 @@ impl Domain {
                     let legal = state.legal_actions(seat);
                     let pick = (!legal.is_empty()).then(|| rand::random_range(0..legal.len()))?;
                     legal.into_iter().nth(pick).map(|a| (seat, a, BOT_MARK))
+                } else if bots::plays(seats, seat) {
+                    bots::bot_action(state.as_ref(), seat, &row.game_type)
+                        .map(|a| (seat, a, BOT_MARK))
                 } else {
                     state.forced_action(seat).map(|a| (seat, a, FORCED_MARK))
                 }
@@ -489,6 +575,7 @@ impl Domain {
                 public_action: *public_action,
                 seen_by,
                 description: &step.description,
+                takeback_to: None,
             })
             .collect();
         // All entries in one statement: a move and the forced steps after it. A single
@@ -668,7 +755,7 @@ impl Domain {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             let game = LockedGame::lock(conn, id)?;
-            let seat = game.player_seat(account)?;
+            let seat = self.seat_or_hidden(conn, &game, account)?;
             let LockedGame { row, seats } = game;
             let name = seats
                 .iter()
@@ -683,7 +770,7 @@ impl Domain {
                 self.clock.now(),
             )
         })?;
-        self.game_for(&mut conn, account, id)
+        self.game_for(&mut conn, Some(account), id)
     }
 
     /// Reminds the players the game waits for, by email: only when it is someone else's
@@ -693,7 +780,7 @@ impl Domain {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             let game = LockedGame::lock(conn, id)?;
-            let seat = game.player_seat(account)?;
+            let seat = self.seat_or_hidden(conn, &game, account)?;
             let LockedGame { row, seats } = game;
             if row.status != GameStatus::Active {
                 return Err(DomainError::conflict(
@@ -750,8 +837,12 @@ impl Domain {
             // The lobby: every game one can still join. Other filters narrow it like any
             // list (a lobby game is never `active` nor awaiting anyone's move).
             (true, s) => {
-                query = query.filter(games::status.eq("open"));
-                count = count.filter(games::status.eq("open"));
+                query = query
+                    .filter(games::status.eq("open"))
+                    .filter(super::invitations::in_lobby());
+                count = count
+                    .filter(games::status.eq("open"))
+                    .filter(super::invitations::in_lobby());
                 if let Some(s) = s {
                     query = query.filter(games::status.eq(s.as_str()));
                     count = count.filter(games::status.eq(s.as_str()));
@@ -818,16 +909,19 @@ impl Domain {
         })
     }
 
+    /// The log as `viewer` may see it (entries hidden from it in their public form).
     pub fn game_log(
         &self,
-        account: AccountId,
+        viewer: impl Into<Option<AccountId>>,
         id: GameId,
         after: i64,
         limit: i64,
     ) -> DomainResult<Vec<LogEntry>> {
+        let account = viewer.into();
         let mut conn = self.conn()?;
-        let LockedGame { seats, .. } = LockedGame::read(&mut conn, id)?;
-        let me = seat_of(&seats, account);
+        let LockedGame { row, seats } = LockedGame::read(&mut conn, id)?;
+        self.check_visible(&mut conn, &row, &seats, account)?;
+        let me = account.and_then(|a| seat_of(&seats, a));
         let rows: Vec<ActionRow> = game_actions::table
             .filter(
                 game_actions::game_id
@@ -838,18 +932,43 @@ impl Domain {
             .limit(limit)
             .select(ActionRow::as_select())
             .load(&mut conn)?;
-        Ok(rows.into_iter().map(|r| redact(r, me)).collect())
+        // Which entries takebacks undid: an entry is undone by the first takeback after it
+        // that returns to a version before it (an undone entry never counts again).
+        let takebacks: Vec<(i64, Option<i64>)> = game_actions::table
+            .filter(
+                game_actions::game_id
+                    .eq(id)
+                    .and(game_actions::takeback_to.is_not_null()),
+            )
+            .order(game_actions::seq.asc())
+            .select((game_actions::seq, game_actions::takeback_to))
+            .load(&mut conn)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let undone_by = takebacks
+                    .iter()
+                    .find(|&&(t, to)| t > r.seq && to.is_some_and(|to| to < r.seq))
+                    .map(|&(t, _)| t);
+                LogEntry {
+                    undone_by,
+                    ..redact(r, me)
+                }
+            })
+            .collect())
     }
 
     /// The caller's view as it was at `version`, rebuilt from the seed and the log.
     pub fn view_at(
         &self,
-        account: AccountId,
+        viewer: impl Into<Option<AccountId>>,
         id: GameId,
         version: i64,
     ) -> DomainResult<ViewAtResponse> {
+        let account = viewer.into();
         let mut conn = self.conn()?;
         let LockedGame { row, seats } = LockedGame::read(&mut conn, id)?;
+        self.check_visible(&mut conn, &row, &seats, account)?;
         if row.status == GameStatus::Open {
             return Err(DomainError::conflict(
                 "game_not_active",
@@ -861,7 +980,7 @@ impl Domain {
                 "version {version} of game {id}"
             )));
         }
-        let me = seat_of(&seats, account);
+        let me = account.and_then(|a| seat_of(&seats, a));
         let actions: Vec<ActionRow> = game_actions::table
             .filter(
                 game_actions::game_id
@@ -891,10 +1010,9 @@ impl Domain {
         req: PreviewRequest,
     ) -> DomainResult<PreviewResponse> {
         let mut conn = self.conn()?;
-        let LockedGame { row, seats } = LockedGame::read(&mut conn, id)?;
-        let seat = seat_of(&seats, account).ok_or_else(|| {
-            DomainError::forbidden("not_a_player", "you have no seat in this game")
-        })?;
+        let game = LockedGame::read(&mut conn, id)?;
+        let seat = self.seat_or_hidden(&mut conn, &game, account)?;
+        let LockedGame { row, .. } = game;
         if row.status != GameStatus::Active {
             return Err(DomainError::conflict(
                 "game_not_active",
@@ -920,19 +1038,21 @@ impl Domain {
     /// The caller's board picture (SVG), now or at `version`, with the version drawn.
     pub fn board_svg(
         &self,
-        account: AccountId,
+        viewer: impl Into<Option<AccountId>>,
         id: GameId,
         version: Option<i64>,
     ) -> DomainResult<(i64, String)> {
+        let account = viewer.into();
         let mut conn = self.conn()?;
         let LockedGame { row, seats } = LockedGame::read(&mut conn, id)?;
+        self.check_visible(&mut conn, &row, &seats, account)?;
         if row.status == GameStatus::Open {
             return Err(DomainError::conflict(
                 "game_not_active",
                 "the game has not started: there is no board yet",
             ));
         }
-        let me = seat_of(&seats, account);
+        let me = account.and_then(|a| seat_of(&seats, a));
         let viewer = me.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
         let at = version.unwrap_or(row.version);
         if at < 0 || at > row.version {
@@ -982,7 +1102,8 @@ impl Domain {
         Ok(then.decision_basis(me) == now.decision_basis(me))
     }
 
-    /// Rebuilds a game's state from its seed and `actions` (in order).
+    /// Rebuilds a game's state from its seed and `actions` (in order; takebacks resolved,
+    /// see [`super::replay`]).
     pub fn replay(
         &self,
         row: &GameRow,
@@ -994,26 +1115,7 @@ impl Domain {
             .ok_or_else(|| {
                 anyhow::anyhow!("no engine for {} v{}", row.game_type, row.rules_version)
             })?;
-        let seed: [u8; 32] = row
-            .seed
-            .as_slice()
-            .try_into()
-            .map_err(|_| anyhow::anyhow!("malformed seed"))?;
-        let mut state = engine
-            .setup_version(
-                &row.options,
-                row.players as usize,
-                seed,
-                row.rules_version as u32,
-            )
-            .map_err(|e| anyhow::anyhow!("setup: {e}"))?;
-        for a in actions {
-            state = state
-                .apply(a.seat as usize, &a.action)
-                .map_err(|e| anyhow::anyhow!("action {} refused on replay: {e}", a.seq))?
-                .state;
-        }
-        Ok(state)
+        super::replay::fold(engine.as_ref(), row, actions).map_err(|e| anyhow::anyhow!(e))
     }
 }
 
@@ -1033,7 +1135,10 @@ fn rank_forfeited_last(outcome: &mut Outcome, forfeited: &[i32]) {
         .filter(|p| !is_out(p))
         .cloned()
         .collect();
-    let last = stayed.len() as u32 + 1;
+    // Strictly below every seat that stayed, even when those keep the gaps the forfeited
+    // seats left (1, 3): a forfeit loses to everyone, ratings included.
+    let worst = stayed.iter().map(|p| p.rank).max().unwrap_or(0);
+    let last = worst.max(stayed.len() as u32) + 1;
     let out = outcome
         .ranking
         .iter()
@@ -1056,6 +1161,8 @@ fn redact(r: ActionRow, me: Option<i32>) -> LogEntry {
             action: r.action,
             text: Some(r.description),
             at,
+            takeback_to: r.takeback_to,
+            undone_by: None,
         }
     } else {
         LogEntry {
@@ -1064,6 +1171,8 @@ fn redact(r: ActionRow, me: Option<i32>) -> LogEntry {
             action: r.public_action.unwrap_or(Value::Null),
             text: None,
             at,
+            takeback_to: r.takeback_to,
+            undone_by: None,
         }
     }
 }

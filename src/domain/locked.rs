@@ -34,6 +34,8 @@ struct SeatJson {
     email_verified: bool,
     email_bouncing: bool,
     muted: bool,
+    #[serde(default)]
+    bot: bool,
     vacation_until: Option<DateTime<Utc>>,
 }
 
@@ -66,7 +68,7 @@ impl LockedGame {
         } else {
             query.first(conn).optional()?
         };
-        let (row, seats) = found.ok_or_else(|| DomainError::not_found(format!("game {id}")))?;
+        let (row, seats) = found.ok_or_else(|| DomainError::game_not_found(id))?;
         Ok(LockedGame {
             seats: seats_from_json(conn, seats, now)?,
             row,
@@ -99,7 +101,7 @@ pub(crate) fn lock_game(conn: &mut PgConnection, id: GameId) -> DomainResult<Gam
         .for_update()
         .first(conn)
         .optional()?
-        .ok_or_else(|| DomainError::not_found(format!("game {id}")))
+        .ok_or_else(|| DomainError::game_not_found(id))
 }
 
 /// The seats of game `game_id` with their players' details, in one query (two or more
@@ -149,6 +151,7 @@ fn seats_from_json(
                 email_verified: s.email_verified,
                 email_bouncing: s.email_bouncing,
                 muted: s.muted,
+                bot: s.bot,
             })
         })
         .collect()

@@ -3,8 +3,9 @@
 //! writes each email when it is due (see `deliveries`), from the game as it is then.
 //!
 //! A turn email waits out the grace period (`turn_email_grace`), and a newer turn of the
-//! same seat in the same game replaces a pending one (one row, its due time pushed back),
-//! so players who move quickly get no email at all, and a burst of moves gives one email.
+//! same seat in the same game replaces a pending one (one row, due later: see the
+//! `turn_email_due` migration), so players who move quickly get no email at all, and a
+//! burst of moves gives one email.
 //! Turn events are written under the game row lock, so two of them for one seat never race.
 
 use crate::store::kinds::GameId;
@@ -32,6 +33,8 @@ pub const TURN: &str = "turn";
 pub const REMINDER: &str = "reminder";
 pub const NUDGE: &str = "nudge";
 pub const OVER: &str = "over";
+/// A player asks the seat to agree to a takeback (or, to the player who asked: declined).
+pub const TAKEBACK: &str = "takeback";
 
 impl SeatInfo {
     /// Whether email about this game may go to the player now: notifications on, the game
@@ -84,6 +87,8 @@ impl Domain {
         seats: &[SeatInfo],
         forfeited: &[i32],
     ) -> DomainResult<()> {
+        // Webhooks take the same changes, whatever the account's email settings.
+        self.owe_webhooks(conn, row, version, actors, after, seats, forfeited)?;
         match after {
             // Everyone who now has something to decide and had not before: the seats to
             // act, and others with legal actions (an offer made to them, a simultaneous step).
@@ -108,7 +113,10 @@ impl Domain {
                     self.owe_turn(conn, row.id, p, version)?;
                 }
             }
-            Status::Finished(_) => {
+            Status::Finished(outcome) => {
+                // Every path that ends a game passes here, in its transaction: the one
+                // place a finished game is rated.
+                super::ratings::rate_finished(conn, row, outcome, seats)?;
                 let events: Vec<NewOutbox> = seats
                     .iter()
                     .filter(|p| p.gets_game_mail(self.require_email_verification))
@@ -204,7 +212,7 @@ impl Domain {
 }
 
 /// An event row for `player`'s seat (its dedupe key still to be set).
-fn event(game: GameId, player: &SeatInfo, kind: &str, version: i64) -> NewOutbox {
+pub(crate) fn event(game: GameId, player: &SeatInfo, kind: &str, version: i64) -> NewOutbox {
     NewOutbox {
         account_id: Some(player.account_id),
         game_id: Some(game),

@@ -2,6 +2,8 @@
 //! function here is synchronous (diesel) and is called from handlers via `web::block`.
 
 pub mod accounts;
+pub mod bots;
+pub mod calendar;
 pub mod clocks;
 pub mod deliveries;
 pub mod digest;
@@ -9,14 +11,21 @@ pub mod email_play;
 pub mod errors;
 pub mod games;
 pub mod integral;
+pub mod invitations;
 pub mod locked;
 pub mod mail_events;
 pub mod mail_links;
+pub mod rating_math;
+pub mod ratings;
+pub mod rematch;
+pub mod replay;
 pub mod sessions;
 pub mod shapes;
 pub mod steps;
+pub mod takeback;
 pub mod verify;
 pub mod views;
+pub mod webhooks;
 
 use std::sync::Arc;
 
@@ -63,6 +72,8 @@ pub struct Domain {
     pub views: Arc<views::ViewCache>,
     /// Token generations read in the last moments, per account.
     pub sessions: Arc<sessions::SessionCache>,
+    /// Where webhooks may post, and the client that posts them.
+    pub webhooks: crate::notify::webhook::WebhookPolicy,
 }
 
 impl Domain {

@@ -152,9 +152,29 @@ pub struct NewGameRequest {
     #[serde(default)]
     pub time_control: Option<crate::domain::clocks::TimeControl>,
     /// What happens when a seat's clock runs out: `forfeit` (default; the seat loses, and
-    /// with more than two seats a bot plays on for it) or `random_move` (a bot moves once).
+    /// with more than two seats a bot plays on for it), `random_move` (a bot moves once)
+    /// or `bot` (the computer plays the seat until its player takes it back).
     #[serde(default)]
     pub timeout_policy: Option<TimeoutPolicy>,
+    /// Seats for the computer ("play against the computer"): 0 (default) to players − 1.
+    /// They take the seats after the creator's; with every other seat a computer's, the
+    /// game starts at once.
+    #[serde(default, deserialize_with = "integral::opt")]
+    #[schema(minimum = 0, maximum = 15, value_type = Option<i64>)]
+    pub bots: Option<i64>,
+    /// A private game is seen only by its seats and the people invited to it (everyone
+    /// else gets `404 game_not_found`), and is never in the lobby. Default false.
+    #[serde(default)]
+    pub private: bool,
+    /// Email addresses to invite (at most `players` − 1, no duplicates, not the
+    /// creator's own). Each gets a link to accept or decline; a seat is kept for each
+    /// until they answer (14 days at most).
+    #[serde(default)]
+    #[schema(max_items = 15, example = json!(["bo@example.org"]))]
+    pub invite: Vec<String>,
+    /// Whether the result changes the players' ratings (default `true`).
+    #[serde(default)]
+    pub rated: Option<bool>,
 }
 
 pub use crate::store::kinds::{GameStatus, TimeoutPolicy};
@@ -170,6 +190,9 @@ pub struct SeatResponse {
     pub clock_running: bool,
     /// Set while the player is on vacation: their clocks stand still until then.
     pub on_vacation_until: Option<DateTime<Utc>>,
+    /// The computer plays this seat: a computer player's, or one it took over when its
+    /// player's time ran out (timeout policy `bot`).
+    pub bot: bool,
 }
 
 /// A game as one player (or a spectator) sees it.
@@ -194,6 +217,8 @@ pub struct GameResponse {
     pub forfeited: Vec<i32>,
     /// Seats the game waits for (several during simultaneous steps).
     pub to_act: Vec<i32>,
+    /// Seen only by its seats and invitees (see `POST /games`).
+    pub private: bool,
     /// The caller's seat, or null for a spectator.
     pub your_seat: Option<i32>,
     /// The caller's view of the state (null while the game is open).
@@ -210,6 +235,14 @@ pub struct GameResponse {
     /// The outcome once finished: ranking, scores, summary.
     #[schema(value_type = Object, nullable)]
     pub result: Option<Value>,
+    /// The rematch of this finished game (same players, seats rotated), once a player
+    /// asked for it with `POST /games/{id}/rematch` or by replying `rematch`.
+    pub rematch: Option<GameId>,
+    /// Whether the result changes the players' ratings (see `/accounts/{id}/ratings`).
+    pub rated: bool,
+    /// A player's pending request to take back their last move, or null (see
+    /// `POST /games/{id}/takeback`).
+    pub takeback: Option<crate::domain::takeback::TakebackResponse>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -262,6 +295,11 @@ pub struct LogEntry {
     /// The action in words, or null when it is hidden from the caller.
     pub text: Option<String>,
     pub at: DateTime<Utc>,
+    /// A takeback: the game went back to this version (the entry's `action` is then
+    /// `{"takeback": {"to_version": n}}`, not a move of the game).
+    pub takeback_to: Option<i64>,
+    /// The entry was taken back by the takeback entry with this `seq`; it no longer counts.
+    pub undone_by: Option<i64>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -304,7 +342,8 @@ pub struct PreviewResponse {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct InboundResponse {
     /// `applied`, `previewed`, `refused`, `stale`, `status`, `help`, `resigned`,
-    /// `stopped` (game emails off), `muted`, `unmuted`, `bounce` (a delivery-status report
+    /// `stopped` (game emails off), `muted`, `unmuted`, `rematch` (`game_id` is the new
+    /// game), `bounce` (a delivery-status report
     /// marked an address as bouncing), `duplicate` (this Message-ID was processed before)
     /// or `ignored` (automatic mail, or a report about no email of ours).
     #[schema(example = "applied")]

@@ -112,25 +112,7 @@ fn verify_one(registry: &Registry, row: &GameRow, actions: &[ActionRow]) -> Resu
     {
         return Err(format!("log gap: entry {i} has seq {}", a.seq));
     }
-    let seed: [u8; 32] = row
-        .seed
-        .as_slice()
-        .try_into()
-        .map_err(|_| "malformed seed".to_string())?;
-    let mut state = engine
-        .setup_version(
-            &row.options,
-            row.players as usize,
-            seed,
-            row.rules_version as u32,
-        )
-        .map_err(|e| format!("set-up refused: {e}"))?;
-    for a in actions {
-        state = state
-            .apply(a.seat as usize, &a.action)
-            .map_err(|e| format!("action {} refused on replay: {e}", a.seq))?
-            .state;
-    }
+    let state = super::replay::fold(engine.as_ref(), row, actions)?;
     let replayed = state.encode();
     match &row.snapshot {
         Some(stored) if *stored == replayed => Ok(()),

@@ -363,6 +363,15 @@ pub trait Game: Send + Sync + 'static {
         state.clone()
     }
 
+    /// How well `seat` stands in an unfinished game, from 0 (losing) to 1 (winning), for
+    /// the computer player ([`crate::engine::bot`]) when a playout stops before the end.
+    /// Usually the seat's score against the best other (see
+    /// [`crate::engine::bot::standing_from_scores`]). `None` scores every unfinished
+    /// position alike, which suits games that the playouts finish.
+    fn bot_standing(&self, _state: &Self::State, _seat: Seat) -> Option<f64> {
+        None
+    }
+
     /// What `seat` decides on: an action it chose on an earlier state is still accepted
     /// when this is the same then as now, though others moved in between (simultaneous
     /// steps). By default the seat's whole view and its legal actions; a game may leave out

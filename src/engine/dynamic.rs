@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::bot::BotBudget;
 use super::contract::{Game, GameInfo, RuleError, Seat, SetupError, Status, Viewer, Visibility};
 use super::rng::GameRng;
 
@@ -111,6 +112,13 @@ pub trait LoadedGame: Send {
     /// (the random stream included) drawn afresh from `seed`: for previews that must not
     /// foretell hidden or random outcomes.
     fn resample_hidden(&self, viewer: Viewer, seed: [u8; 32]) -> Box<dyn LoadedGame>;
+    /// The computer player's action for `seat` (see [`crate::engine::bot::choose_action`]).
+    /// Every typed game searches; the default, for stand-ins in tests that have no rules
+    /// to search with, plays the first legal action.
+    fn bot_action(&self, seat: Seat, seed: [u8; 32], budget: BotBudget) -> Option<Value> {
+        let _ = (seed, budget);
+        self.legal_actions(seat).into_iter().next()
+    }
     /// Deterministic serialisation: the snapshot stored in the database.
     fn encode(&self) -> String;
 
@@ -336,6 +344,11 @@ impl<G: Game> LoadedGame for Loaded<G> {
             game: Arc::clone(&self.game),
             state: self.game.resample_hidden(&self.state, viewer, &mut rng),
         })
+    }
+
+    fn bot_action(&self, seat: Seat, seed: [u8; 32], budget: BotBudget) -> Option<Value> {
+        let action = super::bot::search(self.game.as_ref(), &self.state, seat, seed, budget)?;
+        serde_json::to_value(action).ok()
     }
 
     fn encode(&self) -> String {

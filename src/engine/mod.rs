@@ -1,5 +1,6 @@
 //! The rules contract and what games share. Pure: no I/O, no clock, no ambient randomness.
 
+pub mod bot;
 pub mod cards;
 pub mod contract;
 pub mod dynamic;

@@ -24,6 +24,10 @@ pub enum TurnWhy {
     Reminder { stage: i32, left_ms: i64 },
     /// Another player is waiting.
     Nudge { from: String },
+    /// Another player asks to take back their last move (`undoing`: what it did).
+    Takeback { from: String, undoing: String },
+    /// Another player declined the seat's takeback.
+    TakebackDeclined { by: String },
 }
 
 /// What an email needs of the server itself: where it is, and the key its links are
@@ -137,6 +141,19 @@ impl GameMail<'_> {
                 paragraphs.push(format!("{from} is waiting for your move."));
                 ("nudge: your turn", format!("{from} is waiting for you"))
             }
+            TurnWhy::Takeback { from, undoing } => {
+                paragraphs.push(format!(
+                    "{from} asks to take back their last move: {undoing}.\n\nReply `accept` to \
+                     allow it, or `decline` to refuse it. A move by anyone lets the request lapse."
+                ));
+                ("takeback asked", format!("{from} asks to take back a move"))
+            }
+            TurnWhy::TakebackDeclined { by } => {
+                paragraphs.push(format!(
+                    "{by} declined to let you take back your move; the game goes on from here."
+                ));
+                ("takeback declined", format!("{by} declined your takeback"))
+            }
         };
         paragraphs.push(format!("Hello {},", self.player.name));
         // A seat may have a decision without its turn: an offer made to it.
@@ -219,6 +236,9 @@ impl GameMail<'_> {
                 format!("Hello {},", self.player.name),
                 format!("The game is over: {}", outcome.summary),
                 ranking,
+                "Reply `rematch` to play again: the same players, the seats rotated by one, the \
+                 same options."
+                    .into(),
                 "Final position:".into(),
             ],
             position: Some(
@@ -244,7 +264,7 @@ ways, or pick one at once as number.way (e.g. 12.3).\n";
 /// How to play by replying, as printed under the choices.
 pub const REPLY_HELP: &str = "Reply to this email with the number of your choice, or the choice written out.\n\
 Several lines are played in order, all or nothing. Add a line `preview` to see the result\n\
-without playing it; `status` resends the position, `resign` gives up the game, `help` explains.\n";
+without playing it; `status` resends the position, `resign` gives up the game, `help` explains;\n`takeback` asks to undo your last move, `accept` or `decline` answers such a request;\nonce the game is over, `rematch` plays it again.\n";
 
 /// Appends the seat's view and its numbered choices (with how to reply); returns the
 /// choices' texts.

@@ -18,6 +18,9 @@ pub struct GameEvent {
     pub game: GameId,
     pub version: i64,
     pub status: String,
+    /// The seats the game now waits for (public: anyone watching may know it).
+    #[serde(default)]
+    pub to_act: Vec<i32>,
     /// The accounts seated in the game.
     pub accounts: Vec<AccountId>,
     /// The accounts the game now waits for.

@@ -18,6 +18,7 @@ pub struct SignedLinks {
     unsubscribe: HmacSha256,
     verify: HmacSha256,
     message_ids: HmacSha256,
+    calendar: HmacSha256,
     public_url: String,
 }
 
@@ -43,6 +44,7 @@ impl SignedLinks {
             unsubscribe: derive(secret, b"turnpost unsubscribe links v1")?,
             verify: derive(secret, b"turnpost address confirmation links v1")?,
             message_ids: derive(secret, b"turnpost message ids v1")?,
+            calendar: derive(secret, b"turnpost calendar feeds v1")?,
             public_url: public_url.trim_end_matches('/').to_string(),
         })
     }
@@ -66,6 +68,48 @@ impl SignedLinks {
         let mut mac = self.message_ids.clone();
         mac.update(name.as_bytes());
         hex::encode(&mac.finalize().into_bytes()[..8])
+    }
+
+    /// The calendar feed's MAC: bound to the account's feed secret, so a new secret
+    /// revokes every earlier feed URL.
+    fn calendar_mac(&self, account: AccountId, feed_secret: &str) -> HmacSha256 {
+        let mut mac = self.calendar.clone();
+        mac.update(format!("{account}:{feed_secret}").as_bytes());
+        mac
+    }
+
+    /// The path segment of the calendar feed's URL: `<account>-<hex tag>`.
+    pub fn calendar_token(&self, account: AccountId, feed_secret: &str) -> String {
+        let tag = self
+            .calendar_mac(account, feed_secret)
+            .finalize()
+            .into_bytes();
+        format!("{account}-{}", hex::encode(&tag[..MAC_BYTES]))
+    }
+
+    /// The calendar feed's URL (no login: the token is the authority).
+    pub fn calendar_url(&self, account: AccountId, feed_secret: &str) -> String {
+        format!(
+            "{}/api/v1/calendar/{}.ics",
+            self.public_url,
+            self.calendar_token(account, feed_secret)
+        )
+    }
+
+    /// The account a calendar token names (to look up its feed secret with).
+    pub fn calendar_account(token: &str) -> Option<AccountId> {
+        split(token).map(|(a, _)| a)
+    }
+
+    /// Whether `token` is the current feed token of `account`.
+    pub fn check_calendar(&self, token: &str, account: AccountId, feed_secret: &str) -> bool {
+        match split(token) {
+            Some((a, tag)) if a == account => self
+                .calendar_mac(account, feed_secret)
+                .verify_truncated_left(&tag)
+                .is_ok(),
+            _ => false,
+        }
     }
 
     pub fn unsubscribe_token(&self, account: AccountId) -> String {

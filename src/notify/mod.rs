@@ -1,7 +1,7 @@
 //! Email: what emails say (`compose`, laid out by `letter`, with the board picture drawn
 //! by `picture` and long lists of choices grouped by `choices`), the outbox worker that
 //! sends them (`worker`) over SMTP or into `.eml` files, reply tokens (`reply`), signed
-//! links (`links`), inbound replies (`inbound`) and delivery-status reports (`bounce`).
+//! links (`links`), inbound replies (`inbound`) delivery-status reports (`bounce`), and webhook posts (`webhook`).
 
 pub mod bounce;
 pub mod choices;
@@ -14,4 +14,5 @@ pub mod links;
 pub mod nodelay;
 pub mod picture;
 pub mod reply;
+pub mod webhook;
 pub mod worker;

@@ -181,11 +181,23 @@ impl Worker {
         due: Option<DateTime<Utc>>,
     ) -> Result<Option<OutboxRow>> {
         let lease_ms = i64::try_from(self.lease.as_millis()).unwrap_or(i64::MAX);
+        // A pending turn email that took a newer turn keeps its place in the index (see
+        // the `turn_email_due` migration): found at its old time, it moves to the time the
+        // newer turn's grace ends, and is claimed only from then.
+        diesel::sql_query(
+            "UPDATE outbox SET next_attempt_at = due_at \
+             WHERE sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL \
+               AND next_attempt_at <= COALESCE($1, now()) AND due_at > next_attempt_at \
+               AND (claimed_until IS NULL OR claimed_until <= now())",
+        )
+        .bind::<Nullable<Timestamptz>, _>(due)
+        .execute(conn)?;
         let row = diesel::sql_query(
             "UPDATE outbox SET claimed_until = now() + make_interval(secs => $2::float8 / 1000) \
              WHERE id = (SELECT id FROM outbox \
                          WHERE sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL \
                            AND next_attempt_at <= COALESCE($1, now()) \
+                           AND (due_at IS NULL OR due_at <= COALESCE($1, now())) \
                            AND (claimed_until IS NULL OR claimed_until <= now()) \
                          ORDER BY next_attempt_at, id FOR UPDATE SKIP LOCKED LIMIT 1) \
              RETURNING *",
@@ -203,6 +215,10 @@ impl Worker {
     }
 
     fn deliver_on(&self, conn: &mut PgConnection, row: &OutboxRow) -> Result<Delivered> {
+        // Webhooks are posted, not mailed (see `notify::webhook`).
+        if row.kind.as_deref() == Some(crate::domain::webhooks::WEBHOOK) {
+            return self.deliver_webhook(conn, row);
+        }
         let out = match self.domain.render_outbox_on(conn, row) {
             Ok(Delivery::Send(out)) => out,
             Ok(Delivery::Drop(why)) => return Ok(Delivered::Dropped(why)),
@@ -297,7 +313,7 @@ impl Worker {
         }
         let is_game_mail = matches!(
             row.kind.as_deref(),
-            Some("turn" | "reminder" | "nudge" | "over")
+            Some("turn" | "reminder" | "nudge" | "over" | "takeback")
         );
         if let (true, Some(root)) = (is_game_mail, self.thread_root(row)) {
             let took = diesel::sql_query(

@@ -86,6 +86,9 @@ text_enum! {
         Forfeit = "forfeit",
         /// A random legal move is played for it, and its clock starts again.
         RandomMove = "random_move",
+        /// The computer takes the seat over for the rest of the game (its player may take
+        /// it back with `POST /games/{id}/resume`).
+        Bot = "bot",
     }
 }
 

@@ -5,7 +5,7 @@ use diesel::prelude::*;
 use serde_json::Value;
 
 use super::kinds::{AccountId, GameId, GameStatus, TimeoutPolicy};
-use super::schema::{accounts, game_actions, game_seats, games, outbox};
+use super::schema::{accounts, game_actions, game_seats, games, invitations, outbox};
 
 #[derive(Clone, Debug, Queryable, Selectable, Identifiable)]
 #[diesel(table_name = accounts)]
@@ -29,6 +29,8 @@ pub struct Account {
     pub email_verified_at: Option<DateTime<Utc>>,
     pub email_bouncing_at: Option<DateTime<Utc>>,
     pub email_bounce_status: Option<String>,
+    /// A computer player: no password, no mail.
+    pub bot: bool,
 }
 
 #[derive(Insertable)]
@@ -61,6 +63,13 @@ pub struct GameRow {
     pub time_control: Option<Value>,
     pub timeout_policy: TimeoutPolicy,
     pub last_nudge_at: Option<DateTime<Utc>>,
+    /// Seen only by its seats and invitees; never in the lobby.
+    pub private: bool,
+    /// The rematch of this finished game, once someone asked for one.
+    pub rematch_id: Option<GameId>,
+    pub rated: bool,
+    /// A pending takeback request (see `domain::takeback`), valid at its `at_version` only.
+    pub takeback: Option<Value>,
 }
 
 #[derive(Insertable)]
@@ -75,6 +84,8 @@ pub struct NewGame<'a> {
     pub created_by: AccountId,
     pub time_control: Option<&'a Value>,
     pub timeout_policy: TimeoutPolicy,
+    pub private: bool,
+    pub rated: bool,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]
@@ -97,6 +108,9 @@ pub struct ActionRow {
     pub seen_by: Vec<i32>,
     pub description: String,
     pub created_at: DateTime<Utc>,
+    /// A takeback entry: the game went back to this version (its action is not the
+    /// game's; replay skips the entries it undid).
+    pub takeback_to: Option<i64>,
 }
 
 #[derive(Insertable)]
@@ -109,6 +123,7 @@ pub struct NewAction<'a> {
     pub public_action: Option<&'a Value>,
     pub seen_by: &'a [i32],
     pub description: &'a str,
+    pub takeback_to: Option<i64>,
 }
 
 #[derive(Clone, Debug, Queryable, QueryableByName, Selectable)]
@@ -140,6 +155,9 @@ pub struct OutboxRow {
     pub message_id: Option<String>,
     pub dropped_at: Option<DateTime<Utc>>,
     pub drop_reason: Option<String>,
+    /// A pending turn email's due time once it took a newer turn (`next_attempt_at`, which
+    /// is indexed, stays; the worker moves it here when it finds the row).
+    pub due_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Clone, Debug, Default, Insertable)]
@@ -189,4 +207,49 @@ pub struct SeatInfo {
     pub email_bouncing: bool,
     /// The player muted this game (no email about it).
     pub muted: bool,
+    /// The computer plays this seat (a bot account's, or one it took over on a timeout).
+    pub bot: bool,
+}
+
+/// A seat kept for someone invited by email (see `domain::invitations`).
+#[derive(Clone, Debug, Queryable, Selectable)]
+#[diesel(table_name = invitations)]
+pub struct InvitationRow {
+    pub id: i64,
+    pub game_id: GameId,
+    pub email: String,
+    pub email_lower: String,
+    pub token_hash: Vec<u8>,
+    /// `pending`, `accepted`, `declined` or `cancelled`.
+    pub status: String,
+    pub invited_by: AccountId,
+    pub account_id: Option<AccountId>,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub answered_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = invitations)]
+pub struct NewInvitation<'a> {
+    pub game_id: GameId,
+    pub email: &'a str,
+    pub email_lower: &'a str,
+    pub token_hash: &'a [u8],
+    pub invited_by: AccountId,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// An account's webhook (see `domain::webhooks`).
+#[derive(Clone, Debug, Queryable, Selectable)]
+#[diesel(table_name = super::schema::webhooks)]
+pub struct WebhookRow {
+    pub id: i64,
+    pub account_id: AccountId,
+    pub url: String,
+    /// `your_turn`, `offer`, `game_finished`.
+    pub events: Vec<String>,
+    /// Signs each delivery (HMAC-SHA256); shown to the owner once.
+    pub secret: String,
+    pub created_at: DateTime<Utc>,
 }

@@ -21,6 +21,7 @@ diesel::table! {
         email_verified_at -> Nullable<Timestamptz>,
         email_bouncing_at -> Nullable<Timestamptz>,
         email_bounce_status -> Nullable<Text>,
+        bot -> Bool,
     }
 }
 
@@ -64,6 +65,10 @@ diesel::table! {
         time_control -> Nullable<Jsonb>,
         timeout_policy -> Text,
         last_nudge_at -> Nullable<Timestamptz>,
+        private -> Bool,
+        rematch_id -> Nullable<Int8>,
+        rated -> Bool,
+        takeback -> Nullable<Jsonb>,
     }
 }
 
@@ -77,6 +82,7 @@ diesel::table! {
         clock_since -> Nullable<Timestamptz>,
         reminders_sent -> Int4,
         muted -> Bool,
+        bot -> Bool,
     }
 }
 
@@ -90,6 +96,7 @@ diesel::table! {
         seen_by -> Array<Int4>,
         description -> Text,
         created_at -> Timestamptz,
+        takeback_to -> Nullable<Int8>,
     }
 }
 
@@ -119,6 +126,7 @@ diesel::table! {
         message_id -> Nullable<Text>,
         dropped_at -> Nullable<Timestamptz>,
         drop_reason -> Nullable<Text>,
+        due_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -132,10 +140,78 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    invitations (id) {
+        id -> Int8,
+        game_id -> Int8,
+        email -> Text,
+        email_lower -> Text,
+        token_hash -> Bytea,
+        status -> Text,
+        invited_by -> Int8,
+        account_id -> Nullable<Int8>,
+        created_at -> Timestamptz,
+        expires_at -> Timestamptz,
+        answered_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    webhooks (id) {
+        id -> Int8,
+        account_id -> Int8,
+        url -> Text,
+        events -> Array<Text>,
+        secret -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    ratings (account_id, game_type) {
+        account_id -> Int8,
+        game_type -> Text,
+        rating -> Float8,
+        deviation -> Float8,
+        volatility -> Float8,
+        games_played -> Int4,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    rating_history (game_id, account_id) {
+        game_id -> Int8,
+        account_id -> Int8,
+        game_type -> Text,
+        rank -> Int4,
+        rating_before -> Float8,
+        deviation_before -> Float8,
+        volatility_before -> Float8,
+        rating_after -> Float8,
+        deviation_after -> Float8,
+        volatility_after -> Float8,
+        rated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    calendar_feeds (account_id) {
+        account_id -> Int8,
+        secret -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(game_seats -> games (game_id));
+diesel::joinable!(invitations -> games (game_id));
 diesel::joinable!(game_seats -> accounts (account_id));
 diesel::joinable!(game_actions -> games (game_id));
 diesel::joinable!(vacations -> accounts (account_id));
+diesel::joinable!(ratings -> accounts (account_id));
+diesel::joinable!(rating_history -> accounts (account_id));
+diesel::joinable!(webhooks -> accounts (account_id));
+diesel::joinable!(calendar_feeds -> accounts (account_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
@@ -145,5 +221,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     outbox,
     inbound_messages,
     game_timeouts,
-    vacations
+    vacations,
+    invitations,
+    ratings,
+    rating_history,
+    webhooks,
+    calendar_feeds
 );

@@ -1,5 +1,6 @@
 // The page shell: hash routes, the navigation, messages, and signing out.
 //   #/signin  #/signup  #/games  #/lobby  #/game/<id>  #/rules/<type>  #/settings
+//   #/leaderboard/<type>  #/ratings/<account id>
 
 import { token, clearToken, setUnauthorizedHandler, get } from './api.js';
 import { h, fill } from './dom.js';
@@ -13,8 +14,11 @@ const routes = {
   game: () => import('./game.js').then((m) => m.gamePage),
   rules: () => import('./rules.js').then((m) => m.rulesPage),
   settings: () => import('./settings.js').then((m) => m.settings),
+  leaderboard: () => import('./ratings.js').then((m) => m.leaderboardPage),
+  ratings: () => import('./ratings.js').then((m) => m.ratingsPage),
 };
-const PUBLIC = new Set(['signin', 'signup', 'rules']);
+// A public game's page is open to anyone: they watch it as a spectator.
+const PUBLIC = new Set(['signin', 'signup', 'rules', 'game', 'leaderboard', 'ratings']);
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -57,13 +61,15 @@ function drawNav(current) {
   const link = (hash, text) =>
     h('a', { href: hash, 'aria-current': current === hash.slice(2) ? 'page' : false }, text);
   if (!token()) {
-    fill(nav, link('#/signin', 'Sign in'), link('#/signup', 'Sign up'));
+    fill(nav, link('#/signin', 'Sign in'), link('#/signup', 'Sign up'), link('#/leaderboard', 'Leaderboards'));
     return;
   }
   fill(
     nav,
     link('#/games', 'My games'),
     link('#/lobby', 'Lobby'),
+    link('#/leaderboard', 'Leaderboards'),
+    link('#/ratings', 'My ratings'),
     link('#/settings', 'Settings'),
     h('button', { type: 'button', class: 'link', onclick: () => signOut() }, 'Sign out'),
   );

@@ -2,7 +2,7 @@
 // grouped by kind, a preview before sending, the log, resign and nudge, and a game
 // type's own move editor when one exists (editors/<game_type>.js, see editors/README.md).
 
-import { request, get, post, gameTypes, ApiError } from './api.js';
+import { request, get, post, gameTypes, ApiError, token } from './api.js';
 import { h, fill, svgPicture, typeName, humanize, pieceText, shortWhen } from './dom.js';
 import { seatLine } from './games.js';
 import * as live from './live.js';
@@ -47,9 +47,11 @@ function statusText(game) {
   if (game.status === 'open') return `Waiting for players: ${game.seats.length} of ${game.players} seats taken.`;
   if (game.status === 'finished') {
     const summary = game.result && game.result.summary;
-    return `Game over.${summary ? ` ${summary}` : ''}`;
+    const rating = game.rated ? ' Ratings updated (see Leaderboards).' : ' Unrated game.';
+    return `Game over.${summary ? ` ${summary}` : ''}${rating}`;
   }
   const others = game.to_act.filter((s) => s !== game.your_seat).map((s) => seatName(game, s));
+  if (game.your_seat === null) return `You are watching. Waiting for ${others.join(', ') || 'nobody'}.`;
   if (game.to_act.includes(game.your_seat)) {
     return others.length ? `Your turn (also waiting for ${others.join(', ')}).` : 'Your turn.';
   }
@@ -97,12 +99,13 @@ export async function gamePage(main, [idText], app) {
   const preview = h('section', { id: 'preview', 'aria-live': 'polite' });
   const editor = h('section', { id: 'editor' });
   const tools = h('div', { class: 'tools' });
+  const invitations = h('section', { id: 'invitations', 'aria-label': 'Invitations' });
   const logList = h('ol', { class: 'log' });
   const log = h('details', { id: 'log', open: true }, h('summary', {}, 'Log'), logList, h('p', { class: 'muted none' }, 'No moves yet.'));
   const root = h('section', { id: 'game' }, heading, status, seats,
     // An editor sits under the board: grids and maps need the width.
     h('div', { class: 'game-grid' }, h('div', { class: 'main-col' }, board, editor),
-      h('div', { class: 'side' }, hand, actions, preview, tools, log)));
+      h('div', { class: 'side' }, hand, actions, preview, tools, invitations, log)));
   fill(main, root);
 
   const show = (message, kind) => app.flash(message, kind);
@@ -120,7 +123,15 @@ export async function gamePage(main, [idText], app) {
       do {
         again = false;
         if (closed) return;
-        const r = await request('GET', `/api/v1/games/${id}`, { etag });
+        let r;
+        try {
+          r = await request('GET', `/api/v1/games/${id}`, { etag });
+        } catch (e) {
+          if (e.status === 404 && !token()) {
+            throw new ApiError(404, { detail: 'No such game, or a private one: sign in if you play in it or were invited.' });
+          }
+          throw e;
+        }
         if (r.status !== 304 && !closed && r.etag !== etag) setGame(r.data, r.etag);
       } while (again);
     })();
@@ -147,6 +158,7 @@ export async function gamePage(main, [idText], app) {
     drawHand();
     drawActions();
     drawTools();
+    drawInvitations().catch(() => fill(invitations));
     if (moved) {
       fill(preview);
       loadBoard().catch((e) => fill(board, h('p', { class: 'error' }, e.message)));
@@ -175,7 +187,20 @@ export async function gamePage(main, [idText], app) {
         // already shown is not shown twice.
         if (e.seq <= lastSeq) continue;
         lastSeq = e.seq;
-        logList.append(h('li', { value: e.seq },
+        if (e.takeback_to !== null && e.takeback_to !== undefined) {
+          // A takeback: the entries after the version it returned to no longer count.
+          for (const li of logList.children) {
+            if (Number(li.value) > e.takeback_to && !li.classList.contains('undone')) {
+              li.classList.add('undone');
+              li.title = `Taken back (entry ${e.seq})`;
+            }
+          }
+        }
+        logList.append(h('li', {
+          value: e.seq,
+          class: e.undone_by ? 'undone' : (e.takeback_to !== null && e.takeback_to !== undefined ? 'takeback' : null),
+          title: e.undone_by ? `Taken back (entry ${e.undone_by})` : null,
+        },
           h('span', { class: 'who' }, seatName(game, e.seat)), ' ',
           e.text === null ? h('span', { class: 'muted' }, '(hidden)') : e.text,
           h('time', { datetime: e.at, class: 'muted', title: new Date(e.at).toLocaleString() }, ` ${shortWhen(e.at)}`)));
@@ -309,9 +334,75 @@ export async function gamePage(main, [idText], app) {
     if (!el.childElementCount) fill(editor);
   }
 
+  /** The game's invitations, for the player who opened it while it waits for players. */
+  async function drawInvitations() {
+    if (game.status !== 'open' || game.your_seat !== 0 || !token()) {
+      fill(invitations);
+      return;
+    }
+    let list;
+    try {
+      list = await get(`/api/v1/games/${id}/invitations`);
+    } catch {
+      fill(invitations);
+      return;
+    }
+    if (!list.length) {
+      fill(invitations);
+      return;
+    }
+    fill(invitations, h('h2', {}, 'Invitations'), h('ul', { class: 'invitations' }, list.map((inv) =>
+      h('li', { dataset: { invitation: inv.id, status: inv.status } }, `${inv.email}: ${inv.status} `,
+        inv.status === 'pending' ? h('button', {
+          type: 'button',
+          onclick: () => request('DELETE', `/api/v1/games/${id}/invitations/${inv.id}`)
+            .then(() => { show(`The invitation to ${inv.email} is withdrawn; its seat is free.`); return drawInvitations(); })
+            .catch((e) => show(e.message, 'error')),
+        }, 'Cancel') : null))));
+  }
+
+  /** Ask to take back one's last move, or answer (or withdraw) the request pending. */
+  function takebackTools() {
+    const send = (path, done) => post(`/api/v1/games/${id}/${path}`, {})
+      .then((g) => { setGame(g, null); show(done(g)); })
+      .catch((e) => show(e.message, 'error'));
+    const tb = game.takeback;
+    if (!tb) {
+      return [h('button', {
+        type: 'button',
+        onclick: () => send('takeback', (g) => (g.takeback
+          ? 'The other players are asked to agree to your takeback.'
+          : 'Your move is taken back.')),
+      }, 'Take back my move')];
+    }
+    const what = tb.undoes_texts.join('; ');
+    const waiting = tb.waiting_for.map((s) => seatName(game, s)).join(', ');
+    if (tb.seat === game.your_seat) {
+      return [
+        h('p', { class: 'takeback' }, `You asked to take back: ${what}. Waiting for ${waiting}.`),
+        h('button', { type: 'button', onclick: () => send('takeback/decline', () => 'Your takeback request is withdrawn.') }, 'Withdraw the takeback'),
+      ];
+    }
+    if (!tb.waiting_for.includes(game.your_seat)) {
+      return [h('p', { class: 'takeback' }, `${seatName(game, tb.seat)} asks to take back: ${what}. Waiting for ${waiting}.`)];
+    }
+    return [
+      h('p', { class: 'takeback' }, `${seatName(game, tb.seat)} asks to take back: ${what}.`),
+      h('button', {
+        type: 'button',
+        onclick: () => send('takeback/accept', (g) => (g.takeback
+          ? 'You accepted; the others have yet to answer.'
+          : 'The move is taken back.')),
+      }, 'Accept the takeback'),
+      h('button', { type: 'button', onclick: () => send('takeback/decline', () => 'You declined the takeback.') }, 'Decline'),
+    ];
+  }
+
   function drawTools() {
     const buttons = [];
-    if (game.status === 'open') {
+    if (game.status === 'open' && !token()) {
+      buttons.push(h('a', { href: '#/signin' }, 'Sign in to join'));
+    } else if (game.status === 'open') {
       const seated = game.your_seat !== null;
       buttons.push(h('button', {
         type: 'button',
@@ -339,6 +430,19 @@ export async function gamePage(main, [idText], app) {
         h('button', { type: 'button', onclick: () => { confirm.hidden = true; resign.focus(); } }, 'No'));
       const resign = h('button', { type: 'button', onclick: () => { confirm.hidden = false; confirm.querySelector('button').focus(); } }, 'Resign…');
       buttons.push(resign, confirm);
+      buttons.push(...takebackTools());
+    }
+    if (game.status === 'finished' && game.your_seat !== null) {
+      // One click: the same players, seats rotated; a rematch someone asked for already
+      // is simply opened.
+      buttons.push(game.rematch
+        ? h('a', { href: `#/game/${game.rematch}` }, `Go to the rematch (game #${game.rematch})`)
+        : h('button', {
+          type: 'button',
+          onclick: () => post(`/api/v1/games/${id}/rematch`, {})
+            .then((g) => app.navigate(`#/game/${g.id}`, `Rematch: game #${g.id}, the seats rotated by one.`))
+            .catch((e) => show(e.message, 'error')),
+        }, 'Rematch'));
     }
     buttons.push(h('a', { href: `#/rules/${encodeURIComponent(game.game_type)}` }, 'Rules'));
     fill(tools, buttons);
@@ -357,11 +461,28 @@ export async function gamePage(main, [idText], app) {
   const unsubscribe = live.subscribe((_kind, data) => {
     if (data.id === undefined || data.id === id) reread();
   });
+  // A spectator (signed in without a seat, or not signed in) follows this game's own
+  // stream, which carries only what anyone may know: version, status, whose turn.
+  let watch = null;
+  if (game.your_seat === null && typeof EventSource !== 'undefined') {
+    const t = token();
+    watch = new EventSource(`/api/v1/games/${id}/events${t ? `?access_token=${encodeURIComponent(t)}` : ''}`);
+    watch.addEventListener('game_changed', (ev) => {
+      try {
+        if (JSON.parse(ev.data).version === game.version) return;
+      } catch {
+        // Unreadable: read the game anyway.
+      }
+      reread();
+    });
+  }
+  const streaming = () => live.connected() || (watch !== null && watch.readyState === EventSource.OPEN);
   const timer = setInterval(() => {
-    if (!live.connected() || Date.now() - lastRead > 20000) reread();
+    if (!streaming() || Date.now() - lastRead > 20000) reread();
   }, 5000);
   return () => {
     closed = true;
+    if (watch) watch.close();
     clearInterval(timer);
     unsubscribe();
     if (editorCleanup) editorCleanup();

@@ -24,6 +24,19 @@ function createForm(types, app) {
     h('input', { id: maxId, name: 'max_days', type: 'number', min: 1, max: 60, inputmode: 'numeric' }));
   const policy = select('When a clock runs out', 'timeout_policy',
     [['forfeit', 'the player forfeits'], ['random_move', 'a random move is made for them']]);
+  const privateId = nextId('private');
+  const privacy = h('div', { class: 'field' },
+    h('label', { for: privateId },
+      h('input', { id: privateId, name: 'private', type: 'checkbox' }),
+      ' Private: only its players and the people invited see it; not in the lobby'));
+  const inviteId = nextId('invite');
+  const invite = h('div', { class: 'field' },
+    h('label', { for: inviteId }, 'Invite by email (addresses, one per line; a seat is kept for each)'),
+    h('textarea', { id: inviteId, name: 'invite', rows: 2, autocomplete: 'off', placeholder: 'bo@example.org' }));
+  const ratedId = nextId('rated');
+  const rated = h('div', { class: 'field check' },
+    h('input', { type: 'checkbox', name: 'rated', id: ratedId, checked: true }),
+    h('label', { for: ratedId }, ' Rated: the result changes the players’ ratings'));
   const error = h('p', { class: 'error', role: 'alert' });
   const button = h('button', { type: 'submit', class: 'primary' }, 'Create game');
   let options = null;
@@ -47,12 +60,16 @@ function createForm(types, app) {
   syncClock();
 
   const form = h('form', { class: 'card', 'aria-labelledby': 'new-game' },
-    h('h2', { id: 'new-game' }, 'Start a game'), typeSel, playersBox, optionsBox, clock, maxDays, policy, button, error);
+    h('h2', { id: 'new-game' }, 'Start a game'), typeSel, playersBox, optionsBox, clock, maxDays, policy,
+    privacy, invite, rated, button, error);
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     fill(error);
     const d = new FormData(form);
-    const body = { game_type: d.get('game_type'), players: Number(d.get('players')), options: options.value() };
+    const body = { game_type: d.get('game_type'), players: Number(d.get('players')), options: options.value(), rated: d.get('rated') === 'on' };
+    if (d.get('private')) body.private = true;
+    const invitees = String(d.get('invite') || '').split(/[\s,;]+/).filter(Boolean);
+    if (invitees.length) body.invite = invitees;
     if (d.get('days_per_move')) {
       body.time_control = { days_per_move: Number(d.get('days_per_move')) };
       if (d.get('max_days')) body.time_control.max_days = Number(d.get('max_days'));

@@ -1,8 +1,10 @@
 // Settings: name, email notifications (each turn, daily digest, off), reminders, time
-// zone, quiet hours (PATCH /api/v1/me) and vacation (POST /api/v1/me/vacation).
+// zone, quiet hours (PATCH /api/v1/me), vacation (POST /api/v1/me/vacation), webhooks and
+// the calendar feed (integrations.js).
 
 import { patch, post } from './api.js';
 import { h, fill, nextId, when } from './dom.js';
+import { calendarCard, webhooksCard } from './integrations.js';
 
 function labelled(label, control, hint) {
   const id = control.id || (control.id = nextId('set'));
@@ -97,6 +99,6 @@ export async function settings(main, _params, app) {
       app.flash(`Vacation booked until ${when(v.until)}; ${v.days_left_this_year} days left this year.`);
     });
 
-  fill(main, h('h1', {}, 'Settings'), h('div', { class: 'columns' }, prefs, vacation));
+  fill(main, h('h1', {}, 'Settings'), h('div', { class: 'columns' }, prefs, vacation, webhooksCard(app), calendarCard()));
   syncDigest();
 }

@@ -882,3 +882,108 @@ fn a_crossword_rummy_meld_is_laid_in_the_editor_by_picking_tiles_and_cells() {
     want.sort();
     assert_eq!(table, want);
 }
+
+#[test]
+fn a_visitor_watches_a_public_game_live_and_a_creator_invites_from_the_form() {
+    let app = spawn_app();
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
+    let invitee = format!(
+        "friend-{}@example.org",
+        hex::encode(rand::random::<[u8; 4]>())
+    );
+    let created = runtime().block_on(async {
+        let mut driver = Driver::start();
+        // Nobody signed in: the page of a public game shows it, read-only.
+        let visitor = driver.browser().await;
+        visitor
+            .goto(&app.url(&format!("/#/game/{id}")))
+            .await
+            .expect("open the game");
+        wait_for(
+            &visitor,
+            "the spectator's board",
+            "return document.querySelector('#board svg.picture');",
+        )
+        .await;
+        wait_for(
+            &visitor,
+            "the spectator's status line",
+            "const s = document.querySelector('.status-line'); \
+             return s && s.textContent.includes('You are watching');",
+        )
+        .await;
+        let buttons = js(
+            &visitor,
+            "return document.querySelectorAll('button.action').length;",
+        )
+        .await;
+        assert_eq!(buttons, 0, "a spectator has no moves");
+        // A move made meanwhile arrives by the game's stream.
+        // (Blocking HTTP from inside the browser's runtime: on a thread that may block.)
+        assert!(tokio::task::block_in_place(|| play_first(
+            &app,
+            id,
+            &[&ada, &bo]
+        )));
+        wait_for(
+            &visitor,
+            "the move, live",
+            "const g = document.querySelector('#game'); return g && g.dataset.version !== '0';",
+        )
+        .await;
+
+        // A signed-in creator opens a private game with an invitation by the form.
+        let creator = driver.browser().await;
+        sign_up(&creator, &app, "Cy").await;
+        css(&creator, "select[name=game_type]")
+            .await
+            .select_by_value("kasino")
+            .await
+            .expect("choose Kasino");
+        css(&creator, "select[name=players]")
+            .await
+            .select_by_value("2")
+            .await
+            .expect("two players");
+        css(&creator, "input[name=private]")
+            .await
+            .click()
+            .await
+            .expect("private");
+        type_into(&creator, "textarea[name=invite]", &invitee).await;
+        css(
+            &creator,
+            "form[aria-labelledby=new-game] button[type=submit]",
+        )
+        .await
+        .click()
+        .await
+        .expect("create");
+        let pending = wait_for(
+            &creator,
+            "the pending invitation on the game's page",
+            "const li = document.querySelector('#invitations li[data-status=pending]'); \
+             return li && li.textContent;",
+        )
+        .await;
+        assert!(
+            pending.as_str().unwrap_or("").contains(&invitee),
+            "{pending}"
+        );
+        let created = wait_for(
+            &creator,
+            "the game's id",
+            "const m = location.hash.match(/game\\/(\\d+)/); return m && Number(m[1]);",
+        )
+        .await;
+        created.as_i64().expect("id")
+    });
+    // The server has it as the form said: private, with the invitation.
+    let g: Value = app
+        .get(&format!("/api/v1/games/{created}"), None)
+        .json()
+        .expect("json");
+    assert_eq!(g["code"], "game_not_found", "private: hidden from visitors");
+    app.wait_for_mails("the invitation", |m| m.iter().any(|m| m.to == invitee));
+}

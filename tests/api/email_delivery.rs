@@ -267,6 +267,94 @@ fn a_turn_email_over_smtp_has_the_seats_picture_its_thread_and_one_click_unsubsc
     assert!(other_mailed, "the other player still gets theirs");
 }
 
+/// A worker the test drives by hand, sending to files (the app's own sleeps).
+fn test_worker(app: &TestApp) -> Worker {
+    Worker {
+        domain: app.domain(),
+        mailer: Mailer::from_settings(None, app.settings.var_dir.join("fast-mail"), 1).unwrap(),
+        from: "Turnpost <turnpost@localhost>".parse().unwrap(),
+        poll: Duration::from_millis(10),
+        max_attempts: 5,
+        lease: Duration::from_secs(600),
+        senders: 1,
+        stop: Arc::new(AtomicBool::new(false)),
+    }
+}
+
+#[derive(QueryableByName, Debug, PartialEq)]
+struct PendingTurn {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    id: i64,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    dedupe_key: String,
+    #[diesel(sql_type = diesel::sql_types::Timestamptz)]
+    next_attempt_at: chrono::DateTime<Utc>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>)]
+    due_at: Option<chrono::DateTime<Utc>>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+    version: Option<i64>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>)]
+    sent_at: Option<chrono::DateTime<Utc>>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>)]
+    dropped_at: Option<chrono::DateTime<Utc>>,
+}
+
+fn turn_row_of(app: &TestApp, p: &Player) -> PendingTurn {
+    diesel::sql_query(
+        "SELECT id, dedupe_key, next_attempt_at, due_at, version, sent_at, dropped_at \
+         FROM outbox WHERE kind = 'turn' AND account_id = $1",
+    )
+    .bind::<diesel::sql_types::BigInt, _>(p.id)
+    .get_result(&mut db(app))
+    .expect("one turn row")
+}
+
+/// Each move rewrote the pending turn email's indexed columns (its key and due time), so
+/// no update of it could stay on its page. A newer turn now writes only unindexed ones,
+/// and the worker moves the row to its real due time when it finds it too early.
+#[test]
+fn a_newer_turn_moves_no_index_entry_and_the_worker_waits_for_its_grace() {
+    let app = spawn_app_with(|s| {
+        s.turn_email_grace_secs = 120;
+        s.outbox_poll_ms = 3_600_000;
+    });
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let players = [&ada, &bo];
+    let worker = test_worker(&app);
+    let id = app.start_game("kasino", json!({}), &players);
+    play_until_turn_of(&app, id, &players, &ada);
+    let first = turn_row_of(&app, &ada);
+    play_round(&app, id, &players, &ada);
+    play_round(&app, id, &players, &ada);
+    let later = turn_row_of(&app, &ada);
+    assert_eq!(later.id, first.id, "one row for the seat's turns");
+    assert_eq!(
+        (&later.dedupe_key, later.next_attempt_at),
+        (&first.dedupe_key, first.next_attempt_at),
+        "the indexed columns stay as they were"
+    );
+    assert!(
+        later.version > first.version,
+        "the row shows the newer turn"
+    );
+    let due = later.due_at.expect("a due time");
+    assert!(
+        due > first.next_attempt_at,
+        "due when the newer turn's grace ends"
+    );
+
+    // At the old due time nothing is sent: the row moves to its due time.
+    worker.send_due_at(first.next_attempt_at).unwrap();
+    let moved = turn_row_of(&app, &ada);
+    assert_eq!((moved.sent_at, moved.dropped_at), (None, None));
+    assert_eq!(moved.next_attempt_at, due);
+    // Then it is sent, showing the newer turn.
+    worker.send_due_at(due).unwrap();
+    let sent = turn_row_of(&app, &ada);
+    assert!(sent.sent_at.is_some(), "{sent:?}");
+    assert_eq!(sent.version, later.version);
+}
+
 /// Plays `moves` quick moves of two-player Kasino (new games as they end), with a worker
 /// pass after each move as a busy outbox would make, and one more once `grace_secs` have
 /// passed.
@@ -278,16 +366,7 @@ fn fast_play(grace_secs: u64, moves: usize) -> FastPlay {
     });
     let (ada, bo) = (app.player("Ada"), app.player("Bo"));
     let players = [&ada, &bo];
-    let worker = Worker {
-        domain: app.domain(),
-        mailer: Mailer::from_settings(None, app.settings.var_dir.join("fast-mail"), 1).unwrap(),
-        from: "Turnpost <turnpost@localhost>".parse().unwrap(),
-        poll: Duration::from_millis(10),
-        max_attempts: 5,
-        lease: Duration::from_secs(600),
-        senders: 1,
-        stop: Arc::new(AtomicBool::new(false)),
-    };
+    let worker = test_worker(&app);
     let mut rng = turnpost::engine::GameRng::seed_from_u64(7);
     let (mut turn_changes, mut made, mut games) = (0, 0, 0);
     let mut id = None;

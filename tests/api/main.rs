@@ -1,6 +1,7 @@
 //! Black-box tests over real HTTP against a real PostgreSQL.
 
 mod accounts;
+mod bots;
 mod browser;
 mod clocks;
 mod contract;
@@ -12,11 +13,17 @@ mod games;
 mod generated;
 mod hardening;
 mod helpers;
+mod invitations;
 mod kasino;
 mod openapi;
 mod partners;
+mod ratings;
+mod rematch;
 mod smtp_sink;
 mod sp4x;
 mod space_empires;
+mod spectators;
 mod starfarers;
+mod takeback;
 mod web_client;
+mod webhooks;

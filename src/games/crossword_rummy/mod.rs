@@ -3,6 +3,7 @@
 
 pub mod actions;
 mod board;
+mod bot;
 pub mod data;
 pub mod generate;
 pub mod invariants;
@@ -247,6 +248,10 @@ impl Game for CrosswordRummy {
         render::text(state, viewer, &self.status(state))
     }
 
+    fn bot_standing(&self, state: &State, seat: Seat) -> Option<f64> {
+        bot::standing(state, seat)
+    }
+
     fn resample_hidden(&self, state: &State, viewer: Viewer, rng: &mut GameRng) -> State {
         let mut next = state.clone();
         let me = viewer.seat();
@@ -291,6 +296,9 @@ impl Game for CrosswordRummy {
                 }
             }
         }
+        // Sorted first, so the world drawn depends only on what is unseen, not on where it lay:
+        // the same seed gives the same world for states the viewer cannot tell apart.
+        pool.sort();
         rng.shuffle(&mut pool);
         for s in (0..state.seats).filter(|&s| Some(s) != me) {
             let take = hidden_count[s].min(pool.len());

@@ -3,6 +3,7 @@
 
 pub mod actions;
 mod board;
+mod bot;
 pub mod data;
 mod invariants;
 pub mod render;
@@ -251,9 +252,16 @@ impl Game for Fuldrigger {
         rules::seat_name(seat)
     }
 
+    fn bot_standing(&self, st: &State, seat: Seat) -> Option<f64> {
+        bot::standing(self.board.as_ref().ok()?, st, seat)
+    }
+
     fn resample_hidden(&self, st: &State, viewer: Viewer, rng: &mut GameRng) -> State {
         let mut out = st.clone();
         // Nobody sees the deck order or the RNG.
+        // Sorted first, so the world drawn depends only on what is unseen, not on where it lay:
+        // the same seed gives the same world for states the viewer cannot tell apart.
+        out.deck.sort_unstable();
         rng.shuffle(&mut out.deck);
         out.rng = rng.fork();
         // Offers the viewer is not party to may hold any other terms: any cash, and any of

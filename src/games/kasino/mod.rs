@@ -3,6 +3,7 @@
 
 mod actions;
 mod board;
+mod bot;
 mod combos;
 mod data;
 mod invariants;
@@ -100,6 +101,10 @@ impl Game for Kasino {
 
     /// Other hands and the stock are dealt afresh from the cards the viewer cannot see,
     /// keeping every hand size; the RNG is reseeded.
+    fn bot_standing(&self, state: &State, seat: Seat) -> Option<f64> {
+        bot::standing(state, seat)
+    }
+
     fn resample_hidden(&self, state: &State, viewer: Viewer, rng: &mut GameRng) -> State {
         let me = viewer.seat();
         let mut next = state.clone();
@@ -109,6 +114,9 @@ impl Game for Kasino {
                 unseen.extend(h.iter().copied());
             }
         }
+        // Sorted first, so the world drawn depends only on what is unseen, not on where it lay:
+        // the same seed gives the same world for states the viewer cannot tell apart.
+        unseen.sort();
         rng.shuffle(&mut unseen);
         for (s, h) in next.hands.iter_mut().enumerate() {
             if Some(s) != me {

@@ -4,6 +4,7 @@
 
 pub mod actions;
 mod board;
+mod bot;
 pub mod data;
 mod invariants;
 pub mod moves;
@@ -509,6 +510,10 @@ impl Game for Partners {
         names.join(" & ")
     }
 
+    fn bot_standing(&self, st: &State, seat: Seat) -> Option<f64> {
+        bot::standing(st, seat)
+    }
+
     fn resample_hidden(&self, st: &State, viewer: Viewer, rng: &mut GameRng) -> State {
         let mut out = st.clone();
         let seat = viewer.seat();
@@ -542,6 +547,9 @@ impl Game for Partners {
                 pool.push(c);
             }
         }
+        // Sorted first, so the world drawn depends only on what is unseen, not on where it lay:
+        // the same seed gives the same world for states the viewer cannot tell apart.
+        pool.sort();
         rng.shuffle(&mut pool);
         for p in 0..COLOURS {
             if sees_hand(p) {

@@ -2,6 +2,7 @@
 
 mod actions;
 mod board;
+mod bot;
 mod data;
 mod invariants;
 mod jobs;
@@ -215,6 +216,10 @@ impl Game for Sp4x {
 
     fn seat_name(&self, _st: &State, seat: Seat) -> String {
         seat_name(seat).to_string()
+    }
+
+    fn bot_standing(&self, st: &State, seat: Seat) -> Option<f64> {
+        bot::standing(st, seat)
     }
 
     fn resample_hidden(&self, st: &State, viewer: Viewer, rng: &mut GameRng) -> State {

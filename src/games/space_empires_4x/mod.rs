@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod board;
+mod bot;
 pub mod combat;
 pub mod data;
 pub mod econ;
@@ -504,6 +505,10 @@ impl Game for SpaceEmpires4x {
 
     fn seat_name(&self, _state: &State, seat: Seat) -> String {
         format!("Seat {}", seat + 1)
+    }
+
+    fn bot_standing(&self, state: &State, seat: Seat) -> Option<f64> {
+        bot::standing(state, seat)
     }
 
     fn resample_hidden(&self, state: &State, viewer: Viewer, rng: &mut GameRng) -> State {

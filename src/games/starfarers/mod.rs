@@ -17,6 +17,7 @@
 pub mod actions;
 mod actions_text;
 mod board;
+mod bot;
 pub mod data;
 mod invariants;
 pub mod render;
@@ -199,6 +200,10 @@ impl Game for Starfarers {
 
     fn seat_name(&self, state: &State, seat: Seat) -> String {
         rules::player_name(state, seat)
+    }
+
+    fn bot_standing(&self, state: &State, seat: Seat) -> Option<f64> {
+        bot::standing(&self.data, state, seat)
     }
 
     fn resample_hidden(&self, state: &State, viewer: Viewer, rng: &mut GameRng) -> State {

@@ -1,0 +1,3 @@
+DROP TABLE rating_history;
+DROP TABLE ratings;
+ALTER TABLE games DROP COLUMN rated;

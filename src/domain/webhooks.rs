@@ -1,0 +1,651 @@
+//! Webhooks: an account's receivers of signed POSTs about its games, so chat bots and
+//! third-party clients can tell players what happened.
+//!
+//! Events, per seat of the account (decided where the turn emails are, see
+//! `mail_events::owe_for_transition`, but whatever the account's email settings):
+//! - `your_turn`: the game now waits for the seat (it is among the seats to act, alone or
+//!   in a simultaneous step), and did not before, or the seat acted and must act again;
+//! - `offer`: the seat now has something to decide although the game does not wait for it:
+//!   it has legal actions without being among the seats to act (an offer or a deal
+//!   proposed to it, which it may answer or let lapse);
+//! - `game_finished`: the game ended (by its rules, a resignation or a timeout).
+//!
+//! Each is an outbox row of kind `webhook`, written in the transaction that changed the game,
+//! with the webhook and the event in `detail`; the outbox worker posts it (see
+//! `notify::webhook`), retries it with backoff, and marks it sent or failed. The body is
+//! built from the row, so every retry sends the same bytes. It never holds hidden
+//! information: only which game, which seat, which version, and links.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamptz};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+
+use super::mail_events::Actors;
+use super::{Domain, DomainError, DomainResult};
+use crate::engine::Status;
+use crate::notify::webhook::WebhookPolicy;
+use crate::store::kinds::AccountId;
+use crate::store::models::{GameRow, NewOutbox, OutboxRow, SeatInfo, WebhookRow};
+use crate::store::schema::{accounts, outbox, webhooks};
+
+/// The outbox kind of a webhook delivery.
+pub const WEBHOOK: &str = "webhook";
+/// Webhooks per account.
+pub const MAX_WEBHOOKS: i64 = 10;
+/// Characters of a webhook URL.
+pub const MAX_URL_CHARS: usize = 2048;
+/// Deliveries listed per webhook (the newest).
+pub const DELIVERIES_LISTED: i64 = 50;
+
+pub const YOUR_TURN: &str = "your_turn";
+pub const OFFER: &str = "offer";
+pub const GAME_FINISHED: &str = "game_finished";
+/// The test delivery of `POST /me/webhooks/{id}/test`.
+pub const PING: &str = "ping";
+/// The events a webhook may take.
+pub const EVENTS: [&str; 3] = [YOUR_TURN, OFFER, GAME_FINISHED];
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewWebhookRequest {
+    /// Where to POST: an absolute `http` or `https` URL, at most 2048 characters, without
+    /// user name or password, not at a loopback, private or link-local address.
+    #[schema(example = "https://bot.example.org/turnpost", max_length = 2048)]
+    pub url: String,
+    /// Which events to send: any of `your_turn`, `offer`, `game_finished` (at least one).
+    #[schema(example = json!(["your_turn", "game_finished"]))]
+    pub events: Vec<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookResponse {
+    pub id: i64,
+    pub url: String,
+    #[schema(example = json!(["your_turn", "game_finished"]))]
+    pub events: Vec<String>,
+    pub created_at: DateTime<Utc>,
+    /// The signing secret (HMAC-SHA256 key, its UTF-8 bytes): only in the answer that
+    /// created the webhook. Keep it; it is not shown again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "whsec_5f0c2a9e1b7d3c445f0c2a9e1b7d3c445f0c2a9e1b7d3c44")]
+    pub secret: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookDeliveryResponse {
+    /// The delivery's id, sent as `Turnpost-Delivery` (the same on every retry).
+    pub id: i64,
+    /// `your_turn`, `offer`, `game_finished` or `ping`.
+    #[schema(example = "your_turn")]
+    pub event: String,
+    pub game_id: Option<i64>,
+    pub seat: Option<i32>,
+    pub version: Option<i64>,
+    /// `pending` (waiting for its first or next attempt), `delivered` (the receiver
+    /// answered 2xx), `failed` (given up after the last attempt), or `dropped` (no longer
+    /// worth sending: the seat acted, the game ended, the webhook was deleted).
+    #[schema(example = "delivered")]
+    pub status: String,
+    /// Failed attempts so far.
+    pub attempts: i32,
+    /// Why the last attempt failed, or why the delivery was dropped.
+    pub last_error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub delivered_at: Option<DateTime<Utc>>,
+    /// When a pending delivery is tried next.
+    pub next_attempt_at: Option<DateTime<Utc>>,
+}
+
+diesel::define_sql_function! {
+    /// Owes the given seats' webhooks their events (a function of the database: see the
+    /// `webhooks` migration).
+    fn owe_webhooks(
+        game: BigInt,
+        version: BigInt,
+        game_type: Text,
+        seats: Array<Integer>,
+        accounts: Array<BigInt>,
+        events: Array<Text>,
+    ) -> Integer;
+}
+
+/// A due webhook row's fate.
+pub enum WebhookDelivery {
+    Send {
+        url: String,
+        secret: String,
+        event: String,
+        delivery: String,
+        body: Vec<u8>,
+    },
+    /// Nothing to send after all, and why.
+    Drop(&'static str),
+}
+
+fn invalid_url(why: impl Into<String>) -> DomainError {
+    DomainError::invalid("invalid_webhook_url", why)
+}
+
+fn not_allowed(what: &str) -> DomainError {
+    DomainError::invalid(
+        "webhook_address_not_allowed",
+        format!(
+            "{what} is a loopback, private, link-local or otherwise internal address; \
+             webhooks only go to public addresses"
+        ),
+    )
+}
+
+/// A webhook URL as stored: absolute, `http` or `https`, no credentials, not at an
+/// address webhooks may not reach (host names are checked again when resolved, see
+/// `notify::webhook`).
+pub fn parse_url(raw: &str, policy: &WebhookPolicy) -> DomainResult<url::Url> {
+    if raw.chars().count() > MAX_URL_CHARS {
+        return Err(invalid_url(format!(
+            "a webhook URL has at most {MAX_URL_CHARS} characters"
+        )));
+    }
+    // The URL parser would quietly drop tabs and line breaks and trim spaces.
+    if raw.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(invalid_url(
+            "a webhook URL has no spaces or control characters",
+        ));
+    }
+    let url = url::Url::parse(raw).map_err(|e| invalid_url(format!("not an absolute URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(invalid_url("a webhook URL is http or https"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(invalid_url(
+            "a webhook URL carries no user name or password (check the signature instead)",
+        ));
+    }
+    match url.host() {
+        None => return Err(invalid_url("a webhook URL names a host")),
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            if !policy.allow_private && (name == "localhost" || name.ends_with(".localhost")) {
+                return Err(not_allowed(&name));
+            }
+        }
+        Some(url::Host::Ipv4(a)) if !policy.allows(a.into()) => {
+            return Err(not_allowed(&a.to_string()));
+        }
+        Some(url::Host::Ipv6(a)) if !policy.allows(a.into()) => {
+            return Err(not_allowed(&a.to_string()));
+        }
+        Some(_) => {}
+    }
+    if url.as_str().chars().count() > MAX_URL_CHARS {
+        return Err(invalid_url(format!(
+            "a webhook URL has at most {MAX_URL_CHARS} characters"
+        )));
+    }
+    Ok(url)
+}
+
+/// The events asked for, each once, in the order of [`EVENTS`].
+pub fn parse_events(asked: &[String]) -> DomainResult<Vec<&'static str>> {
+    if let Some(unknown) = asked.iter().find(|e| !EVENTS.contains(&e.as_str())) {
+        let shown: String = unknown.chars().take(40).collect();
+        return Err(DomainError::invalid(
+            "invalid_webhook_events",
+            format!("unknown event {shown:?}: events are your_turn, offer and game_finished"),
+        ));
+    }
+    let events: Vec<&'static str> = EVENTS
+        .into_iter()
+        .filter(|e| asked.iter().any(|a| a == e))
+        .collect();
+    if events.is_empty() {
+        return Err(DomainError::invalid(
+            "invalid_webhook_events",
+            "events lists at least one of your_turn, offer and game_finished",
+        ));
+    }
+    Ok(events)
+}
+
+fn response(w: WebhookRow, secret: bool) -> WebhookResponse {
+    WebhookResponse {
+        id: w.id,
+        url: w.url,
+        events: w.events,
+        created_at: w.created_at,
+        secret: secret.then_some(w.secret),
+    }
+}
+
+fn no_webhook() -> DomainError {
+    DomainError::not_found("webhook")
+}
+
+#[derive(QueryableByName)]
+struct DeliveryRow {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+    #[diesel(sql_type = Nullable<Text>)]
+    event: Option<String>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    game_id: Option<i64>,
+    #[diesel(sql_type = Nullable<Integer>)]
+    seat: Option<i32>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    version: Option<i64>,
+    #[diesel(sql_type = Integer)]
+    attempts: i32,
+    #[diesel(sql_type = Nullable<Text>)]
+    last_error: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    drop_reason: Option<String>,
+    #[diesel(sql_type = Timestamptz)]
+    created_at: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    sent_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    failed_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    dropped_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Timestamptz)]
+    next_attempt_at: DateTime<Utc>,
+}
+
+impl From<DeliveryRow> for WebhookDeliveryResponse {
+    fn from(r: DeliveryRow) -> Self {
+        let status = if r.sent_at.is_some() {
+            "delivered"
+        } else if r.failed_at.is_some() {
+            "failed"
+        } else if r.dropped_at.is_some() {
+            "dropped"
+        } else {
+            "pending"
+        };
+        WebhookDeliveryResponse {
+            id: r.id,
+            event: r.event.unwrap_or_default(),
+            game_id: r.game_id,
+            seat: r.seat,
+            version: r.version,
+            status: status.to_string(),
+            attempts: r.attempts,
+            last_error: if status == "dropped" {
+                r.drop_reason
+            } else {
+                r.last_error
+            },
+            created_at: r.created_at,
+            delivered_at: r.sent_at,
+            next_attempt_at: (status == "pending").then_some(r.next_attempt_at),
+        }
+    }
+}
+
+const DELIVERY_COLUMNS: &str = "id, detail->>'event' AS event, game_id, seat, version, attempts, \
+     last_error, drop_reason, created_at, sent_at, failed_at, dropped_at, next_attempt_at";
+
+#[derive(QueryableByName)]
+struct GameNow {
+    #[diesel(sql_type = Text)]
+    status: String,
+    #[diesel(sql_type = Text)]
+    game_type: String,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    acted: bool,
+}
+
+impl Domain {
+    /// Registers a webhook for the caller; the answer carries its secret (the only time).
+    pub fn create_webhook(
+        &self,
+        account: AccountId,
+        req: NewWebhookRequest,
+    ) -> DomainResult<WebhookResponse> {
+        let url = parse_url(&req.url, &self.webhooks)?;
+        let events = parse_events(&req.events)?;
+        let secret = format!("whsec_{}", hex::encode(rand::random::<[u8; 24]>()));
+        let mut conn = self.conn()?;
+        let row = conn.transaction::<_, DomainError, _>(|conn| {
+            // The account row's lock puts concurrent registrations in line for the count.
+            accounts::table
+                .find(account)
+                .select(accounts::id)
+                .for_no_key_update()
+                .first::<AccountId>(conn)
+                .optional()?
+                .ok_or_else(|| DomainError::not_found("account"))?;
+            let n: i64 = webhooks::table
+                .filter(webhooks::account_id.eq(account))
+                .count()
+                .get_result(conn)?;
+            if n >= MAX_WEBHOOKS {
+                return Err(DomainError::conflict(
+                    "too_many_webhooks",
+                    format!("an account has at most {MAX_WEBHOOKS} webhooks; delete one first"),
+                ));
+            }
+            Ok(diesel::insert_into(webhooks::table)
+                .values((
+                    webhooks::account_id.eq(account),
+                    webhooks::url.eq(url.as_str()),
+                    webhooks::events.eq(&events),
+                    webhooks::secret.eq(&secret),
+                ))
+                .returning(WebhookRow::as_returning())
+                .get_result(conn)?)
+        })?;
+        Ok(response(row, true))
+    }
+
+    /// The caller's webhooks, oldest first, without their secrets.
+    pub fn list_webhooks(&self, account: AccountId) -> DomainResult<Vec<WebhookResponse>> {
+        let rows: Vec<WebhookRow> = webhooks::table
+            .filter(webhooks::account_id.eq(account))
+            .order(webhooks::id.asc())
+            .select(WebhookRow::as_select())
+            .load(&mut *self.conn()?)?;
+        Ok(rows.into_iter().map(|w| response(w, false)).collect())
+    }
+
+    fn own_webhook(
+        conn: &mut PgConnection,
+        account: AccountId,
+        id: i64,
+    ) -> DomainResult<WebhookRow> {
+        webhooks::table
+            .filter(webhooks::id.eq(id).and(webhooks::account_id.eq(account)))
+            .select(WebhookRow::as_select())
+            .first(conn)
+            .optional()?
+            .ok_or_else(no_webhook)
+    }
+
+    /// Deletes one of the caller's webhooks; its pending deliveries are dropped with it.
+    /// Another account's webhook is `not_found`, as if it did not exist.
+    pub fn delete_webhook(&self, account: AccountId, id: i64) -> DomainResult<()> {
+        let mut conn = self.conn()?;
+        conn.transaction::<_, DomainError, _>(|conn| {
+            let n = diesel::delete(
+                webhooks::table.filter(webhooks::id.eq(id).and(webhooks::account_id.eq(account))),
+            )
+            .execute(conn)?;
+            if n == 0 {
+                return Err(no_webhook());
+            }
+            diesel::sql_query(
+                "UPDATE outbox SET dropped_at = now(), drop_reason = 'webhook_deleted' \
+                 WHERE kind = 'webhook' AND (detail->>'webhook')::bigint = $1 \
+                   AND sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL",
+            )
+            .bind::<BigInt, _>(id)
+            .execute(conn)?;
+            Ok(())
+        })
+    }
+
+    /// Queues a `ping` delivery to one of the caller's webhooks.
+    pub fn ping_webhook(
+        &self,
+        account: AccountId,
+        id: i64,
+    ) -> DomainResult<WebhookDeliveryResponse> {
+        let mut conn = self.conn()?;
+        let hook = Self::own_webhook(&mut conn, account, id)?;
+        let row: OutboxRow = diesel::insert_into(outbox::table)
+            .values(&NewOutbox {
+                dedupe_key: format!(
+                    "webhook:{}:ping:{}",
+                    hook.id,
+                    hex::encode(rand::random::<[u8; 12]>())
+                ),
+                account_id: Some(account),
+                to_address: hook.url.clone(),
+                kind: Some(WEBHOOK.to_string()),
+                detail: Some(json!({ "webhook": hook.id, "event": PING })),
+                ..NewOutbox::default()
+            })
+            .returning(OutboxRow::as_returning())
+            .get_result(&mut conn)?;
+        let delivered = diesel::sql_query(format!(
+            "SELECT {DELIVERY_COLUMNS} FROM outbox WHERE id = $1"
+        ))
+        .bind::<BigInt, _>(row.id)
+        .get_result::<DeliveryRow>(&mut conn)?;
+        Ok(delivered.into())
+    }
+
+    /// The newest deliveries of one of the caller's webhooks, newest first.
+    pub fn webhook_deliveries(
+        &self,
+        account: AccountId,
+        id: i64,
+    ) -> DomainResult<Vec<WebhookDeliveryResponse>> {
+        let mut conn = self.conn()?;
+        let hook = Self::own_webhook(&mut conn, account, id)?;
+        let rows = diesel::sql_query(format!(
+            "SELECT {DELIVERY_COLUMNS} FROM outbox \
+             WHERE kind = 'webhook' AND (detail->>'webhook')::bigint = $1 \
+             ORDER BY id DESC LIMIT $2"
+        ))
+        .bind::<BigInt, _>(hook.id)
+        .bind::<BigInt, _>(DELIVERIES_LISTED)
+        .load::<DeliveryRow>(&mut conn)?;
+        Ok(rows.into_iter().map(Into::into).collect())
+    }
+
+    /// The webhook events a change of a game owes (see the module's description of the
+    /// events). Call in the transaction that changed the game, under its row lock.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn owe_webhooks(
+        &self,
+        conn: &mut PgConnection,
+        row: &GameRow,
+        version: i64,
+        actors: Actors,
+        after: &Status,
+        seats: &[SeatInfo],
+        forfeited: &[i32],
+    ) -> DomainResult<()> {
+        let mut owed: Vec<(i32, AccountId, &str)> = Vec::new();
+        match after {
+            // The seats owed a turn email (the same rule as in `owe_for_transition`).
+            Status::Active { to_act } => {
+                let fresh = actors
+                    .after
+                    .iter()
+                    .filter(|s| !actors.before.contains(s) || actors.acted.contains(s));
+                for &s in fresh {
+                    let Some(p) = seats.iter().find(|i| i.seat as usize == s) else {
+                        continue;
+                    };
+                    if forfeited.contains(&p.seat) {
+                        continue;
+                    }
+                    let event = if to_act.contains(&s) {
+                        YOUR_TURN
+                    } else {
+                        OFFER
+                    };
+                    owed.push((p.seat, p.account_id, event));
+                }
+            }
+            Status::Finished(_) => {
+                owed.extend(seats.iter().map(|p| (p.seat, p.account_id, GAME_FINISHED)));
+            }
+        }
+        if owed.is_empty() {
+            return Ok(());
+        }
+        let seat_list: Vec<i32> = owed.iter().map(|o| o.0).collect();
+        let account_list: Vec<i64> = owed.iter().map(|o| o.1.0).collect();
+        let event_list: Vec<&str> = owed.iter().map(|o| o.2).collect();
+        diesel::select(owe_webhooks(
+            row.id,
+            version,
+            &row.game_type,
+            &seat_list,
+            &account_list,
+            &event_list,
+        ))
+        .get_result::<i32>(conn)?;
+        Ok(())
+    }
+
+    /// An `offer` for each of `seats`: something to decide outside the game's turns (a
+    /// takeback to answer). Call in the transaction that made it.
+    pub(crate) fn owe_offer_webhooks(
+        &self,
+        conn: &mut PgConnection,
+        row: &GameRow,
+        seats: &[&SeatInfo],
+    ) -> DomainResult<()> {
+        if seats.is_empty() {
+            return Ok(());
+        }
+        let seat_list: Vec<i32> = seats.iter().map(|s| s.seat).collect();
+        let account_list: Vec<i64> = seats.iter().map(|s| s.account_id.0).collect();
+        let event_list: Vec<&str> = seats.iter().map(|_| OFFER).collect();
+        diesel::select(owe_webhooks(
+            row.id,
+            row.version,
+            &row.game_type,
+            &seat_list,
+            &account_list,
+            &event_list,
+        ))
+        .get_result::<i32>(conn)?;
+        Ok(())
+    }
+
+    /// What a due webhook row becomes: the signed POST to make, or nothing (the webhook
+    /// was deleted, the seat has acted, the game is gone or over).
+    pub fn render_webhook(
+        &self,
+        conn: &mut PgConnection,
+        row: &OutboxRow,
+    ) -> DomainResult<WebhookDelivery> {
+        let detail = row.detail.clone().unwrap_or(Value::Null);
+        let (Some(hook_id), Some(event)) = (detail["webhook"].as_i64(), detail["event"].as_str())
+        else {
+            return Ok(WebhookDelivery::Drop("malformed_event"));
+        };
+        let hook: Option<WebhookRow> = webhooks::table
+            .find(hook_id)
+            .select(WebhookRow::as_select())
+            .first(conn)
+            .optional()?;
+        let Some(hook) = hook.filter(|h| Some(h.account_id) == row.account_id) else {
+            return Ok(WebhookDelivery::Drop("webhook_deleted"));
+        };
+        let base = self.public_url.trim_end_matches('/');
+        let mut body = json!({
+            "event": event,
+            "delivery": row.id,
+            "created_at": row.created_at,
+        });
+        if event == PING {
+            body["webhook"] = json!({ "id": hook.id, "url": hook.url });
+        } else {
+            let (Some(game_id), Some(seat), Some(version)) = (row.game_id, row.seat, row.version)
+            else {
+                return Ok(WebhookDelivery::Drop("malformed_event"));
+            };
+            let now = diesel::sql_query(
+                "SELECT status, game_type, EXISTS (SELECT 1 FROM game_actions \
+                     WHERE game_id = $1 AND seq > $2 AND seat = $3) AS acted \
+                 FROM games WHERE id = $1",
+            )
+            .bind::<BigInt, _>(game_id)
+            .bind::<BigInt, _>(version)
+            .bind::<Integer, _>(seat)
+            .get_result::<GameNow>(conn)
+            .optional()?;
+            let Some(now) = now else {
+                return Ok(WebhookDelivery::Drop("game_gone"));
+            };
+            // A turn or an offer already answered (or ended with the game) is not news.
+            if event != GAME_FINISHED {
+                if now.status != "active" {
+                    return Ok(WebhookDelivery::Drop("game_over"));
+                }
+                if now.acted {
+                    return Ok(WebhookDelivery::Drop("seat_acted"));
+                }
+            }
+            body["game"] = json!({
+                "id": game_id,
+                "type": now.game_type,
+                "version": version,
+                "url": format!("{base}/api/v1/games/{game_id}"),
+                "web_url": format!("{base}/#/game/{game_id}"),
+            });
+            body["seat"] = json!(seat);
+        }
+        let body = serde_json::to_vec(&body).map_err(anyhow::Error::from)?;
+        Ok(WebhookDelivery::Send {
+            url: hook.url,
+            secret: hook.secret,
+            event: event.to_string(),
+            delivery: row.id.to_string(),
+            body,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn strict() -> WebhookPolicy {
+        WebhookPolicy::new(false, Duration::from_secs(1))
+    }
+
+    #[test]
+    fn urls_are_checked_before_they_are_stored() {
+        let ok = parse_url("https://bot.example.org/hook?x=1", &strict()).unwrap();
+        assert_eq!(ok.as_str(), "https://bot.example.org/hook?x=1");
+        for (raw, code) in [
+            ("ftp://example.org/", "invalid_webhook_url"),
+            ("/relative", "invalid_webhook_url"),
+            ("https://user:pw@example.org/", "invalid_webhook_url"),
+            ("https://exa mple.org/", "invalid_webhook_url"),
+            ("https://example.org/\0", "invalid_webhook_url"),
+            ("https://example.org/\thook", "invalid_webhook_url"),
+            ("http://127.0.0.1:8080/", "webhook_address_not_allowed"),
+            ("http://2130706433/", "webhook_address_not_allowed"),
+            ("http://[::1]/", "webhook_address_not_allowed"),
+            (
+                "http://169.254.169.254/latest",
+                "webhook_address_not_allowed",
+            ),
+            ("http://10.0.0.8/", "webhook_address_not_allowed"),
+            ("http://LOCALHOST./", "webhook_address_not_allowed"),
+            ("http://api.localhost/", "webhook_address_not_allowed"),
+        ] {
+            let e = parse_url(raw, &strict()).unwrap_err();
+            assert_eq!(e.code(), code, "{raw}");
+        }
+        let long = format!("https://example.org/{}", "a".repeat(MAX_URL_CHARS));
+        assert_eq!(
+            parse_url(&long, &strict()).unwrap_err().code(),
+            "invalid_webhook_url"
+        );
+        let open = WebhookPolicy::new(true, Duration::from_secs(1));
+        assert!(parse_url("http://127.0.0.1:9/", &open).is_ok());
+    }
+
+    #[test]
+    fn events_are_known_and_listed_once() {
+        let asked = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            parse_events(&asked(&["game_finished", "your_turn", "your_turn"])).unwrap(),
+            vec![YOUR_TURN, GAME_FINISHED]
+        );
+        assert!(parse_events(&asked(&[])).is_err());
+        assert!(parse_events(&asked(&["your_turn", "checkmate"])).is_err());
+    }
+}

@@ -1,0 +1,253 @@
+//! A computer player for any game: a bounded, determinized Monte-Carlo search.
+//!
+//! For a decision of `seat`, the bot draws worlds with [`Game::resample_hidden`] for
+//! `Viewer::Seat(seat)`: each world keeps what the seat sees and redraws everything else
+//! (other hands, deck order, the random stream). It never reads the real hidden state. In
+//! each world it plays each candidate action and then random moves for every seat, up to a
+//! depth, and scores the result from the seat's point of view: the outcome when the game
+//! ended, else the game's [`Game::bot_standing`] estimate. The candidate with the best mean
+//! wins. All randomness comes from the caller's seed, and the work is bounded by playouts
+//! and depth rather than by a clock, so a decision is deterministic and replayable.
+
+use serde_json::Value;
+
+use super::contract::{Game, Outcome, Seat, Viewer};
+use super::dynamic::LoadedGame;
+use super::rng::GameRng;
+
+/// How much a decision may cost. The work is about `playouts` × `depth` applications of an
+/// action (plus one `legal_actions` per step).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BotBudget {
+    /// Playouts per decision, shared out evenly over the candidates (at least one each).
+    pub playouts: u32,
+    /// Actions per playout after the candidate, before the position is scored.
+    pub depth: u32,
+    /// At most this many of the legal actions are weighed (a seeded choice of them when
+    /// there are more); the rest are never played.
+    pub candidates: u32,
+}
+
+impl Default for BotBudget {
+    fn default() -> Self {
+        BotBudget {
+            playouts: 240,
+            depth: 60,
+            candidates: 16,
+        }
+    }
+}
+
+impl BotBudget {
+    /// The budget measured in `benches/bots.rs` for a game type: each decision well under a
+    /// second on one core (see the README for the figures).
+    pub fn for_game(id: &str) -> BotBudget {
+        match id {
+            "kasino" => BotBudget {
+                playouts: 240,
+                depth: 200,
+                candidates: 16,
+            },
+            "partners" => BotBudget {
+                playouts: 120,
+                depth: 40,
+                candidates: 12,
+            },
+            "crossword-rummy" => BotBudget {
+                playouts: 48,
+                depth: 12,
+                candidates: 12,
+            },
+            "sp4x" => BotBudget {
+                playouts: 96,
+                depth: 40,
+                candidates: 12,
+            },
+            "space-empires-4x" => BotBudget {
+                playouts: 48,
+                depth: 30,
+                candidates: 8,
+            },
+            "fuldrigger" => BotBudget {
+                playouts: 96,
+                depth: 40,
+                candidates: 12,
+            },
+            "starfarers" => BotBudget {
+                playouts: 48,
+                depth: 30,
+                candidates: 8,
+            },
+            _ => BotBudget::default(),
+        }
+    }
+}
+
+/// The bot's action for `seat` on `game`: one of `game.legal_actions(seat)`, or `None`
+/// when the seat has nothing to do. The same state, seat, seed and budget give the same
+/// action; states that differ only in what `seat` cannot see give the same action too, as
+/// far as the game's `resample_hidden` draws its worlds from the visible part alone.
+pub fn choose_action(
+    game: &dyn LoadedGame,
+    seat: Seat,
+    seed: [u8; 32],
+    budget: BotBudget,
+) -> Option<Value> {
+    game.bot_action(seat, seed, budget)
+}
+
+/// [`choose_action`] on a typed game: what the erased form calls, without JSON in the loop.
+pub fn search<G: Game>(
+    game: &G,
+    state: &G::State,
+    seat: Seat,
+    seed: [u8; 32],
+    budget: BotBudget,
+) -> Option<G::Action> {
+    let mut legal = game.legal_actions(state, seat);
+    match legal.len() {
+        0 => return None,
+        1 => return legal.pop(),
+        _ => {}
+    }
+    let mut rng = GameRng::from_seed(seed);
+    let candidates = pick_candidates(legal, budget.candidates.max(1) as usize, &mut rng);
+    if candidates.len() == 1 {
+        return candidates.into_iter().next();
+    }
+    let per_candidate = (budget.playouts as usize / candidates.len()).max(1);
+    // One seed per world, shared by all candidates: they are compared on the same deals
+    // and the same later dice, which removes most of the noise between them.
+    let worlds: Vec<[u8; 32]> = (0..per_candidate).map(|_| seed_from(&mut rng)).collect();
+    let mut best: Option<(f64, usize)> = None;
+    for (i, action) in candidates.iter().enumerate() {
+        let mut total = 0.0;
+        let mut counted = 0usize;
+        for w in &worlds {
+            let mut world_rng = GameRng::from_seed(*w);
+            let world = game.resample_hidden(state, Viewer::Seat(seat), &mut world_rng);
+            // Legal for the seat in every world it cannot tell apart; a game that says
+            // otherwise simply loses this sample rather than failing the decision.
+            let Ok(after) = game.apply(&world, seat, action) else {
+                continue;
+            };
+            total += playout(game, after, seat, budget.depth, &mut world_rng);
+            counted += 1;
+        }
+        if counted == 0 {
+            continue;
+        }
+        let mean = total / counted as f64;
+        // Strictly better only: ties keep the earlier candidate, so the order is stable.
+        if best.is_none_or(|(b, _)| mean > b) {
+            best = Some((mean, i));
+        }
+    }
+    let pick = best.map_or(0, |(_, i)| i);
+    candidates.into_iter().nth(pick)
+}
+
+/// All of `legal` when it fits, else a seeded choice of `max` of them, in their order.
+fn pick_candidates<A>(legal: Vec<A>, max: usize, rng: &mut GameRng) -> Vec<A> {
+    if legal.len() <= max {
+        return legal;
+    }
+    let mut index: Vec<usize> = (0..legal.len()).collect();
+    rng.shuffle(&mut index);
+    let mut keep = index[..max].to_vec();
+    keep.sort_unstable();
+    legal
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep.binary_search(i).is_ok())
+        .map(|(_, a)| a)
+        .collect()
+}
+
+fn seed_from(rng: &mut GameRng) -> [u8; 32] {
+    let mut seed = [0u8; 32];
+    for chunk in seed.chunks_mut(8) {
+        chunk.copy_from_slice(&rng.next_u64().to_le_bytes());
+    }
+    seed
+}
+
+/// Random moves for whoever is to act, up to `depth` actions; the result scored for `seat`.
+fn playout<G: Game>(
+    game: &G,
+    mut state: G::State,
+    seat: Seat,
+    depth: u32,
+    rng: &mut GameRng,
+) -> f64 {
+    for _ in 0..depth {
+        let status = game.status(&state);
+        let to_act = status.to_act();
+        if to_act.is_empty() {
+            break;
+        }
+        let actor = to_act[rng.below(to_act.len())];
+        let legal = game.legal_actions(&state, actor);
+        let Some(action) = rng.pick(&legal) else {
+            break;
+        };
+        match game.apply(&state, actor, action) {
+            Ok(next) => state = next,
+            Err(_) => break,
+        }
+    }
+    match game.status(&state) {
+        super::contract::Status::Finished(outcome) => outcome_value(&outcome, seat),
+        super::contract::Status::Active { .. } => game
+            .bot_standing(&state, seat)
+            .map_or(0.5, |v| v.clamp(0.0, 1.0)),
+    }
+}
+
+/// A finished game's worth to `seat`: mostly whether it won (a shared first place counts
+/// as a share of a win), a little for the place otherwise, so that among lost lines the
+/// bot still prefers the better finish. Team games count the team's place.
+pub fn outcome_value(outcome: &Outcome, seat: Seat) -> f64 {
+    let (rank, winners, entries) = if outcome.teams.is_empty() {
+        let Some(me) = outcome.ranking.iter().find(|p| p.seat == seat) else {
+            return 0.0;
+        };
+        let winners = outcome.ranking.iter().filter(|p| p.rank == 1).count();
+        (me.rank, winners, outcome.ranking.len())
+    } else {
+        let Some(team) = outcome.teams.iter().find(|t| t.seats.contains(&seat)) else {
+            return 0.0;
+        };
+        let winners = outcome.teams.iter().filter(|t| t.rank == 1).count();
+        (team.rank, winners, outcome.teams.len())
+    };
+    let win = if rank == 1 {
+        1.0 / winners.max(1) as f64
+    } else {
+        0.0
+    };
+    let place = if entries > 1 {
+        (entries as f64 - f64::from(rank)) / (entries as f64 - 1.0)
+    } else {
+        1.0
+    };
+    0.9 * win + 0.1 * place.clamp(0.0, 1.0)
+}
+
+/// A standing in [0, 1] from running scores: 0.5 when level with the best of the others,
+/// towards 1 as `seat` leads by several `scale`s, towards 0 as it trails. For
+/// [`Game::bot_standing`] of games that keep a score.
+pub fn standing_from_scores(scores: &[i64], seat: Seat, scale: f64) -> Option<f64> {
+    let mine = *scores.get(seat)?;
+    let best_other = scores
+        .iter()
+        .enumerate()
+        .filter(|&(s, _)| s != seat)
+        .map(|(_, &v)| v)
+        .max()?;
+    let lead = (mine - best_other) as f64 / scale.max(f64::MIN_POSITIVE);
+    Some(0.5 + 0.5 * lead.tanh())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,19 @@
+//! What the computer player ([`crate::engine::bot`]) scores an unfinished Crossword Rummy
+//! by.
+
+use super::State;
+use crate::engine::Seat;
+use crate::engine::bot::standing_from_scores;
+
+/// Penalties count against a seat (HR-10), and every tile still on the rack is a future
+/// penalty: fewer is better.
+pub fn standing(st: &State, seat: Seat) -> Option<f64> {
+    let scores: Vec<i64> = (0..st.seats)
+        .map(|s| {
+            let total = st.totals.get(s).copied().unwrap_or(0);
+            let rack = st.racks.get(s).map_or(0, Vec::len) as i64;
+            -(total + 2 * rack)
+        })
+        .collect();
+    standing_from_scores(&scores, seat, 6.0)
+}

@@ -1,0 +1,12 @@
+//! What the computer player ([`crate::engine::bot`]) scores an unfinished Fuldrigger by.
+
+use super::{Board, State, rules};
+use crate::engine::Seat;
+use crate::engine::bot::standing_from_scores;
+
+/// The seat's fortune (what ranks the players at the end) against the richest other.
+pub fn standing(b: &Board, st: &State, seat: Seat) -> Option<f64> {
+    let fortunes: Vec<i64> = (0..st.seats).map(|s| rules::fortune(b, st, s)).collect();
+    let scale = fortunes.iter().map(|f| f.abs()).max().unwrap_or(0).max(1) as f64 / 4.0;
+    standing_from_scores(&fortunes, seat, scale)
+}

@@ -1,0 +1,759 @@
+//! Webhooks and the calendar feed, from outside: a receiver in the test gets signed POSTs
+//! (`your_turn` after a move, `game_finished` at the end, retries with the same delivery id,
+//! failures given up), registrations are checked (SSRF, garbage, other people's ids), and
+//! the ICS feed lists the right deadline and refuses forged addresses.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hmac::{Hmac, Mac};
+use serde_json::{Value, json};
+use sha2::Sha256;
+
+use crate::helpers::{
+    Player, TestApp, assert_problem, content_type, play_random, spawn_app, spawn_app_with,
+};
+
+/// One POST the receiver got.
+#[derive(Clone, Debug)]
+struct Hit {
+    headers: HashMap<String, String>,
+    body: Vec<u8>,
+}
+
+impl Hit {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).expect("the body is JSON")
+    }
+
+    fn header(&self, name: &str) -> &str {
+        self.headers.get(name).map_or("", String::as_str)
+    }
+}
+
+/// How the receiver answers its n-th request.
+#[derive(Clone, Copy)]
+enum Answer {
+    Status(u16),
+    /// Says nothing for this long, then hangs up.
+    Silence(Duration),
+}
+
+/// A local HTTP server recording each request; answers follow `script`, then 200.
+struct Receiver {
+    url: String,
+    hits: Arc<Mutex<Vec<Hit>>>,
+}
+
+fn receiver(script: Vec<Answer>) -> Receiver {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
+    let hits = Arc::new(Mutex::new(Vec::new()));
+    let recorded = Arc::clone(&hits);
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut headers = HashMap::new();
+            let mut line = String::new();
+            if reader.read_line(&mut line).is_err() {
+                continue;
+            }
+            loop {
+                line.clear();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = line.split_once(':') {
+                    headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+                }
+            }
+            let len: usize = headers
+                .get("content-length")
+                .and_then(|l| l.parse().ok())
+                .unwrap_or(0);
+            let mut body = vec![0; len];
+            if reader.read_exact(&mut body).is_err() {
+                continue;
+            }
+            recorded.lock().unwrap().push(Hit { headers, body });
+            match script.get(n).copied().unwrap_or(Answer::Status(200)) {
+                Answer::Status(code) => {
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 {code} Scripted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    );
+                }
+                Answer::Silence(d) => std::thread::sleep(d),
+            }
+        }
+    });
+    Receiver { url, hits }
+}
+
+impl Receiver {
+    fn hits(&self) -> Vec<Hit> {
+        self.hits.lock().unwrap().clone()
+    }
+
+    /// Waits until `pred` holds of the hits so far.
+    fn wait(&self, what: &str, pred: impl Fn(&[Hit]) -> bool) -> Vec<Hit> {
+        let until = Instant::now() + Duration::from_secs(60);
+        loop {
+            let hits = self.hits();
+            if pred(&hits) {
+                return hits;
+            }
+            assert!(Instant::now() < until, "{what}: the receiver got {hits:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+fn open_app() -> TestApp {
+    spawn_app_with(|s| s.webhook_allow_private = true)
+}
+
+/// Registers a webhook; returns (id, secret).
+fn register(app: &TestApp, p: &Player, url: &str, events: &[&str]) -> (i64, String) {
+    let r = app.post(
+        "/api/v1/me/webhooks",
+        Some(&p.token),
+        &json!({"url": url, "events": events}),
+    );
+    assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
+    let w: Value = r.json().unwrap();
+    assert_eq!(w["url"], url);
+    (
+        w["id"].as_i64().unwrap(),
+        w["secret"].as_str().expect("the secret, once").to_string(),
+    )
+}
+
+/// Checks `Turnpost-Signature: t=…,v1=…` against the body, as a receiver would.
+fn assert_signed(hit: &Hit, secret: &str) {
+    let sig = hit.header("turnpost-signature");
+    let parts: HashMap<&str, &str> = sig.split(',').filter_map(|p| p.split_once('=')).collect();
+    let t: i64 = parts["t"].parse().expect("t");
+    assert!(
+        (chrono::Utc::now().timestamp() - t).abs() < 300,
+        "a fresh time"
+    );
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{t}.").as_bytes());
+    mac.update(&hit.body);
+    let expected = hex::decode(parts["v1"]).expect("hex");
+    mac.verify_slice(&expected).expect("the signature holds");
+    // Another secret does not verify it.
+    let mut other = Hmac::<Sha256>::new_from_slice(b"whsec_other").unwrap();
+    other.update(format!("{t}.").as_bytes());
+    other.update(&hit.body);
+    assert!(other.verify_slice(&expected).is_err());
+}
+
+fn deliveries(app: &TestApp, p: &Player, hook: i64) -> Vec<Value> {
+    let r = app.get(
+        &format!("/api/v1/me/webhooks/{hook}/deliveries"),
+        Some(&p.token),
+    );
+    assert_eq!(r.status(), 200);
+    r.json::<Value>().unwrap().as_array().unwrap().clone()
+}
+
+/// Plays the first legal action of whoever is to act until `p`'s seat is to act.
+fn until_turn_of(app: &TestApp, id: i64, players: &[&Player], seat: u64) {
+    for _ in 0..20 {
+        let g = app.game(id, players[0]);
+        let to_act = g["to_act"][0].as_u64().unwrap();
+        if to_act == seat {
+            return;
+        }
+        let mover = players[to_act as usize];
+        let mine = app.game(id, mover);
+        let r = app.post(
+            &format!("/api/v1/games/{id}/actions"),
+            Some(&mover.token),
+            &json!({"expected_version": mine["version"], "action": mine["legal_actions"][0]}),
+        );
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    }
+    panic!("the turn never came to seat {seat}");
+}
+
+#[test]
+fn your_turn_after_a_move_is_signed_and_game_finished_comes_at_the_end() {
+    let app = open_app();
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    let rx = receiver(vec![]);
+    let (hook, secret) = register(&app, &bo, &rx.url, &["your_turn", "game_finished"]);
+    let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
+    until_turn_of(&app, id, &[&ada, &bo], 1);
+    let hits = rx.wait("your_turn for Bo", |h| !h.is_empty());
+    let hit = &hits[0];
+    assert_eq!(hit.header("turnpost-event"), "your_turn");
+    assert_eq!(hit.header("content-type"), "application/json");
+    assert_signed(hit, &secret);
+    let body = hit.json();
+    assert_eq!(body["event"], "your_turn");
+    assert_eq!(body["game"]["id"], id);
+    assert_eq!(body["game"]["type"], "kasino");
+    assert_eq!(body["seat"], 1);
+    assert_eq!(body["game"]["version"], app.game(id, &bo)["version"]);
+    assert_eq!(
+        body["game"]["url"],
+        format!("http://turnpost.test/api/v1/games/{id}")
+    );
+    assert_eq!(
+        body["delivery"].to_string(),
+        hit.header("turnpost-delivery")
+    );
+    // Nothing but these members: no view, no hand.
+    let mut keys: Vec<&str> = body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["created_at", "delivery", "event", "game", "seat"]);
+    let mut game_keys: Vec<&str> = body["game"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    game_keys.sort_unstable();
+    assert_eq!(game_keys, ["id", "type", "url", "version", "web_url"]);
+
+    play_random(&app, id, &[&ada, &bo], 7, 2000);
+    let hits = rx.wait("game_finished", |h| {
+        h.iter()
+            .any(|x| x.header("turnpost-event") == "game_finished")
+    });
+    let over = hits
+        .iter()
+        .find(|x| x.header("turnpost-event") == "game_finished")
+        .unwrap();
+    assert_signed(over, &secret);
+    assert_eq!(over.json()["game"]["id"], id);
+    assert_eq!(over.json()["seat"], 1);
+    // Every delivery is Bo's seat, and none for Ada (who has no webhook).
+    assert!(hits.iter().all(|h| h.json()["seat"] == 1));
+    let listed = deliveries(&app, &bo, hook);
+    assert!(
+        listed.iter().any(|d| d["event"] == "game_finished"
+            && d["status"] == "delivered"
+            && d["game_id"] == id),
+        "{listed:?}"
+    );
+    assert!(listed.iter().all(|d| d["status"] != "failed"), "{listed:?}");
+}
+
+#[test]
+fn a_receiver_that_fails_first_gets_a_retry_with_the_same_delivery_id() {
+    let app = open_app();
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    let rx = receiver(vec![Answer::Status(500)]);
+    let (hook, secret) = register(&app, &bo, &rx.url, &["your_turn"]);
+    let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
+    until_turn_of(&app, id, &[&ada, &bo], 1);
+    let hits = rx.wait("a retry", |h| h.len() >= 2);
+    assert_eq!(
+        hits[0].header("turnpost-delivery"),
+        hits[1].header("turnpost-delivery")
+    );
+    assert_eq!(hits[0].body, hits[1].body, "a retry sends the same body");
+    assert_signed(&hits[1], &secret);
+    let listed = app.get(
+        &format!("/api/v1/me/webhooks/{hook}/deliveries"),
+        Some(&bo.token),
+    );
+    let listed: Value = listed.json().unwrap();
+    let d = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| {
+            d["id"].as_i64().map(|i| i.to_string()).as_deref()
+                == Some(hits[0].header("turnpost-delivery"))
+        })
+        .expect("the delivery is listed")
+        .clone();
+    assert_eq!(d["attempts"], 1, "{d}");
+    assert_eq!(d["event"], "your_turn");
+    // Marked after the answer: wait for the mark.
+    let until = Instant::now() + Duration::from_secs(30);
+    while deliveries(&app, &bo, hook)
+        .iter()
+        .all(|x| x["status"] != "delivered")
+    {
+        assert!(Instant::now() < until, "never marked delivered");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_receiver_that_does_not_answer_in_time_is_given_up_after_the_last_attempt() {
+    let app = spawn_app_with(|s| {
+        s.webhook_allow_private = true;
+        s.webhook_timeout_secs = 1;
+        s.outbox_max_attempts = 2;
+    });
+    let ada = app.player("Ada");
+    let rx = receiver(vec![
+        Answer::Silence(Duration::from_secs(3)),
+        Answer::Silence(Duration::from_secs(3)),
+    ]);
+    let (hook, secret) = register(&app, &ada, &rx.url, &["game_finished"]);
+    let r = app.post(
+        &format!("/api/v1/me/webhooks/{hook}/test"),
+        Some(&ada.token),
+        &json!({}),
+    );
+    assert_eq!(r.status(), 202);
+    let queued: Value = r.json().unwrap();
+    assert_eq!(queued["event"], "ping");
+    assert_eq!(queued["status"], "pending");
+    let hits = rx.wait("two attempts", |h| h.len() >= 2);
+    assert_eq!(hits[0].header("turnpost-event"), "ping");
+    assert_signed(&hits[0], &secret);
+    assert_eq!(hits[0].json()["webhook"]["id"], hook);
+    let until = Instant::now() + Duration::from_secs(30);
+    let d = loop {
+        let listed = deliveries(&app, &ada, hook);
+        if listed[0]["status"] == "failed" {
+            break listed[0].clone();
+        }
+        assert!(Instant::now() < until, "never given up: {listed:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(d["attempts"], 2, "{d}");
+    assert!(d["last_error"].as_str().unwrap().contains("in time"), "{d}");
+}
+
+#[test]
+fn private_addresses_are_refused_unless_the_server_allows_them() {
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    for url in [
+        "http://127.0.0.1:8080/hook",
+        "http://localhost/hook",
+        "http://LocalHost./hook",
+        "http://[::1]/hook",
+        "http://[::ffff:127.0.0.1]/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://10.0.0.1/",
+        "http://192.168.1.10/",
+        "http://0.0.0.0/",
+        "http://2130706433/",
+    ] {
+        let r = app.post(
+            "/api/v1/me/webhooks",
+            Some(&ada.token),
+            &json!({"url": url, "events": ["your_turn"]}),
+        );
+        let (s, v) = assert_problem(r, url);
+        assert_eq!(
+            (s, v["code"].as_str()),
+            (422, Some("webhook_address_not_allowed")),
+            "{url}"
+        );
+    }
+    let (_, secret) = register(&app, &ada, "https://bot.example.org/turnpost", &["offer"]);
+    assert!(secret.starts_with("whsec_") && secret.len() > 40);
+    let listed: Value = app
+        .get("/api/v1/me/webhooks", Some(&ada.token))
+        .json()
+        .unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn garbage_registrations_are_problems_and_change_nothing() {
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    let post = |body: Value| app.post("/api/v1/me/webhooks", Some(&ada.token), &body);
+    let cases: Vec<(Value, u16, &str)> = vec![
+        (
+            json!({"url": "ftp://example.org/", "events": ["your_turn"]}),
+            422,
+            "invalid_webhook_url",
+        ),
+        (
+            json!({"url": "/relative", "events": ["your_turn"]}),
+            422,
+            "invalid_webhook_url",
+        ),
+        (
+            json!({"url": "not a url", "events": ["your_turn"]}),
+            422,
+            "invalid_webhook_url",
+        ),
+        (
+            json!({"url": "https://u:p@example.org/", "events": ["your_turn"]}),
+            422,
+            "invalid_webhook_url",
+        ),
+        (
+            json!({"url": "https://example.org/\u{0}x", "events": ["your_turn"]}),
+            422,
+            "invalid_webhook_url",
+        ),
+        (
+            json!({"url": "https://example.org/\nx", "events": ["your_turn"]}),
+            422,
+            "invalid_webhook_url",
+        ),
+        (
+            json!({"url": format!("https://example.org/{}", "a".repeat(3000)), "events": ["your_turn"]}),
+            422,
+            "invalid_webhook_url",
+        ),
+        (
+            json!({"url": "https://example.org/", "events": ["checkmate"]}),
+            422,
+            "invalid_webhook_events",
+        ),
+        (
+            json!({"url": "https://example.org/", "events": ["your_turn\u{0}"]}),
+            422,
+            "invalid_webhook_events",
+        ),
+        (
+            json!({"url": "https://example.org/", "events": []}),
+            422,
+            "invalid_webhook_events",
+        ),
+        (
+            json!({"url": "https://example.org/", "events": "your_turn"}),
+            422,
+            "invalid_body",
+        ),
+        (
+            json!({"url": "https://example.org/", "events": [1]}),
+            422,
+            "invalid_body",
+        ),
+        (
+            json!({"url": 12, "events": ["your_turn"]}),
+            422,
+            "invalid_body",
+        ),
+        (json!({"events": ["your_turn"]}), 422, "invalid_body"),
+        (
+            json!({"url": "https://example.org/", "events": ["offer"], "secret": "mine"}),
+            422,
+            "invalid_body",
+        ),
+        (
+            json!({"url": format!("https://example.org/{}", "a".repeat(300_000)), "events": ["offer"]}),
+            413,
+            "payload_too_large",
+        ),
+    ];
+    for (body, status, code) in cases {
+        let shown: String = body.to_string().chars().take(80).collect();
+        let (s, v) = assert_problem(post(body), &shown);
+        assert_eq!((s, v["code"].as_str()), (status, Some(code)), "{shown}");
+    }
+    let r = app
+        .client
+        .post(app.url("/api/v1/me/webhooks"))
+        .bearer_auth(&ada.token)
+        .header("content-type", "application/json")
+        .body("{\"url\": ")
+        .send()
+        .unwrap();
+    assert_eq!(assert_problem(r, "broken JSON").1["code"], "invalid_json");
+    let r = app.post(
+        "/api/v1/me/webhooks",
+        None,
+        &json!({"url": "https://example.org/", "events": ["offer"]}),
+    );
+    assert_eq!(assert_problem(r, "no token").0, 401);
+    let listed: Value = app
+        .get("/api/v1/me/webhooks", Some(&ada.token))
+        .json()
+        .unwrap();
+    assert_eq!(listed, json!([]), "nothing was stored");
+
+    for i in 0..10 {
+        register(&app, &ada, &format!("https://example.org/{i}"), &["offer"]);
+    }
+    let (s, v) = assert_problem(
+        post(json!({"url": "https://example.org/11", "events": ["offer"]})),
+        "the eleventh",
+    );
+    assert_eq!((s, v["code"].as_str()), (409, Some("too_many_webhooks")));
+    let listed: Value = app
+        .get("/api/v1/me/webhooks", Some(&ada.token))
+        .json()
+        .unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 10);
+}
+
+#[test]
+fn one_account_cannot_see_or_touch_anothers_webhooks() {
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    let eve = app.player("Eve");
+    let (hook, _) = register(
+        &app,
+        &ada,
+        "https://example.org/ada",
+        &["your_turn", "offer"],
+    );
+    let listed: Value = app
+        .get("/api/v1/me/webhooks", Some(&eve.token))
+        .json()
+        .unwrap();
+    assert_eq!(listed, json!([]));
+    let listed: Value = app
+        .get("/api/v1/me/webhooks", Some(&ada.token))
+        .json()
+        .unwrap();
+    assert_eq!(listed[0]["id"], hook);
+    assert_eq!(listed[0]["events"], json!(["your_turn", "offer"]));
+    assert!(
+        listed[0].get("secret").is_none(),
+        "the secret is shown once"
+    );
+
+    let delete = |p: &Player, id: &str| {
+        app.client
+            .delete(app.url(&format!("/api/v1/me/webhooks/{id}")))
+            .bearer_auth(&p.token)
+            .send()
+            .unwrap()
+    };
+    let (s, v) = assert_problem(delete(&eve, &hook.to_string()), "Eve deletes");
+    assert_eq!((s, v["code"].as_str()), (404, Some("not_found")));
+    for path in [
+        format!("/api/v1/me/webhooks/{hook}/deliveries"),
+        "/api/v1/me/webhooks/abc/deliveries".to_string(),
+        "/api/v1/me/webhooks/99999999999999999999/deliveries".to_string(),
+    ] {
+        assert_eq!(
+            assert_problem(app.get(&path, Some(&eve.token)), &path).0,
+            404
+        );
+    }
+    let r = app.post(
+        &format!("/api/v1/me/webhooks/{hook}/test"),
+        Some(&eve.token),
+        &json!({}),
+    );
+    assert_eq!(assert_problem(r, "Eve pings").0, 404);
+    assert_eq!(assert_problem(delete(&ada, "-1"), "no such id").0, 404);
+
+    assert_eq!(delete(&ada, &hook.to_string()).status(), 204);
+    assert_eq!(
+        assert_problem(delete(&ada, &hook.to_string()), "twice").0,
+        404
+    );
+    let listed: Value = app
+        .get("/api/v1/me/webhooks", Some(&ada.token))
+        .json()
+        .unwrap();
+    assert_eq!(listed, json!([]));
+}
+
+fn create_game(app: &TestApp, players: &[&Player], clock: bool) -> i64 {
+    let mut body = json!({"game_type": "kasino", "players": players.len(), "options": {}});
+    if clock {
+        body["time_control"] = json!({"days_per_move": 3});
+    }
+    let r = app.post("/api/v1/games", Some(&players[0].token), &body);
+    assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
+    let id = r.json::<Value>().unwrap()["id"].as_i64().unwrap();
+    for p in &players[1..] {
+        let r = app.post(
+            &format!("/api/v1/games/{id}/join"),
+            Some(&p.token),
+            &json!({}),
+        );
+        assert_eq!(r.status(), 200);
+    }
+    id
+}
+
+/// The feed's path on the test app (links name the public URL).
+fn feed_path(app: &TestApp, p: &Player) -> String {
+    let r = app.get("/api/v1/me/calendar", Some(&p.token));
+    assert_eq!(r.status(), 200);
+    let url = r.json::<Value>().unwrap()["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = url
+        .strip_prefix("http://turnpost.test")
+        .expect("a link on the public URL");
+    assert!(
+        path.starts_with("/api/v1/calendar/") && path.ends_with(".ics"),
+        "{path}"
+    );
+    path.to_string()
+}
+
+/// The feed's events, as (UID, DTSTART, SUMMARY) from the parsed document.
+fn feed_events(app: &TestApp, path: &str) -> Vec<(String, String, String)> {
+    use icalendar::Component;
+    let r = app.get(path, None);
+    assert_eq!(r.status(), 200);
+    assert!(
+        content_type(&r).starts_with("text/calendar"),
+        "{}",
+        content_type(&r)
+    );
+    let text = r.text().unwrap();
+    assert!(text.starts_with("BEGIN:VCALENDAR\r\n"), "{text}");
+    let cal: icalendar::Calendar = text.parse().expect("the feed parses");
+    cal.events()
+        .map(|e| {
+            (
+                e.get_uid().unwrap_or_default().to_string(),
+                e.properties()["DTSTART"].value().to_string(),
+                e.get_summary().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_calendar_feed_lists_the_deadline_where_it_is_the_accounts_turn() {
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    let clocked = create_game(&app, &[&ada, &bo], true);
+    let unclocked = create_game(&app, &[&ada, &bo], false);
+    let started = chrono::Utc::now();
+    let g = app.game(clocked, &ada);
+    let seat = g["to_act"][0].as_u64().unwrap() as usize;
+    let (mover, waiting) = if seat == 0 { (&ada, &bo) } else { (&bo, &ada) };
+
+    let path = feed_path(&app, mover);
+    assert_eq!(feed_path(&app, mover), path, "the same address until reset");
+    let events = feed_events(&app, &path);
+    assert_eq!(events.len(), 1, "{events:?}");
+    let (uid, start, summary) = &events[0];
+    assert!(
+        uid.contains(&format!("game-{clocked}-seat-{seat}")),
+        "{uid}"
+    );
+    assert!(summary.contains(&format!("Kasino #{clocked}")), "{summary}");
+    assert!(!summary.contains(&format!("#{unclocked}")));
+    let due = chrono::NaiveDateTime::parse_from_str(start, "%Y%m%dT%H%M%SZ")
+        .expect("a UTC time")
+        .and_utc();
+    let expected = started + chrono::Duration::days(3);
+    assert!(
+        (due - expected).num_seconds().abs() < 120,
+        "due {due}, expected about {expected}"
+    );
+    // Not the waiting player's deadline, and no game without a clock.
+    assert_eq!(feed_events(&app, &feed_path(&app, waiting)), vec![]);
+
+    // Forged addresses.
+    let token = path
+        .trim_start_matches("/api/v1/calendar/")
+        .trim_end_matches(".ics")
+        .to_string();
+    let last = token.chars().last().unwrap();
+    let flipped = format!(
+        "{}{}",
+        &token[..token.len() - 1],
+        if last == '0' { '1' } else { '0' }
+    );
+    let other = feed_path(&app, waiting);
+    let other_tag = other
+        .rsplit_once('-')
+        .unwrap()
+        .1
+        .trim_end_matches(".ics")
+        .to_string();
+    let (mover_id, _) = token.split_once('-').unwrap();
+    for forged in [
+        flipped,
+        format!("{mover_id}-{other_tag}"),
+        "garbage".into(),
+        "1-zz".into(),
+        "%00".into(),
+        format!("{token}00"),
+        "99999999999999999999-00".into(),
+    ] {
+        let r = app.get(&format!("/api/v1/calendar/{forged}.ics"), None);
+        let (s, v) = assert_problem(r, &forged);
+        assert_eq!(
+            (s, v["code"].as_str()),
+            (404, Some("feed_not_found")),
+            "{forged}"
+        );
+    }
+    // A reset revokes the old address.
+    let r = app.post("/api/v1/me/calendar/reset", Some(&mover.token), &json!({}));
+    assert_eq!(r.status(), 200);
+    let fresh = r.json::<Value>().unwrap()["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!fresh.ends_with(&path));
+    assert_eq!(assert_problem(app.get(&path, None), "revoked").0, 404);
+    assert_eq!(feed_events(&app, &feed_path(&app, mover)).len(), 1);
+    assert_eq!(
+        assert_problem(app.get("/api/v1/me/calendar", None), "no token").0,
+        401
+    );
+}
+
+/// `offer`: a seat has something to decide outside its turn. A takeback request is one:
+/// each player asked gets a signed `offer` for the game's version, and nobody else does.
+#[test]
+fn a_takeback_request_is_an_offer_to_each_player_asked() {
+    let app = open_app();
+    let people = [app.player("Ada"), app.player("Bo"), app.player("Cy")];
+    let rx = receiver(vec![]);
+    let secrets: Vec<String> = people
+        .iter()
+        .map(|p| register(&app, p, &rx.url, &["offer"]).1)
+        .collect();
+    let all: Vec<&Player> = people.iter().collect();
+    let id = app.start_game("starfarers", json!({}), &all);
+    let found = crate::takeback::play_until_takeback(&app, id, &all, 9);
+    let mut asked: Vec<i64> = found.game["takeback"]["waiting_for"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    asked.sort_unstable();
+    assert_eq!(asked.len(), 2);
+    let at = |h: &Hit| h.json()["game"]["version"] == found.version;
+    let hits = rx.wait("an offer to each player asked", |h| {
+        h.iter().filter(|x| at(x)).count() >= 2
+    });
+    let mut seats: Vec<i64> = Vec::new();
+    for hit in hits.iter().filter(|x| at(x)) {
+        assert_eq!(hit.header("turnpost-event"), "offer");
+        let body = hit.json();
+        assert_eq!(body["event"], "offer");
+        assert_eq!(body["game"]["id"], id);
+        let seat = body["seat"].as_i64().unwrap();
+        // Signed with the secret of the seat's own account.
+        let owner = people
+            .iter()
+            .position(|p| app.game(id, p)["your_seat"] == seat)
+            .unwrap();
+        assert_signed(hit, &secrets[owner]);
+        seats.push(seat);
+    }
+    seats.sort_unstable();
+    assert_eq!(
+        seats, asked,
+        "one offer per seat asked, none to the one asking"
+    );
+}
