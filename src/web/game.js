@@ -431,6 +431,17 @@ export async function gamePage(main, [idText], app) {
       const resign = h('button', { type: 'button', onclick: () => { confirm.hidden = false; confirm.querySelector('button').focus(); } }, 'Resign…');
       buttons.push(resign, confirm);
       buttons.push(...takebackTools());
+      // The computer took the seat when its time ran out: one click takes it back.
+      if (game.seats.some((x) => x.seat === game.your_seat && x.bot)) {
+        buttons.push(h('p', { class: 'takeback' }, 'Your time ran out and the computer is playing your seat.'),
+          h('button', {
+            type: 'button',
+            class: 'primary',
+            onclick: () => post(`/api/v1/games/${id}/resume`, {})
+              .then((g) => { setGame(g, null); show('Your seat is yours again.'); })
+              .catch((e) => show(e.message, 'error')),
+          }, 'Take my seat back'));
+      }
     }
     if (game.status === 'finished' && game.your_seat !== null) {
       // One click: the same players, seats rotated; a rematch someone asked for already

@@ -11,6 +11,7 @@ export function seatLine(g, s) {
   return h('li', { class: waiting ? 'seat to-act' : 'seat' },
     waiting ? h('span', { class: 'marker', 'aria-hidden': 'true' }, '▶ ') : null,
     h('span', {}, s.name, you ? ' (you)' : ''),
+    s.bot ? h('span', { class: 'muted' }, ' · played by the computer') : null,
     waiting ? h('span', { class: 'sr-only' }, ', to move') : null,
     s.clock_ms_left !== null && s.clock_ms_left !== undefined
       ? h('span', { class: s.clock_running ? 'clock running' : 'clock' },

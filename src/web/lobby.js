@@ -23,7 +23,9 @@ function createForm(types, app) {
   const maxDays = h('div', { class: 'field' }, h('label', { for: maxId }, 'Clock cap in days (empty: three moves’ worth)'),
     h('input', { id: maxId, name: 'max_days', type: 'number', min: 1, max: 60, inputmode: 'numeric' }));
   const policy = select('When a clock runs out', 'timeout_policy',
-    [['forfeit', 'the player forfeits'], ['random_move', 'a random move is made for them']]);
+    [['forfeit', 'the player forfeits'], ['random_move', 'a random move is made for them'],
+      ['bot', 'the computer plays for them until they take their seat back']]);
+  const botsBox = h('div');
   const privateId = nextId('private');
   const privacy = h('div', { class: 'field' },
     h('label', { for: privateId },
@@ -45,6 +47,15 @@ function createForm(types, app) {
   const showType = () => {
     const t = types.find((x) => x.id === typeInput.value) || types[0];
     fill(playersBox, select('Players', 'players', t.player_counts.map((n) => [n, `${n} players`])));
+    // "Play against the computer": up to every seat but the creator's.
+    const showBots = () => {
+      const n = Number(playersBox.querySelector('select').value) || 2;
+      fill(botsBox, select('Computer players', 'bots',
+        Array.from({ length: n }, (_, k) => [k, k === 0 ? 'none: people only'
+          : `${k} (${k === n - 1 ? 'you against the computer: starts at once' : `${n - 1 - k} seat${n - 1 - k > 1 ? 's' : ''} left for people`})`])));
+    };
+    playersBox.querySelector('select').addEventListener('change', showBots);
+    showBots();
     options = schemaForm(t.options_schema);
     fill(optionsBox, h('legend', {}, 'Options'), options.element,
       h('p', {}, h('a', { href: `#/rules/${encodeURIComponent(t.id)}` }, `Rules of ${t.name}`)));
@@ -60,7 +71,7 @@ function createForm(types, app) {
   syncClock();
 
   const form = h('form', { class: 'card', 'aria-labelledby': 'new-game' },
-    h('h2', { id: 'new-game' }, 'Start a game'), typeSel, playersBox, optionsBox, clock, maxDays, policy,
+    h('h2', { id: 'new-game' }, 'Start a game'), typeSel, playersBox, botsBox, optionsBox, clock, maxDays, policy,
     privacy, invite, rated, button, error);
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
@@ -68,6 +79,7 @@ function createForm(types, app) {
     const d = new FormData(form);
     const body = { game_type: d.get('game_type'), players: Number(d.get('players')), options: options.value(), rated: d.get('rated') === 'on' };
     if (d.get('private')) body.private = true;
+    if (Number(d.get('bots')) > 0) body.bots = Number(d.get('bots'));
     const invitees = String(d.get('invite') || '').split(/[\s,;]+/).filter(Boolean);
     if (invitees.length) body.invite = invitees;
     if (d.get('days_per_move')) {
@@ -78,7 +90,9 @@ function createForm(types, app) {
     button.disabled = true;
     try {
       const g = await post('/api/v1/games', body);
-      app.navigate(`#/game/${g.id}`, 'Game created. It starts when every seat is taken.');
+      app.navigate(`#/game/${g.id}`, g.status === 'active'
+        ? 'Game created: every seat is taken, it has started.'
+        : 'Game created. It starts when every seat is taken.');
     } catch (e) {
       fill(error, e.message);
     } finally {
