@@ -412,12 +412,9 @@ impl Domain {
             .filter(|a| request.undoes.contains(&a.seq))
             .map(|a| a.description.as_str())
             .collect();
-        let name = seats
-            .iter()
-            .find(|s| s.seat == request.seat)
-            .map_or("A player", |s| s.name.as_str());
+        // Like every log entry's words, without the player's name (the log shows whose).
         let description = format!(
-            "{name} took back: {} (back to move {})",
+            "took back: {} (back to move {})",
             undone.join("; "),
             request.to_version + 1
         );

@@ -86,6 +86,9 @@ export async function gamePage(main, [idText], app) {
   let etag = null;
   let boardTag = null;
   let lastSeq = 0;
+  // The log's entries as far as the takeback button needs them: who chose the last move
+  // that still counts (moves that played themselves, `[forced]` and `[bot]`, are skipped).
+  const chosen = [];
   let busy = false;
   let editorCleanup = null;
   let closed = false;
@@ -162,7 +165,7 @@ export async function gamePage(main, [idText], app) {
     if (moved) {
       fill(preview);
       loadBoard().catch((e) => fill(board, h('p', { class: 'error' }, e.message)));
-      loadLog().catch(() => {});
+      loadLog().then(drawTools).catch(() => {});
       mountEditor().catch((e) => fill(editor, h('p', { class: 'error' }, `The move editor failed: ${e.message}`)));
     }
   }
@@ -187,7 +190,10 @@ export async function gamePage(main, [idText], app) {
         // already shown is not shown twice.
         if (e.seq <= lastSeq) continue;
         lastSeq = e.seq;
+        const automatic = e.text !== null && /^\[(forced|bot)\] /.test(e.text);
+        if (e.takeback_to === null && !e.undone_by && !automatic) chosen.push({ seq: e.seq, seat: e.seat });
         if (e.takeback_to !== null && e.takeback_to !== undefined) {
+          while (chosen.length && chosen[chosen.length - 1].seq > e.takeback_to) chosen.pop();
           // A takeback: the entries after the version it returned to no longer count.
           for (const li of logList.children) {
             if (Number(li.value) > e.takeback_to && !li.classList.contains('undone')) {
@@ -368,6 +374,9 @@ export async function gamePage(main, [idText], app) {
       .catch((e) => show(e.message, 'error'));
     const tb = game.takeback;
     if (!tb) {
+      // Only the last move chosen in the game can be taken back, by its player.
+      const last = chosen[chosen.length - 1];
+      if (!last || last.seat !== game.your_seat) return [];
       return [h('button', {
         type: 'button',
         onclick: () => send('takeback', (g) => (g.takeback
