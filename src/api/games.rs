@@ -646,12 +646,25 @@ pub async fn ask_takeback(
     Ok(with_etag(&req, g))
 }
 
-/// Agree to the pending takeback. When the last player asked agrees, the move is taken
-/// back: the game returns to `takeback.to_version`'s position (at a new version).
+/// How a player answers a takeback request.
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TakebackAnswer {
+    Accept,
+    Decline,
+}
+
+/// Answer the pending takeback: `accept`, or `decline` (the player who asked withdraws it
+/// this way). When the last player asked accepts, the move is taken back: the game
+/// returns to `takeback.to_version`'s position (at a new version). A decline leaves the
+/// game as it is, and the player who asked is told by email.
 #[utoipa::path(
     tag = "games",
     security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Game id")),
+    params(
+        ("id" = i64, Path, description = "Game id"),
+        ("answer" = TakebackAnswer, Path, description = "`accept` or `decline`"),
+    ),
     responses(
         (status = 200, description = "The game after the answer", body = GameResponse),
         (status = 401, body = Problem, content_type = "application/problem+json"),
@@ -660,41 +673,16 @@ pub async fn ask_takeback(
         (status = 409, description = "`game_not_active`, `no_takeback_pending`, `own_takeback`", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[post("/games/{id}/takeback/accept")]
-pub async fn accept_takeback(
+#[post("/games/{id}/takeback/{answer}")]
+pub async fn answer_takeback(
     domain: web::Data<Domain>,
     req: HttpRequest,
     caller: Caller,
-    id: web::Path<GameId>,
+    path: web::Path<(GameId, TakebackAnswer)>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let g = web::block(move || domain.answer_takeback(caller.0, id, true)).await??;
-    Ok(with_etag(&req, g))
-}
-
-/// Refuse the pending takeback (the player who asked withdraws it this way). The game goes
-/// on as it is; the player who asked is told by email.
-#[utoipa::path(
-    tag = "games",
-    security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Game id")),
-    responses(
-        (status = 200, description = "The game after the answer", body = GameResponse),
-        (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`not_a_player`, `not_asked`", body = Problem, content_type = "application/problem+json"),
-        (status = 404, body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`game_not_active`, `no_takeback_pending`", body = Problem, content_type = "application/problem+json"),
-    )
-)]
-#[post("/games/{id}/takeback/decline")]
-pub async fn decline_takeback(
-    domain: web::Data<Domain>,
-    req: HttpRequest,
-    caller: Caller,
-    id: web::Path<GameId>,
-) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let g = web::block(move || domain.answer_takeback(caller.0, id, false)).await??;
+    let (id, answer) = path.into_inner();
+    let accept = matches!(answer, TakebackAnswer::Accept);
+    let g = web::block(move || domain.answer_takeback(caller.0, id, accept)).await??;
     Ok(with_etag(&req, g))
 }
 

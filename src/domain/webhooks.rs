@@ -476,22 +476,7 @@ impl Domain {
                 owed.extend(seats.iter().map(|p| (p.seat, p.account_id, GAME_FINISHED)));
             }
         }
-        if owed.is_empty() {
-            return Ok(());
-        }
-        let seat_list: Vec<i32> = owed.iter().map(|o| o.0).collect();
-        let account_list: Vec<i64> = owed.iter().map(|o| o.1.0).collect();
-        let event_list: Vec<&str> = owed.iter().map(|o| o.2).collect();
-        diesel::select(owe_webhooks(
-            row.id,
-            version,
-            &row.game_type,
-            &seat_list,
-            &account_list,
-            &event_list,
-        ))
-        .get_result::<i32>(conn)?;
-        Ok(())
+        owe(conn, row, version, &owed)
     }
 
     /// An `offer` for each of `seats`: something to decide outside the game's turns (a
@@ -502,22 +487,11 @@ impl Domain {
         row: &GameRow,
         seats: &[&SeatInfo],
     ) -> DomainResult<()> {
-        if seats.is_empty() {
-            return Ok(());
-        }
-        let seat_list: Vec<i32> = seats.iter().map(|s| s.seat).collect();
-        let account_list: Vec<i64> = seats.iter().map(|s| s.account_id.0).collect();
-        let event_list: Vec<&str> = seats.iter().map(|_| OFFER).collect();
-        diesel::select(owe_webhooks(
-            row.id,
-            row.version,
-            &row.game_type,
-            &seat_list,
-            &account_list,
-            &event_list,
-        ))
-        .get_result::<i32>(conn)?;
-        Ok(())
+        let owed: Vec<(i32, AccountId, &str)> = seats
+            .iter()
+            .map(|s| (s.seat, s.account_id, OFFER))
+            .collect();
+        owe(conn, row, row.version, &owed)
     }
 
     /// What a due webhook row becomes: the signed POST to make, or nothing (the webhook
@@ -593,6 +567,32 @@ impl Domain {
             body,
         })
     }
+}
+
+/// Writes the deliveries owed: (seat, account, event) at `version`, for every webhook of
+/// each account that takes the event.
+fn owe(
+    conn: &mut PgConnection,
+    row: &GameRow,
+    version: i64,
+    owed: &[(i32, AccountId, &str)],
+) -> DomainResult<()> {
+    if owed.is_empty() {
+        return Ok(());
+    }
+    let seat_list: Vec<i32> = owed.iter().map(|o| o.0).collect();
+    let account_list: Vec<i64> = owed.iter().map(|o| o.1.0).collect();
+    let event_list: Vec<&str> = owed.iter().map(|o| o.2).collect();
+    diesel::select(owe_webhooks(
+        row.id,
+        version,
+        &row.game_type,
+        &seat_list,
+        &account_list,
+        &event_list,
+    ))
+    .get_result::<i32>(conn)?;
+    Ok(())
 }
 
 #[cfg(test)]

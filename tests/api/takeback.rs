@@ -303,6 +303,8 @@ fn a_card_shown_or_a_move_not_the_last_cannot_be_taken_back() {
     // Garbage: no such game, a game id that is no number, no credentials.
     let (s, _) = code_of(ask(&app, 987_654_321, &ada, ""), "no such game");
     assert_eq!(s, 404);
+    let (s, _) = code_of(ask(&app, id, &ada, "/maybe"), "an answer that is neither");
+    assert_eq!(s, 404);
     let r = app.post("/api/v1/games/abc/takeback", Some(&ada.token), &json!({}));
     let (s, _) = code_of(r, "a malformed id");
     assert!(s == 400 || s == 404, "{s}");
