@@ -663,7 +663,7 @@ pub enum TakebackAnswer {
     security(("bearer" = [])),
     params(
         ("id" = i64, Path, description = "Game id"),
-        ("answer" = TakebackAnswer, Path, description = "`accept` or `decline`"),
+        ("answer" = inline(TakebackAnswer), Path, description = "`accept` or `decline`"),
     ),
     responses(
         (status = 200, description = "The game after the answer", body = GameResponse),
