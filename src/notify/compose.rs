@@ -173,7 +173,12 @@ impl GameMail<'_> {
         let (_, texts, list) = super::choices::entries(self.state, seat);
         let mut notes = Vec::new();
         if texts.is_empty() {
-            notes.push("You have nothing to do right now.\n".to_string());
+            // A takeback to answer is still something to do, outside the game's moves.
+            notes.push(if matches!(why, TurnWhy::Takeback { .. }) {
+                "Nothing else to play right now: reply `accept` or `decline`.\n".to_string()
+            } else {
+                "You have nothing to do right now.\n".to_string()
+            });
         } else {
             if list.iter().any(|e| e.members.len() > 1 && !e.family) {
                 notes.push(TWO_STEP_HELP.to_string());

@@ -387,6 +387,11 @@ fn a_takeback_is_asked_and_accepted_by_email_replies() {
             .unwrap();
         assert!(mail.text.contains("asks to take back"), "{}", mail.text);
         assert!(mail.text.contains("accept"), "{}", mail.text);
+        assert!(
+            !mail.text.contains("You have nothing to do"),
+            "{}",
+            mail.text
+        );
         let message_id = format!("tb-accept-{n}@example.org");
         let d = deliver(
             &app,
