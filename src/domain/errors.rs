@@ -84,6 +84,26 @@ impl DomainError {
         }
     }
 
+    /// Two transactions got in each other's way (a serialization failure or a deadlock):
+    /// nothing was written, and the same request may succeed if sent again.
+    pub fn concurrent_update() -> Self {
+        DomainError::conflict(
+            "concurrent_update",
+            "another request changed this resource at the same time; retry",
+        )
+    }
+
+    /// Whether [`DomainError::concurrent_update`]: a transaction worth running again.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            DomainError::Conflict {
+                code: "concurrent_update",
+                ..
+            }
+        )
+    }
+
     pub fn not_found(what: impl Into<String>) -> Self {
         DomainError::NotFound {
             code: "not_found",
@@ -107,10 +127,17 @@ impl From<diesel::result::Error> for DomainError {
         match e {
             Error::NotFound => DomainError::not_found("resource"),
             Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => {
-                DomainError::conflict(
-                    "concurrent_update",
-                    "another request changed this resource at the same time; retry",
-                )
+                DomainError::concurrent_update()
+            }
+            // diesel has no kind for SQLSTATE 40P01; PostgreSQL's message is fixed text
+            // (the embedded cluster and the tests run with C messages). A deadlock is two
+            // requests waiting on each other, not a bug in this one: retryable, like a
+            // serialization failure.
+            Error::DatabaseError(DatabaseErrorKind::Unknown, info)
+                if info.message().starts_with("deadlock detected") =>
+            {
+                tracing::warn!(detail = info.details(), "deadlock; the request may retry");
+                DomainError::concurrent_update()
             }
             Error::DatabaseError(
                 DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,

@@ -434,7 +434,7 @@ impl Domain {
         req: ActionRequest,
     ) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
-        conn.transaction::<_, DomainError, _>(|conn| {
+        self.retrying(&mut conn, |conn| {
             let mut game = LockedGame::lock(conn, id)?;
             let seat = self.seat_or_hidden(conn, &game, account)?;
             let (row, seats) = (&game.row, &game.seats);

@@ -81,6 +81,26 @@ impl Domain {
         Ok(self.pool.get()?)
     }
 
+    /// Runs `f` in a transaction, and again (three tries in all) when it lost to a
+    /// concurrent transaction (a serialization failure or a deadlock): nothing of a lost
+    /// try was written, and a player's move should not fail for a background sender that
+    /// happened to hold the same outbox rows.
+    pub(crate) fn retrying<T>(
+        &self,
+        conn: &mut diesel::PgConnection,
+        f: impl Fn(&mut diesel::PgConnection) -> DomainResult<T>,
+    ) -> DomainResult<T> {
+        use diesel::Connection;
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match conn.transaction::<_, DomainError, _>(&f) {
+                Err(e) if e.is_retryable() && tries < 3 => continue,
+                other => return other,
+            }
+        }
+    }
+
     /// What emails need of the server.
     pub fn site(&self) -> crate::notify::compose::Site<'_> {
         crate::notify::compose::Site {

@@ -183,12 +183,17 @@ impl Worker {
         let lease_ms = i64::try_from(self.lease.as_millis()).unwrap_or(i64::MAX);
         // A pending turn email that took a newer turn keeps its place in the index (see
         // the `turn_email_due` migration): found at its old time, it moves to the time the
-        // newer turn's grace ends, and is claimed only from then.
+        // newer turn's grace ends, and is claimed only from then. Rows a move is writing
+        // right now are skipped, not waited for: a move locks the turn rows of several seats
+        // one after another, and this statement waiting on one of them while holding another
+        // was a deadlock that failed the move with a 500.
         diesel::sql_query(
             "UPDATE outbox SET next_attempt_at = due_at \
-             WHERE sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL \
-               AND next_attempt_at <= COALESCE($1, now()) AND due_at > next_attempt_at \
-               AND (claimed_until IS NULL OR claimed_until <= now())",
+             WHERE id IN (SELECT id FROM outbox \
+               WHERE sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL \
+                 AND next_attempt_at <= COALESCE($1, now()) AND due_at > next_attempt_at \
+                 AND (claimed_until IS NULL OR claimed_until <= now()) \
+               FOR UPDATE SKIP LOCKED)",
         )
         .bind::<Nullable<Timestamptz>, _>(due)
         .execute(conn)?;

@@ -532,6 +532,77 @@ fn refusals_are_mailed_only_to_account_holders_about_their_own_games() {
     assert!(app.mails().len() > before);
 }
 
+/// A move writes the turn rows of several seats one after another under the game's lock.
+/// The sender's pass that moves pending turn rows to their new due time once waited for
+/// such a row while holding another: a deadlock, and the move failed with a 500 (a Partners
+/// and a Starfarers game in a full test run). Here a row is held as a move holds it, and
+/// the pass must go past it at once.
+#[test]
+fn the_senders_pass_never_waits_for_a_turn_row_a_move_holds() {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    use turnpost::notify::worker::{Mailer, Worker};
+
+    let app = spawn_app_with(|s| s.outbox_poll_ms = 3_600_000);
+    let mut conn = db(&app);
+    // Two pending turn rows that took a newer turn: due in an hour at their old time, in
+    // two at the new one.
+    for key in ["held", "free"] {
+        diesel::sql_query(
+            "INSERT INTO outbox (dedupe_key, to_address, subject, body_text, body_html, \
+                                 next_attempt_at, due_at) \
+             VALUES ($1, 'x@example.org', 'hello', 'text', '<p>html</p>', \
+                     now() + interval '1 hour', now() + interval '2 hours')",
+        )
+        .bind::<diesel::sql_types::Text, _>(key)
+        .execute(&mut conn)
+        .unwrap();
+    }
+    conn.begin_test_transaction().unwrap();
+    diesel::sql_query("SELECT id FROM outbox WHERE dedupe_key = 'held' FOR UPDATE")
+        .execute(&mut conn)
+        .unwrap();
+    let worker = Worker {
+        domain: app.domain(),
+        mailer: Mailer::from_settings(None, app.settings.var_dir.join("held-mail"), 1).unwrap(),
+        senders: 1,
+        from: "Turnpost <turnpost@localhost>".parse().unwrap(),
+        poll: Duration::from_millis(10),
+        max_attempts: 5,
+        lease: Duration::from_secs(60),
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let due = chrono::Utc::now() + chrono::Duration::minutes(90);
+        let _ = tx.send(worker.claim_at(due).map(|row| row.map(|r| r.dedupe_key)));
+    });
+    // Waiting on the held row, the pass would not come back before this transaction ends.
+    let claimed = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the sender's pass waited for a row a move holds");
+    assert_eq!(claimed.unwrap(), None, "nothing is due at the old time");
+    drop(conn);
+    #[derive(QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        dedupe_key: String,
+        #[diesel(sql_type = diesel::sql_types::Bool)]
+        moved: bool,
+    }
+    let rows: Vec<Row> = diesel::sql_query(
+        "SELECT dedupe_key, next_attempt_at = due_at AS moved FROM outbox ORDER BY dedupe_key",
+    )
+    .load(&mut db(&app))
+    .unwrap();
+    let moved: Vec<(String, bool)> = rows.into_iter().map(|r| (r.dedupe_key, r.moved)).collect();
+    assert_eq!(
+        moved,
+        vec![("free".to_string(), true), ("held".to_string(), false)],
+        "the free row moves to its new time, the held one waits for the next pass"
+    );
+}
+
 #[test]
 fn a_crash_between_send_and_mark_sends_nothing_twice_within_the_lease() {
     use std::sync::Arc;

@@ -42,6 +42,20 @@ pub struct Player {
 /// the senders (which draw PNG pictures) busy; a passing wait returns at once.
 pub const MAIL_PATIENCE_SECS: u64 = 120;
 
+/// With `TEST_LOG` set (to a filter such as `warn` or `turnpost=debug`), the servers'
+/// logs go to standard error: how to see what lies behind a 500 in a failing test.
+fn init_test_log() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        if let Ok(filter) = std::env::var("TEST_LOG") {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+                .with_writer(std::io::stderr)
+                .try_init();
+        }
+    });
+}
+
 pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     let database_url = cluster().new_database().expect("create test database");
     spawn_app_on(database_url, adjust)
@@ -49,6 +63,7 @@ pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
 
 /// Another server node on an existing test database (e.g. `other.database_url`).
 pub fn spawn_app_on(database_url: String, adjust: impl FnOnce(&mut Settings)) -> TestApp {
+    init_test_log();
     let mut settings = Settings::load().expect("default settings load");
     let var = std::env::temp_dir().join(format!(
         "turnpost-test-{}",
