@@ -22,7 +22,7 @@ use super::{Domain, DomainError, DomainResult};
 use crate::engine::{
     DynGame, LoadedGame, Outcome, Placing, RuleError, Seat, Status, Viewer, Visibility,
 };
-use crate::store::models::{ActionRow, GameRow, NewAction, NewGame};
+use crate::store::models::{ActionRow, GameRow, NewGame};
 use crate::store::schema::{game_actions, game_seats, games, outbox};
 
 pub struct ListQuery {
@@ -34,7 +34,39 @@ pub struct ListQuery {
     pub per_page: i64,
 }
 
+diesel::define_sql_function! {
+    /// Writes a change of a game in one statement, after version `base`; if the game is
+    /// no longer at `expected` (when given), nothing (a function of the database: see its
+    /// migration).
+    fn record_move(
+        game: diesel::sql_types::BigInt,
+        base: diesel::sql_types::BigInt,
+        expected: diesel::sql_types::Nullable<diesel::sql_types::BigInt>,
+        entries: diesel::sql_types::Jsonb,
+        snapshot: diesel::sql_types::Text,
+        status: diesel::sql_types::Text,
+        to_act: diesel::sql_types::Array<diesel::sql_types::Integer>,
+        result: diesel::sql_types::Nullable<diesel::sql_types::Jsonb>,
+        game_type: diesel::sql_types::Text,
+        hook_seats: diesel::sql_types::Array<diesel::sql_types::Integer>,
+        hook_accounts: diesel::sql_types::Array<diesel::sql_types::BigInt>,
+        hook_events: diesel::sql_types::Array<diesel::sql_types::Text>,
+        turn_seats: diesel::sql_types::Array<diesel::sql_types::Integer>,
+        turn_accounts: diesel::sql_types::Array<diesel::sql_types::BigInt>,
+        turn_addresses: diesel::sql_types::Array<diesel::sql_types::Text>,
+        turn_keys: diesel::sql_types::Array<diesel::sql_types::Text>,
+        grace: diesel::sql_types::Double,
+    ) -> diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>;
+}
+
 pub(crate) use super::locked::{seat_infos, seat_of};
+
+/// Whether a write runs under the game row lock (see [`Domain::write_change`]).
+#[derive(Clone, Copy)]
+enum Locked {
+    Yes,
+    No,
+}
 pub use super::steps::{BOT_MARK, FORCED_MARK, Step};
 pub use crate::store::models::SeatInfo;
 
@@ -434,6 +466,9 @@ impl Domain {
         req: ActionRequest,
     ) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
+        if let Some(answer) = self.submit_unlocked(&mut conn, account, id, &req)? {
+            return Ok(answer);
+        }
         self.retrying(&mut conn, |conn| {
             let mut game = LockedGame::lock(conn, id)?;
             let seat = self.seat_or_hidden(conn, &game, account)?;
@@ -485,6 +520,63 @@ impl Domain {
         })
     }
 
+    /// The usual move, in two statements and no transaction: the game read without a
+    /// lock, then [`Domain::write_change`], which writes only if the game is still at the
+    /// version read (atomic, as any single statement). `None` leaves the move to the
+    /// locked path: a move on another version, or anything else than a plain move on a
+    /// game without clocks, forfeits or computer players (those write more than one
+    /// statement, or depend on seats the game row lock keeps still), a move that ends the
+    /// game (its ratings are written under the lock), a refused action (the locked path
+    /// gives the error), or a game that changed between the read and the write.
+    fn submit_unlocked(
+        &self,
+        conn: &mut PgConnection,
+        account: AccountId,
+        id: GameId,
+        req: &ActionRequest,
+    ) -> DomainResult<Option<GameResponse>> {
+        let game = LockedGame::read(conn, id)?;
+        let (row, seats) = (&game.row, &game.seats);
+        let Some(seat) = game.seat_of(account) else {
+            return Ok(None);
+        };
+        let plain = row.status == GameStatus::Active
+            && req.expected_version == Some(row.version)
+            && row.time_control.is_none()
+            && row.forfeited.is_empty()
+            && !seats.iter().any(|s| s.bot);
+        if !plain {
+            return Ok(None);
+        }
+        let Some(state) = self.load(row)? else {
+            return Ok(None);
+        };
+        let before_actors = state.actors(row.players as usize);
+        let Ok(applied) = state.apply(seat as usize, &req.action) else {
+            return Ok(None);
+        };
+        let (step, state) = Step::from_applied(seat, applied);
+        let (steps, state) = self.play_out(row, seats, vec![step], state)?;
+        if state.status().is_finished() {
+            return Ok(None);
+        }
+        let now = self.clock.now();
+        Ok(self
+            .write_change(
+                conn,
+                row,
+                seats,
+                &before_actors,
+                steps,
+                state,
+                now,
+                Locked::No,
+            )?
+            .map(|(state, written)| {
+                self.respond(&written, seats, Some(account), Some(state.as_ref()))
+            }))
+    }
+
     /// Writes `steps` (already applied, in order, ending in `state`) after `row`'s version:
     /// log entries, the new snapshot and status, and the notifications owed. Must run in
     /// the transaction that locked the game row. Returns the final state and the game row
@@ -521,10 +613,37 @@ impl Domain {
         state: Box<dyn LoadedGame>,
         now: DateTime<Utc>,
     ) -> DomainResult<(Box<dyn LoadedGame>, GameRow)> {
+        let (steps, state) = self.play_out(row, seats, steps, state)?;
+        self.write_change(
+            conn,
+            row,
+            seats,
+            before_actors,
+            steps,
+            state,
+            now,
+            Locked::Yes,
+        )?
+        .ok_or_else(|| {
+            DomainError::Internal(anyhow::anyhow!(
+                "game {} changed under its row lock",
+                row.id
+            ))
+        })
+    }
+
+    /// `steps` (already applied, ending in `state`) and the moves that then play
+    /// themselves: seats that forfeited are played by a bot making random legal moves,
+    /// seats the computer plays by the computer's choice, and a seat whose only choice is
+    /// no decision has it played for it; all marked in the log.
+    fn play_out(
+        &self,
+        row: &GameRow,
+        seats: &[SeatInfo],
+        steps: Vec<Step>,
+        state: Box<dyn LoadedGame>,
+    ) -> DomainResult<(Vec<Step>, Box<dyn LoadedGame>)> {
         let (mut steps, mut state) = (steps, state);
-        // Seats that forfeited are played by a bot making random legal moves, seats the
-        // computer plays by the computer's choice, and a seat whose only choice is no
-        // decision has it played for it; all marked in the log.
         while let Status::Active { to_act } = state.status() {
             if steps.len() > 100_000 {
                 break;
@@ -552,48 +671,47 @@ impl Domain {
             steps.push(step);
             state = after;
         }
+        Ok((steps, state))
+    }
+
+    /// Writes `steps` (ending in `state`) after `row`'s version: the log entries, the new
+    /// snapshot and status and the webhooks and turn emails owed go in one statement (the
+    /// database function `record_move`). Without the row lock it writes nothing and gives
+    /// `None` when the game is no longer at `row.version` in the database. Clocks and the end of a game add their own
+    /// statements: those need the transaction that locked the game row. Returns the final
+    /// state and the game row as written.
+    #[allow(clippy::too_many_arguments)]
+    fn write_change(
+        &self,
+        conn: &mut PgConnection,
+        row: &GameRow,
+        seats: &[SeatInfo],
+        before_actors: &[Seat],
+        steps: Vec<Step>,
+        state: Box<dyn LoadedGame>,
+        now: DateTime<Utc>,
+        locked: Locked,
+    ) -> DomainResult<Option<(Box<dyn LoadedGame>, GameRow)>> {
         let version = row.version + steps.len() as i64;
-        let hidden: Vec<(Option<&Value>, Vec<i32>)> = steps
+        let entries: Vec<Value> = steps
             .iter()
-            .map(|step| match &step.visibility {
-                Visibility::Public => (None, Vec::new()),
-                Visibility::Private {
-                    seen_by,
-                    public_form,
-                } => (Some(public_form), to_i32s(seen_by)),
+            .map(|step| {
+                let (public_action, seen_by) = match &step.visibility {
+                    Visibility::Public => (Value::Null, Vec::new()),
+                    Visibility::Private {
+                        seen_by,
+                        public_form,
+                    } => (public_form.clone(), to_i32s(seen_by)),
+                };
+                json!({
+                    "seat": step.seat,
+                    "action": step.action,
+                    "public_action": public_action,
+                    "seen_by": seen_by,
+                    "description": step.description,
+                })
             })
             .collect();
-        let entries: Vec<NewAction> = steps
-            .iter()
-            .zip(&hidden)
-            .zip(row.version + 1..)
-            .map(|((step, (public_action, seen_by)), seq)| NewAction {
-                game_id: row.id,
-                seq,
-                seat: step.seat,
-                action: &step.action,
-                public_action: *public_action,
-                seen_by,
-                description: &step.description,
-                takeback_to: None,
-            })
-            .collect();
-        // All entries in one statement: a move and the forced steps after it. A single
-        // entry, the usual case, goes as a single-row insert: each connection prepares that
-        // once, where a multi-row insert is sent as text and planned every time.
-        match entries.as_slice() {
-            [] => {}
-            [one] => {
-                diesel::insert_into(game_actions::table)
-                    .values(one)
-                    .execute(conn)?;
-            }
-            many => {
-                diesel::insert_into(game_actions::table)
-                    .values(many)
-                    .execute(conn)?;
-            }
-        }
         let mut after = state.status();
         if let Status::Finished(outcome) = &mut after {
             rank_forfeited_last(outcome, &row.forfeited);
@@ -607,17 +725,53 @@ impl Domain {
         };
         let snapshot = state.encode();
         let to_act = to_i32s(after.to_act());
-        let updated_at: DateTime<Utc> = diesel::update(games::table.find(row.id))
-            .set((
-                games::snapshot.eq(Some(&snapshot)),
-                games::version.eq(version),
-                games::status.eq(status),
-                games::to_act.eq(&to_act),
-                games::result.eq(&result),
-                games::updated_at.eq(diesel::dsl::now),
-            ))
-            .returning(games::updated_at)
-            .get_result(conn)?;
+        let acted: Vec<Seat> = steps.iter().map(|s| s.seat as usize).collect();
+        let after_actors = state.actors(row.players as usize);
+        let actors = Actors {
+            before: before_actors,
+            after: &after_actors,
+            acted: &acted,
+        };
+        let owed = self.owed(actors, &after, seats, &row.forfeited);
+        let hook_seats: Vec<i32> = owed.webhooks.iter().map(|o| o.0).collect();
+        let hook_accounts: Vec<i64> = owed.webhooks.iter().map(|o| o.1.0).collect();
+        let hook_events: Vec<&str> = owed.webhooks.iter().map(|o| o.2).collect();
+        let turn_seats: Vec<i32> = owed.turns.iter().map(|p| p.seat).collect();
+        let turn_accounts: Vec<i64> = owed.turns.iter().map(|p| p.account_id.0).collect();
+        let turn_addresses: Vec<&str> = owed.turns.iter().map(|p| p.email.as_str()).collect();
+        let turn_keys: Vec<String> = owed
+            .turns
+            .iter()
+            .map(|p| Self::turn_key(row.id, version, p.seat))
+            .collect();
+        // Built with the query builder, so that each connection prepares it once.
+        let expected = match locked {
+            Locked::Yes => None,
+            Locked::No => Some(row.version),
+        };
+        let updated_at: Option<DateTime<Utc>> = diesel::select(record_move(
+            row.id,
+            row.version,
+            expected,
+            Value::Array(entries),
+            &snapshot,
+            status.as_str(),
+            &to_act,
+            result.as_ref(),
+            &row.game_type,
+            &hook_seats,
+            &hook_accounts,
+            &hook_events,
+            &turn_seats,
+            &turn_accounts,
+            &turn_addresses,
+            &turn_keys,
+            self.turn_email_grace.as_secs_f64(),
+        ))
+        .get_result(conn)?;
+        let Some(updated_at) = updated_at else {
+            return Ok(None);
+        };
         // The row as now stored, without reading it back.
         let written = GameRow {
             snapshot: Some(snapshot),
@@ -628,7 +782,6 @@ impl Domain {
             updated_at,
             ..row.clone()
         };
-        let acted: Vec<Seat> = steps.iter().map(|s| s.seat as usize).collect();
         // Seats that moved and then saw another seat move: the turn left them and came back.
         let handed_back: Vec<Seat> = acted
             .iter()
@@ -645,21 +798,10 @@ impl Domain {
             after.is_finished(),
             now,
         )?;
-        let after_actors = state.actors(row.players as usize);
-        self.owe_for_transition(
-            conn,
-            row,
-            version,
-            Actors {
-                before: before_actors,
-                after: &after_actors,
-                acted: &acted,
-            },
-            &after,
-            seats,
-            &row.forfeited,
-        )?;
-        Ok((state, written))
+        if let Status::Finished(outcome) = &after {
+            self.owe_finish(conn, row, version, outcome, seats)?;
+        }
+        Ok(Some((state, written)))
     }
 
     /// `seat` gives up (resignation or a timeout under `forfeit`): it ranks last. With one

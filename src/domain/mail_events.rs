@@ -28,6 +28,14 @@ pub struct Actors<'a> {
     pub acted: &'a [Seat],
 }
 
+/// What a change owes (see [`Domain::owed`]).
+pub(crate) struct Owed<'s> {
+    /// (seat, account, event) for each webhook delivery.
+    pub webhooks: Vec<(i32, crate::store::kinds::AccountId, &'static str)>,
+    /// The seats owed a turn email.
+    pub turns: Vec<&'s SeatInfo>,
+}
+
 /// The kinds of event rendered when sent.
 pub const TURN: &str = "turn";
 pub const REMINDER: &str = "reminder";
@@ -73,9 +81,41 @@ diesel::define_sql_function! {
 }
 
 impl Domain {
-    /// The events owed after a game reached `version` with status `after` (`actors`: who
-    /// had something to decide before and after, and who acted). Call in the transaction
-    /// that changed the game, under its row lock.
+    /// What a change owes, worked out without the database: the webhook deliveries and
+    /// the seats owed a turn email. The end of a game owes more (ratings, the final
+    /// email), written by [`Domain::owe_finish`].
+    pub(crate) fn owed<'s>(
+        &self,
+        actors: Actors,
+        after: &Status,
+        seats: &'s [SeatInfo],
+        forfeited: &[i32],
+    ) -> Owed<'s> {
+        // Webhooks take the same changes, whatever the account's email settings.
+        let webhooks = super::webhooks::webhooks_owed(actors, after, seats, forfeited);
+        let turns = match after {
+            // Everyone who now has something to decide and had not before: the seats to
+            // act, and others with legal actions (an offer made to them, a simultaneous step).
+            // A seat that acted and must decide again is owed one too: its earlier turn email
+            // is stale (the worker drops it), and the turn may have come back to it through
+            // moves that played themselves.
+            Status::Active { .. } => actors
+                .after
+                .iter()
+                .filter(|s| !actors.before.contains(s) || actors.acted.contains(s))
+                .filter_map(|&s| seats.iter().find(|i| i.seat as usize == s))
+                .filter(|p| {
+                    !forfeited.contains(&p.seat)
+                        && !p.daily_digest
+                        && p.gets_game_mail(self.require_email_verification)
+                })
+                .collect(),
+            Status::Finished(_) => Vec::new(),
+        };
+        Owed { webhooks, turns }
+    }
+
+    /// Writes what a change owes (see [`Domain::owed`]), one statement each.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn owe_for_transition(
         &self,
@@ -87,48 +127,43 @@ impl Domain {
         seats: &[SeatInfo],
         forfeited: &[i32],
     ) -> DomainResult<()> {
-        // Webhooks take the same changes, whatever the account's email settings.
-        self.owe_webhooks(conn, row, version, actors, after, seats, forfeited)?;
-        match after {
-            // Everyone who now has something to decide and had not before: the seats to
-            // act, and others with legal actions (an offer made to them, a simultaneous step).
-            // A seat that acted and must decide again is owed one too: its earlier turn email
-            // is stale (the worker drops it), and the turn may have come back to it through
-            // moves that played themselves.
-            Status::Active { .. } => {
-                let owed = actors
-                    .after
-                    .iter()
-                    .filter(|s| !actors.before.contains(s) || actors.acted.contains(s));
-                for &s in owed {
-                    let Some(p) = seats.iter().find(|i| i.seat as usize == s) else {
-                        continue;
-                    };
-                    if forfeited.contains(&p.seat)
-                        || p.daily_digest
-                        || !p.gets_game_mail(self.require_email_verification)
-                    {
-                        continue;
-                    }
-                    self.owe_turn(conn, row.id, p, version)?;
-                }
-            }
-            Status::Finished(outcome) => {
-                // Every path that ends a game passes here, in its transaction: the one
-                // place a finished game is rated.
-                super::ratings::rate_finished(conn, row, outcome, seats)?;
-                let events: Vec<NewOutbox> = seats
-                    .iter()
-                    .filter(|p| p.gets_game_mail(self.require_email_verification))
-                    .map(|p| NewOutbox {
-                        dedupe_key: format!("over:{}:{}", row.id, p.account_id),
-                        ..event(row.id, p, OVER, version)
-                    })
-                    .collect();
-                enqueue(conn, events)?;
-            }
+        let owed = self.owed(actors, after, seats, forfeited);
+        super::webhooks::owe(conn, row, version, &owed.webhooks)?;
+        for p in owed.turns {
+            self.owe_turn(conn, row.id, p, version)?;
+        }
+        if let Status::Finished(outcome) = after {
+            self.owe_finish(conn, row, version, outcome, seats)?;
         }
         Ok(())
+    }
+
+    /// What the end of a game owes besides its webhooks: its ratings and the final email.
+    pub(crate) fn owe_finish(
+        &self,
+        conn: &mut PgConnection,
+        row: &GameRow,
+        version: i64,
+        outcome: &crate::engine::Outcome,
+        seats: &[SeatInfo],
+    ) -> DomainResult<()> {
+        // Every path that ends a game passes here, in its transaction: the one place a
+        // finished game is rated.
+        super::ratings::rate_finished(conn, row, outcome, seats)?;
+        let events: Vec<NewOutbox> = seats
+            .iter()
+            .filter(|p| p.gets_game_mail(self.require_email_verification))
+            .map(|p| NewOutbox {
+                dedupe_key: format!("over:{}:{}", row.id, p.account_id),
+                ..event(row.id, p, OVER, version)
+            })
+            .collect();
+        Ok(enqueue(conn, events)?)
+    }
+
+    /// The dedupe key of `seat`'s turn email for the turn at `version`.
+    pub(crate) fn turn_key(game: GameId, version: i64, seat: i32) -> String {
+        format!("turn:{game}:{version}:{seat}")
     }
 
     /// A turn email for `player`, due after the grace period; replaces a pending one of the
@@ -140,7 +175,7 @@ impl Domain {
         player: &SeatInfo,
         version: i64,
     ) -> DomainResult<()> {
-        let key = format!("turn:{game}:{version}:{}", player.seat);
+        let key = Self::turn_key(game, version, player.seat);
         let grace = self.turn_email_grace.as_secs_f64();
         // One statement, prepared once per connection (see the function's migration).
         diesel::select(owe_turn_email(

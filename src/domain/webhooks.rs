@@ -436,49 +436,6 @@ impl Domain {
         Ok(rows.into_iter().map(Into::into).collect())
     }
 
-    /// The webhook events a change of a game owes (see the module's description of the
-    /// events). Call in the transaction that changed the game, under its row lock.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn owe_webhooks(
-        &self,
-        conn: &mut PgConnection,
-        row: &GameRow,
-        version: i64,
-        actors: Actors,
-        after: &Status,
-        seats: &[SeatInfo],
-        forfeited: &[i32],
-    ) -> DomainResult<()> {
-        let mut owed: Vec<(i32, AccountId, &str)> = Vec::new();
-        match after {
-            // The seats owed a turn email (the same rule as in `owe_for_transition`).
-            Status::Active { to_act } => {
-                let fresh = actors
-                    .after
-                    .iter()
-                    .filter(|s| !actors.before.contains(s) || actors.acted.contains(s));
-                for &s in fresh {
-                    let Some(p) = seats.iter().find(|i| i.seat as usize == s) else {
-                        continue;
-                    };
-                    if forfeited.contains(&p.seat) {
-                        continue;
-                    }
-                    let event = if to_act.contains(&s) {
-                        YOUR_TURN
-                    } else {
-                        OFFER
-                    };
-                    owed.push((p.seat, p.account_id, event));
-                }
-            }
-            Status::Finished(_) => {
-                owed.extend(seats.iter().map(|p| (p.seat, p.account_id, GAME_FINISHED)));
-            }
-        }
-        owe(conn, row, version, &owed)
-    }
-
     /// An `offer` for each of `seats`: something to decide outside the game's turns (a
     /// takeback to answer). Call in the transaction that made it.
     pub(crate) fn owe_offer_webhooks(
@@ -569,9 +526,41 @@ impl Domain {
     }
 }
 
+/// The webhook deliveries a change owes: (seat, account, event). `your_turn` or `offer`
+/// to the seats owed a turn email (the same rule as in `Domain::owed`), `game_finished`
+/// to every seat at the end.
+pub(crate) fn webhooks_owed(
+    actors: Actors,
+    after: &Status,
+    seats: &[SeatInfo],
+    forfeited: &[i32],
+) -> Vec<(i32, AccountId, &'static str)> {
+    match after {
+        Status::Active { to_act } => actors
+            .after
+            .iter()
+            .filter(|s| !actors.before.contains(s) || actors.acted.contains(s))
+            .filter_map(|&s| seats.iter().find(|i| i.seat as usize == s))
+            .filter(|p| !forfeited.contains(&p.seat))
+            .map(|p| {
+                let event = if to_act.contains(&(p.seat as usize)) {
+                    YOUR_TURN
+                } else {
+                    OFFER
+                };
+                (p.seat, p.account_id, event)
+            })
+            .collect(),
+        Status::Finished(_) => seats
+            .iter()
+            .map(|p| (p.seat, p.account_id, GAME_FINISHED))
+            .collect(),
+    }
+}
+
 /// Writes the deliveries owed: (seat, account, event) at `version`, for every webhook of
 /// each account that takes the event.
-fn owe(
+pub(crate) fn owe(
     conn: &mut PgConnection,
     row: &GameRow,
     version: i64,
