@@ -39,35 +39,40 @@ impl SeatAnswer {
 #[derive(Clone, Copy)]
 struct BySize;
 
-impl Weighter<Key, Arc<SeatAnswer>> for BySize {
-    fn weight(&self, _key: &Key, answer: &Arc<SeatAnswer>) -> u64 {
-        answer.bytes().max(1)
+impl Weighter<Key, Entry> for BySize {
+    fn weight(&self, _key: &Key, entry: &Entry) -> u64 {
+        entry.answer.bytes().max(1)
     }
 }
 
-/// Everything the answer depends on. The status is part of it: a resignation can end a
-/// game without a new version, and a finished game offers no actions.
+/// One entry per game and seat (None: a spectator): the answer of the latest version
+/// computed. An older version is never asked for again (a read answers the game as it is
+/// now), so a move replaces its seats' answers instead of leaving them to age out: the
+/// cache holds what is live, not the last 32 MiB of moves.
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Key {
     game: GameId,
-    version: i64,
-    active: bool,
     seat: Option<i32>,
 }
 
-impl Key {
-    fn new(row: &GameRow, seat: Option<i32>) -> Key {
-        Key {
-            game: row.id,
-            version: row.version,
-            active: row.status == GameStatus::Active,
-            seat,
-        }
+/// Everything else the answer depends on, and the answer. The status is part of it: a
+/// resignation can end a game without a new version, and a finished game offers no
+/// actions.
+#[derive(Clone)]
+struct Entry {
+    version: i64,
+    active: bool,
+    answer: Arc<SeatAnswer>,
+}
+
+impl Entry {
+    fn answers(&self, row: &GameRow) -> bool {
+        self.version == row.version && self.active == (row.status == GameStatus::Active)
     }
 }
 
 pub struct ViewCache {
-    answers: Cache<Key, Arc<SeatAnswer>, BySize>,
+    answers: Cache<Key, Entry, BySize>,
 }
 
 impl Default for ViewCache {
@@ -81,10 +86,15 @@ impl Default for ViewCache {
 impl ViewCache {
     /// The kept answer of `seat` (None: a spectator) for `row`'s version, if any.
     pub fn get(&self, row: &GameRow, seat: Option<i32>) -> Option<Arc<SeatAnswer>> {
-        self.answers.get(&Key::new(row, seat))
+        let key = Key { game: row.id, seat };
+        self.answers
+            .get(&key)
+            .filter(|e| e.answers(row))
+            .map(|e| e.answer)
     }
 
-    /// Computes the answer from `state` (the game at `row`'s version) and keeps it.
+    /// Computes the answer from `state` (the game at `row`'s version) and keeps it, in
+    /// place of the seat's answer for an earlier version.
     pub fn compute(
         &self,
         row: &GameRow,
@@ -95,10 +105,34 @@ impl ViewCache {
         // Only a started game's answer is kept: an open game has no state, and its row
         // changes (players join) without a new version.
         if state.is_some() {
-            self.answers
-                .insert(Key::new(row, seat), Arc::clone(&answer));
+            let key = Key { game: row.id, seat };
+            let newer_kept = self
+                .answers
+                .get(&key)
+                .is_some_and(|e| e.version > row.version);
+            // A slow request that worked out an older version must not push out a newer
+            // answer.
+            if !newer_kept {
+                self.answers.insert(
+                    key,
+                    Entry {
+                        version: row.version,
+                        active: row.status == GameStatus::Active,
+                        answer: Arc::clone(&answer),
+                    },
+                );
+            }
         }
         answer
+    }
+
+    /// How many answers are kept (for tests).
+    pub fn len(&self) -> usize {
+        self.answers.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.answers.is_empty()
     }
 }
 
@@ -133,4 +167,69 @@ fn seat_answer(row: &GameRow, seat: Option<i32>, state: Option<&dyn LoadedGame>)
 /// ever did not.
 fn raw<T: serde::Serialize + ?Sized>(value: &T) -> Box<RawValue> {
     serde_json::value::to_raw_value(value).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::kinds::{AccountId, TimeoutPolicy};
+    use chrono::Utc;
+    use serde_json::json;
+
+    fn row(version: i64) -> GameRow {
+        GameRow {
+            id: GameId(7),
+            game_type: "kasino".into(),
+            rules_version: 1,
+            options: json!({}),
+            players: 2,
+            status: GameStatus::Active,
+            version,
+            seed: Vec::new(),
+            snapshot: None,
+            to_act: vec![0],
+            result: None,
+            created_by: AccountId(1),
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+            forfeited: Vec::new(),
+            time_control: None,
+            timeout_policy: TimeoutPolicy::ALL[0],
+            last_nudge_at: None,
+            private: false,
+            rematch_id: None,
+            rated: true,
+            takeback: None,
+        }
+    }
+
+    #[test]
+    fn a_seat_keeps_one_answer_the_latest_version_computed() {
+        let registry = crate::games::Registry::standard();
+        let kasino = registry.get("kasino").expect("kasino");
+        let options = kasino.normalize_options(&json!({})).expect("options");
+        let mut state = kasino.setup(&options, 2, [3; 32]).expect("setup");
+        let cache = ViewCache::default();
+        for version in 0..50 {
+            for seat in [Some(0), Some(1), None] {
+                cache.compute(&row(version), seat, Some(state.as_ref()));
+            }
+            let seat = state.status().to_act()[0];
+            let action = state.legal_actions(seat).remove(0);
+            state = state.apply(seat, &action).expect("legal").state;
+        }
+        assert_eq!(cache.len(), 3, "one answer per seat and the spectator");
+        assert!(cache.get(&row(49), Some(0)).is_some());
+        assert!(cache.get(&row(48), Some(0)).is_none(), "an older version");
+        let mut ended = row(49);
+        ended.status = GameStatus::Finished;
+        assert!(
+            cache.get(&ended, Some(0)).is_none(),
+            "ended without a new version"
+        );
+        // A slow request that worked out an older version leaves the newer answer.
+        cache.compute(&row(10), Some(0), Some(state.as_ref()));
+        assert!(cache.get(&row(49), Some(0)).is_some());
+        assert!(cache.get(&row(10), Some(0)).is_none());
+    }
 }
