@@ -38,6 +38,7 @@ diesel::define_sql_function! {
     /// Writes a change of a game in one statement, after version `base`; if the game is
     /// no longer at `expected` (when given), nothing (a function of the database: see its
     /// migration).
+    #[allow(clippy::too_many_arguments)]
     fn record_move(
         game: diesel::sql_types::BigInt,
         base: diesel::sql_types::BigInt,
