@@ -678,9 +678,9 @@ impl Domain {
     /// Writes `steps` (ending in `state`) after `row`'s version: the log entries, the new
     /// snapshot and status and the webhooks and turn emails owed go in one statement (the
     /// database function `record_move`). Without the row lock it writes nothing and gives
-    /// `None` when the game is no longer at `row.version` in the database. Clocks and the end of a game add their own
-    /// statements: those need the transaction that locked the game row. Returns the final
-    /// state and the game row as written.
+    /// `None` when the game is no longer at `row.version` in the database. Clocks and the
+    /// end of a game add their own statements: those need the transaction that locked the
+    /// game row. Returns the final state and the game row as written.
     #[allow(clippy::too_many_arguments)]
     fn write_change(
         &self,
