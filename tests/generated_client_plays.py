@@ -79,8 +79,8 @@ def play(anon: Client, gt: GameTypeResponse, rng: random.Random) -> tuple[int, s
         assert isinstance(g, GameResponse), g
         by_seat[g.your_seat] = c
     actions = 0
+    g = get_game.sync(gid, client=clients[0])
     while True:
-        g = get_game.sync(gid, client=clients[0])
         assert isinstance(g, GameResponse), g
         if g.status == "finished":
             return actions, g.result.to_dict()["summary"] if g.result else ""
@@ -100,6 +100,8 @@ def play(anon: Client, gt: GameTypeResponse, rng: random.Random) -> tuple[int, s
         )
         r = submit_action.sync_detailed(gid, client=by_seat[seat], body=body)
         assert r.status_code == 200, (gt.id, r.status_code, r.content)
+        # The answer is the game after the move, as the mover sees it: who acts next.
+        g = r.parsed
         actions += 1
         assert actions < MAX_ACTIONS, f"{gt.id} did not finish in {MAX_ACTIONS} actions"
 

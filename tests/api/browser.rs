@@ -830,7 +830,22 @@ fn a_crossword_rummy_meld_is_laid_in_the_editor_by_picking_tiles_and_cells() {
             assert_eq!(on.as_str(), Some(t.as_str()), "cell ({x},{y})");
         }
         screenshot(&driver, &c, "crossword-rummy-meld.png").await;
-        click("#editor .check-row button.primary".to_string()).await;
+        // The editor checks its meld again whenever the page redraws it (a refresh of the
+        // game, an event), and keeps "Play meld" disabled for that check: a click that
+        // lands then does nothing, which is what failed this test in full runs. Clicked
+        // when enabled, in the page's own turn, as a person clicks again once it is.
+        let start = Instant::now();
+        while js(
+            &c,
+            "const b = document.querySelector('#editor .check-row button.primary'); \
+             if (!b || b.disabled) return false; b.click(); return true;",
+        )
+        .await
+            != Value::Bool(true)
+        {
+            assert!(start.elapsed() < PATIENCE, "Play meld never enabled");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         // Waited for by hand: when the move does not arrive (seen once in a while in full
         // runs, never alone), the failure says what the page showed and what it logged.
         let played = format!(

@@ -310,8 +310,8 @@ pub fn play_random(
 ) -> usize {
     let mut rng = turnpost::engine::GameRng::seed_from_u64(seed);
     let mut actions = 0;
+    let mut g = app.game(id, players[0]);
     loop {
-        let g = app.game(id, players[0]);
         if g["status"] == "finished" {
             return actions;
         }
@@ -354,6 +354,8 @@ pub fn play_random(
             "legal action refused: {}",
             r.text().unwrap_or_default()
         );
+        // The answer is the game after the move, as the mover sees it: who acts next.
+        g = r.json().expect("the game after the move");
         actions += 1;
     }
 }
