@@ -243,13 +243,20 @@ fn your_turn_after_a_move_is_signed_and_game_finished_comes_at_the_end() {
     assert_eq!(over.json()["seat"], 1);
     // Every delivery is Bo's seat, and none for Ada (who has no webhook).
     assert!(hits.iter().all(|h| h.json()["seat"] == 1));
-    let listed = deliveries(&app, &bo, hook);
-    assert!(
-        listed.iter().any(|d| d["event"] == "game_finished"
-            && d["status"] == "delivered"
-            && d["game_id"] == id),
-        "{listed:?}"
-    );
+    // The sender marks a delivery once the receiver's answer is in, a moment after the
+    // receiver saw it.
+    let delivered = |listed: &[Value]| {
+        listed.iter().any(|d| {
+            d["event"] == "game_finished" && d["status"] == "delivered" && d["game_id"] == id
+        })
+    };
+    let start = Instant::now();
+    let mut listed = deliveries(&app, &bo, hook);
+    while !delivered(&listed) && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(100));
+        listed = deliveries(&app, &bo, hook);
+    }
+    assert!(delivered(&listed), "{listed:?}");
     assert!(listed.iter().all(|d| d["status"] != "failed"), "{listed:?}");
 }
 
