@@ -60,25 +60,47 @@ impl<'a> From<&'a String> for Attr<'a> {
 
 /// Formats a coordinate: integers without a fraction, others with up to two decimals.
 pub fn num(v: f64) -> String {
+    let mut out = String::new();
+    push_num(&mut out, v);
+    out
+}
+
+/// [`num`] appended to `out`. Drawing writes thousands of numbers per picture, so this
+/// works in whole hundredths rather than through float formatting.
+fn push_num(out: &mut String, v: f64) {
     if !v.is_finite() {
-        return "0".to_string();
+        out.push('0');
+        return;
     }
     let rounded = (v * 100.0).round() / 100.0;
     if rounded == rounded.trunc() {
-        format!("{}", rounded as i64)
+        let _ = write!(out, "{}", rounded as i64);
     } else {
-        let s = format!("{rounded:.2}");
-        s.trim_end_matches('0').to_string()
+        // |v| < 2^53 here (larger floats are whole), so hundredths fit an i64 exactly.
+        let hundredths = (v * 100.0).round() as i64;
+        let (whole, frac) = (hundredths.abs() / 100, hundredths.abs() % 100);
+        if hundredths < 0 {
+            out.push('-');
+        }
+        let _ = write!(out, "{whole}.{}", frac / 10);
+        if frac % 10 != 0 {
+            let _ = write!(out, "{}", frac % 10);
+        }
     }
 }
 
 fn write_attrs(out: &mut String, attrs: &[(&str, Attr<'_>)]) {
     for (name, value) in attrs {
-        let text = match value {
-            Attr::Num(v) => num(*v),
-            Attr::Str(s) => html_escape::encode_double_quoted_attribute(s).into_owned(),
-        };
-        let _ = write!(out, " {name}=\"{text}\"");
+        out.push(' ');
+        out.push_str(name);
+        out.push_str("=\"");
+        match value {
+            Attr::Num(v) => push_num(out, *v),
+            Attr::Str(s) => {
+                html_escape::encode_double_quoted_attribute_to_string(s, out);
+            }
+        }
+        out.push('"');
     }
 }
 
@@ -633,6 +655,21 @@ mod tests {
         assert_eq!(num(1.0 / 3.0), "0.33");
         assert_eq!(num(f64::NAN), "0");
         assert_eq!(num(-0.004), "0");
+        assert_eq!(num(-0.5), "-0.5");
+        assert_eq!(num(-12.345), "-12.35");
+        assert_eq!(num(7.05), "7.05");
+        assert_eq!(num(1e300), format!("{}", i64::MAX));
+        // The old float-formatting path, for every hundredth in a wide range.
+        for cents in -100_000..100_000 {
+            let v = f64::from(cents) / 100.0 + 0.001;
+            let rounded = (v * 100.0).round() / 100.0;
+            let old = if rounded == rounded.trunc() {
+                format!("{}", rounded as i64)
+            } else {
+                format!("{rounded:.2}").trim_end_matches('0').to_string()
+            };
+            assert_eq!(num(v), old, "{v}");
+        }
     }
 
     #[test]

@@ -207,13 +207,13 @@ mod tests {
     use super::*;
 
     /// A message wrapped in `depth` attached messages.
+    /// `depth` messages, each attached to the one around it: the header blocks of every
+    /// level, then the innermost message (one pass; wrapping level by level is quadratic).
     fn nested(depth: usize) -> Vec<u8> {
-        let mut m = b"From: a@b.org\r\nSubject: x\r\n\r\n1\r\n".to_vec();
-        for _ in 0..depth {
-            let mut outer = b"From: a@b.org\r\nMessage-ID: <deep@b.org>\r\nContent-Type: message/rfc822\r\n\r\n".to_vec();
-            outer.extend_from_slice(&m);
-            m = outer;
-        }
+        let level =
+            "From: a@b.org\r\nMessage-ID: <deep@b.org>\r\nContent-Type: message/rfc822\r\n\r\n";
+        let mut m = level.repeat(depth).into_bytes();
+        m.extend_from_slice(b"From: a@b.org\r\nSubject: x\r\n\r\n1\r\n");
         m
     }
 
