@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use actix_web::dev::Server;
+use actix_web::dev::{Server, ServerHandle};
 use actix_web::{App, HttpServer, web};
 use anyhow::{Context, Result};
 use secrecy::{ExposeSecret, SecretString};
@@ -291,6 +291,11 @@ impl Application {
         &self.domain
     }
 
+    /// Stops the server from elsewhere; `run_until_stopped` then stops the workers.
+    pub fn handle(&self) -> ServerHandle {
+        self.server.handle()
+    }
+
     /// Serves until SIGINT/SIGTERM (actix handles both), then stops the outbox worker.
     pub async fn run_until_stopped(mut self) -> Result<()> {
         let result = self.server.await;
@@ -305,14 +310,30 @@ impl Application {
     }
 }
 
+/// An application running on a thread of its own (see [`spawn_in_background`]).
+pub struct BackgroundApp {
+    pub port: u16,
+    handle: ServerHandle,
+}
+
+impl BackgroundApp {
+    /// Closes the server's connections and stops its senders, sweeper and event listener,
+    /// without waiting for them. A test suite starts a hundred apps in one process: left
+    /// running, their senders' polling alone kept both cores of a CI machine busy.
+    pub fn stop(&self) {
+        // The command is sent at once; the returned future only waits for it to finish.
+        drop(self.handle.stop(false));
+    }
+}
+
 /// Builds and runs the application on a thread of its own (with its own actix system);
-/// returns the bound port once it listens. For tests and benchmarks; the thread ends
-/// with the process.
+/// returns once it listens. For tests and benchmarks; it runs until [`BackgroundApp::stop`]
+/// or the end of the process.
 pub fn spawn_in_background(
     settings: Settings,
     database_url: String,
     jwt_secret: SecretString,
-) -> Result<u16> {
+) -> Result<BackgroundApp> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("turnpost-app".into())
@@ -320,7 +341,10 @@ pub fn spawn_in_background(
             actix_web::rt::System::new().block_on(async move {
                 match Application::build(&settings, &database_url, jwt_secret).await {
                     Ok(app) => {
-                        let _ = tx.send(Ok(app.port()));
+                        let _ = tx.send(Ok(BackgroundApp {
+                            port: app.port(),
+                            handle: app.handle(),
+                        }));
                         if let Err(e) = app.run_until_stopped().await {
                             tracing::error!(error = %e, "application stopped");
                         }

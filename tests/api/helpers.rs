@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use reqwest::blocking::{Client, Response};
 use secrecy::SecretString;
 use serde_json::{Value, json};
+use turnpost::app::BackgroundApp;
 use turnpost::embedded_pg::ThrowawayCluster;
 use turnpost::settings::Settings;
 
@@ -29,6 +30,15 @@ pub struct TestApp {
     pub mail_dir: PathBuf,
     pub client: Client,
     pub settings: Settings,
+    server: BackgroundApp,
+}
+
+/// A finished test's server stops: a full run starts about a hundred, and their senders,
+/// polling every 20 ms, made later tests several times slower.
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.server.stop();
+    }
 }
 
 pub struct Player {
@@ -90,13 +100,13 @@ pub fn spawn_app_on(database_url: String, adjust: impl FnOnce(&mut Settings)) ->
     adjust(&mut settings);
     let mail_dir = settings.mail_dir();
     let secret = SecretString::from(JWT_SECRET.repeat(4));
-    let port =
+    let server =
         match turnpost::app::spawn_in_background(settings.clone(), database_url.clone(), secret) {
-            Ok(p) => p,
+            Ok(s) => s,
             Err(e) => panic!("app did not start: {e:#}"),
         };
     TestApp {
-        address: format!("http://127.0.0.1:{port}"),
+        address: format!("http://127.0.0.1:{}", server.port),
         database_url,
         mail_dir,
         client: Client::builder()
@@ -104,6 +114,7 @@ pub fn spawn_app_on(database_url: String, adjust: impl FnOnce(&mut Settings)) ->
             .build()
             .expect("client"),
         settings,
+        server,
     }
 }
 
