@@ -352,6 +352,10 @@ fn main() -> anyhow::Result<()> {
     let client = Client::builder()
         .timeout(Duration::from_secs(60))
         .pool_max_idle_per_host(games * 2)
+        // Shorter than the server's keep-alive (actix: 5 s), so the client never reuses a
+        // connection the server is closing between the phases (one such request failed
+        // with "connection closed before message completed").
+        .pool_idle_timeout(Duration::from_secs(3))
         .build()?;
     let up = Instant::now();
     while client
