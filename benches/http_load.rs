@@ -189,6 +189,9 @@ fn with_statement_stats(var: &std::path::Path, cluster: PrivateCluster) -> (Priv
 struct StatementCalls {
     #[diesel(sql_type = diesel::sql_types::BigInt)]
     calls: i64,
+    /// Time inside PostgreSQL executing it (a function's own statements included).
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    exec_ms: f64,
     #[diesel(sql_type = diesel::sql_types::Text)]
     query: String,
 }
@@ -197,7 +200,7 @@ struct StatementCalls {
 fn statement_calls(url: &str) -> anyhow::Result<Vec<StatementCalls>> {
     let mut c = PgConnection::establish(url)?;
     Ok(diesel::sql_query(
-        "SELECT calls, regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements \
+        "SELECT calls, total_exec_time AS exec_ms, regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements \
          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
          ORDER BY calls DESC",
     )
@@ -412,9 +415,19 @@ fn main() -> anyhow::Result<()> {
              with the background workers), the most frequent:",
             total as f64 / moves as f64
         );
+        let exec: f64 = calls.iter().map(|c| c.exec_ms).sum();
+        println!(
+            "  (executing them took {:.3} ms of PostgreSQL time per move; per statement: calls \
+             per move, then microseconds each)",
+            exec / moves as f64
+        );
         for c in calls.iter().take(12) {
-            let q: String = c.query.chars().take(110).collect();
-            println!("  {:>6.2}/move  {q}", c.calls as f64 / moves as f64);
+            let q: String = c.query.chars().take(100).collect();
+            println!(
+                "  {:>6.2}/move {:>7.1} µs  {q}",
+                c.calls as f64 / moves as f64,
+                1000.0 * c.exec_ms / c.calls.max(1) as f64
+            );
         }
     }
     // Counted since the cluster started (statistics reach the view within a second).
