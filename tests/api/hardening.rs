@@ -963,3 +963,25 @@ struct Ended {
     #[diesel(sql_type = diesel::sql_types::Bool)]
     ended: bool,
 }
+
+/// A test's server stops when the test is done with it: left running, a hundred of them
+/// polled the database all through a full run and made it several times slower.
+#[test]
+fn a_dropped_test_app_stops_listening() {
+    let app = spawn_app();
+    assert_eq!(app.get("/healthz", None).status(), 200);
+    let addr = app
+        .address
+        .trim_start_matches("http://")
+        .parse::<std::net::SocketAddr>()
+        .expect("address");
+    drop(app);
+    let until = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect_timeout(&addr, Duration::from_secs(1)).is_ok() {
+        assert!(
+            Instant::now() < until,
+            "the server still listens 30 s after its drop"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
