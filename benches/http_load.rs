@@ -179,7 +179,18 @@ fn with_statement_stats(var: &std::path::Path, cluster: PrivateCluster) -> (Priv
         .and_then(|mut c| {
             diesel::sql_query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
                 .execute(&mut c)
-                .ok()
+                .ok()?;
+            // LOAD_NESTED=1 also counts the statements run inside functions (record_move's
+            // own), which costs a little time per statement.
+            if std::env::var("LOAD_NESTED").is_ok_and(|v| v == "1") {
+                diesel::sql_query("ALTER SYSTEM SET pg_stat_statements.track = 'all'")
+                    .execute(&mut c)
+                    .ok()?;
+                diesel::sql_query("SELECT pg_reload_conf()")
+                    .execute(&mut c)
+                    .ok()?;
+            }
+            Some(())
         })
         .is_some();
     (cluster, ok)
@@ -226,6 +237,25 @@ fn table_updates(url: &str) -> anyhow::Result<Vec<TableUpdates>> {
          WHERE n_tup_upd > 0 ORDER BY n_tup_upd DESC",
     )
     .load(&mut c)?)
+}
+
+#[derive(QueryableByName)]
+struct SnapshotSize {
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    text: f64,
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    stored: f64,
+}
+
+/// How big the games' snapshots are, and how big PostgreSQL stores them (compressed
+/// above about 2 kB).
+fn snapshot_size(url: &str) -> anyhow::Result<SnapshotSize> {
+    let mut c = PgConnection::establish(url)?;
+    Ok(diesel::sql_query(
+        "SELECT avg(octet_length(snapshot))::float8 AS text, \
+         avg(pg_column_size(snapshot))::float8 AS stored FROM games",
+    )
+    .get_result(&mut c)?)
 }
 
 fn reset_statement_calls(url: &str) -> anyhow::Result<()> {
@@ -421,7 +451,7 @@ fn main() -> anyhow::Result<()> {
              per move, then microseconds each)",
             exec / moves as f64
         );
-        for c in calls.iter().take(12) {
+        for c in calls.iter().take(env_usize("LOAD_STATEMENTS", 12)) {
             let q: String = c.query.chars().take(100).collect();
             println!(
                 "  {:>6.2}/move {:>7.1} µs  {q}",
@@ -438,6 +468,13 @@ fn main() -> anyhow::Result<()> {
             t.relname,
             t.n_tup_upd,
             100.0 * t.n_tup_hot_upd as f64 / t.n_tup_upd.max(1) as f64
+        );
+    }
+
+    if let Ok(size) = snapshot_size(&url) {
+        println!(
+            "game snapshots: {:.0} bytes of JSON on average, {:.0} bytes as stored",
+            size.text, size.stored
         );
     }
 

@@ -82,6 +82,7 @@ pub fn domain(
         require_email_verification: settings.require_email_verification,
         email_pictures: settings.email_pictures,
         views: Arc::default(),
+        game_cache: Arc::default(),
         sessions: Arc::default(),
         webhooks: crate::notify::webhook::WebhookPolicy::new(
             settings.webhook_allow_private,

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::bots;
 use super::clocks::{self, TimeControl};
+use super::game_cache::Kept;
 use super::locked::LockedGame;
 use super::mail_events::Actors;
 use super::shapes::{
@@ -62,11 +63,12 @@ diesel::define_sql_function! {
 
 pub(crate) use super::locked::{seat_infos, seat_of};
 
-/// Whether a write runs under the game row lock (see [`Domain::write_change`]).
+/// Whether a write runs under the game row lock (see [`Domain::write_change`]), or
+/// without it on the game at a revision.
 #[derive(Clone, Copy)]
 enum Locked {
     Yes,
-    No,
+    No { revision: i64 },
 }
 pub use super::steps::{BOT_MARK, FORCED_MARK, Step};
 pub use crate::store::models::SeatInfo;
@@ -400,15 +402,17 @@ impl Domain {
         account: Option<AccountId>,
         id: GameId,
     ) -> DomainResult<GameResponse> {
-        let LockedGame { row, seats } = LockedGame::read(conn, id)?;
-        self.check_visible(conn, &row, &seats, account)?;
-        let your_seat = account.and_then(|a| seat_of(&seats, a));
-        // An unchanged game is answered from what was worked out for this version before.
-        if let Some(answer) = self.views.get(&row, your_seat) {
-            return Ok(self.respond_with(&row, &seats, your_seat, &answer));
+        // An unchanged game is read as one number, and answered from what was worked out
+        // for this version before.
+        let game = self.game_cache.current(conn, id, Utc::now())?;
+        let (row, seats) = (&game.row, &game.seats);
+        self.check_visible(conn, row, seats, account)?;
+        let your_seat = account.and_then(|a| seat_of(seats, a));
+        if let Some(answer) = self.views.get(row, your_seat) {
+            return Ok(self.respond_with(row, seats, your_seat, &answer));
         }
-        let state = self.load(&row)?;
-        Ok(self.respond(&row, &seats, account, state.as_deref()))
+        let state = self.load(row)?;
+        Ok(self.respond(row, seats, account, state.as_deref()))
     }
 
     fn respond(
@@ -521,9 +525,10 @@ impl Domain {
         })
     }
 
-    /// The usual move, in two statements and no transaction: the game read without a
-    /// lock, then [`Domain::write_change`], which writes only if the game is still at the
-    /// version read (atomic, as any single statement). `None` leaves the move to the
+    /// The usual move, in one or two statements and no transaction: the game as this
+    /// server last read or wrote it, or else read without a lock, then
+    /// [`Domain::write_change`], which writes only if the game is still at the revision
+    /// worked from (atomic, as any single statement). `None` leaves the move to the
     /// locked path: a move on another version, or anything else than a plain move on a
     /// game without clocks, forfeits or computer players (those write more than one
     /// statement, or depend on seats the game row lock keeps still), a move that ends the
@@ -536,7 +541,16 @@ impl Domain {
         id: GameId,
         req: &ActionRequest,
     ) -> DomainResult<Option<GameResponse>> {
-        let game = LockedGame::read(conn, id)?;
+        let now = Utc::now();
+        let kept = match self.game_cache.get(id, now) {
+            Some(kept) => kept,
+            None => {
+                let kept = LockedGame::read_revision(conn, id, now)?;
+                self.game_cache.keep(id, kept.clone());
+                kept
+            }
+        };
+        let game = &kept.game;
         let (row, seats) = (&game.row, &game.seats);
         let Some(seat) = game.seat_of(account) else {
             return Ok(None);
@@ -561,21 +575,36 @@ impl Domain {
         if state.status().is_finished() {
             return Ok(None);
         }
-        let now = self.clock.now();
-        Ok(self
-            .write_change(
-                conn,
-                row,
-                seats,
-                &before_actors,
-                steps,
-                state,
-                now,
-                Locked::No,
-            )?
-            .map(|(state, written)| {
-                self.respond(&written, seats, Some(account), Some(state.as_ref()))
-            }))
+        let written = self.write_change(
+            conn,
+            row,
+            seats,
+            &before_actors,
+            steps,
+            state,
+            self.clock.now(),
+            Locked::No {
+                revision: kept.revision,
+            },
+        )?;
+        let Some((state, written)) = written else {
+            return Ok(None);
+        };
+        let answer = self.respond(&written, seats, Some(account), Some(state.as_ref()));
+        // The write was the game's one change (it checked the revision and bumped it by
+        // one, atomically), so the copy is current again.
+        self.game_cache.keep(
+            id,
+            Kept {
+                revision: kept.revision + 1,
+                game: Arc::new(LockedGame {
+                    row: written,
+                    seats: seats.clone(),
+                }),
+                settled_until: kept.settled_until,
+            },
+        );
+        Ok(Some(answer))
     }
 
     /// Writes `steps` (already applied, in order, ending in `state`) after `row`'s version:
@@ -678,7 +707,7 @@ impl Domain {
     /// Writes `steps` (ending in `state`) after `row`'s version: the log entries, the new
     /// snapshot and status and the webhooks and turn emails owed go in one statement (the
     /// database function `record_move`). Without the row lock it writes nothing and gives
-    /// `None` when the game is no longer at `row.version` in the database. Clocks and the
+    /// `None` when the game is no longer at the given revision in the database. Clocks and the
     /// end of a game add their own statements: those need the transaction that locked the
     /// game row. Returns the final state and the game row as written.
     #[allow(clippy::too_many_arguments)]
@@ -748,7 +777,7 @@ impl Domain {
         // Built with the query builder, so that each connection prepares it once.
         let expected = match locked {
             Locked::Yes => None,
-            Locked::No => Some(row.version),
+            Locked::No { revision } => Some(revision),
         };
         let updated_at: Option<DateTime<Utc>> = diesel::select(record_move(
             row.id,

@@ -8,11 +8,20 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Timestamptz};
 use serde::Deserialize;
 
+use std::sync::Arc;
+
 use super::clocks;
+use super::game_cache::Kept;
 use super::games::SeatInfo;
 use super::{DomainError, DomainResult};
 use crate::store::models::GameRow;
 use crate::store::schema::games;
+
+diesel::define_sql_function! {
+    /// When the seats of a game as `game_seats_json` gives them at `at` next change with
+    /// the time alone (a vacation starting or ending), if ever.
+    fn game_seats_settled_until(game: BigInt, at: Timestamptz) -> Nullable<Timestamptz>;
+}
 
 diesel::define_sql_function! {
     /// The seats of a game with their players' details and any vacation under way at `at`,
@@ -55,6 +64,35 @@ impl LockedGame {
     /// Reads game `id` and its seats without a lock (for answers that change nothing).
     pub(crate) fn read(conn: &mut PgConnection, id: GameId) -> DomainResult<LockedGame> {
         Self::fetch(conn, id, false)
+    }
+
+    /// Reads game `id` and its seats without a lock, with the revision they are at and
+    /// how long they stay as read (for [`super::game_cache::GameCache`]).
+    pub(crate) fn read_revision(
+        conn: &mut PgConnection,
+        id: GameId,
+        now: DateTime<Utc>,
+    ) -> DomainResult<Kept> {
+        let found: Option<(GameRow, i64, serde_json::Value, Option<DateTime<Utc>>)> = games::table
+            .find(id)
+            .select((
+                GameRow::as_select(),
+                games::revision,
+                game_seats_json(games::id, now),
+                game_seats_settled_until(games::id, now),
+            ))
+            .first(conn)
+            .optional()?;
+        let (row, revision, seats, settled_until) =
+            found.ok_or_else(|| DomainError::game_not_found(id))?;
+        Ok(Kept {
+            revision,
+            game: Arc::new(LockedGame {
+                seats: seats_from_json(conn, seats, now)?,
+                row,
+            }),
+            settled_until,
+        })
     }
 
     fn fetch(conn: &mut PgConnection, id: GameId, lock: bool) -> DomainResult<LockedGame> {

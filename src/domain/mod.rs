@@ -9,6 +9,7 @@ pub mod deliveries;
 pub mod digest;
 pub mod email_play;
 pub mod errors;
+pub mod game_cache;
 pub mod games;
 pub mod integral;
 pub mod invitations;
@@ -70,6 +71,8 @@ pub struct Domain {
     pub email_pictures: bool,
     /// Each seat's view and choices per game version, worked out once.
     pub views: Arc<views::ViewCache>,
+    /// The games read or written last, with their seats, trusted at their revision.
+    pub game_cache: Arc<game_cache::GameCache>,
     /// Token generations read in the last moments, per account.
     pub sessions: Arc<sessions::SessionCache>,
     /// Where webhooks may post, and the client that posts them.

@@ -69,6 +69,7 @@ diesel::table! {
         rematch_id -> Nullable<Int8>,
         rated -> Bool,
         takeback -> Nullable<Jsonb>,
+        revision -> Int8,
     }
 }
 

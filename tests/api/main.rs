@@ -15,6 +15,7 @@ mod hardening;
 mod helpers;
 mod invitations;
 mod kasino;
+mod kept_games;
 mod openapi;
 mod partners;
 mod ratings;
