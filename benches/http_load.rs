@@ -19,7 +19,11 @@
 //!    own transaction listed;
 //! 7. stops the server and runs pgbench on the same cluster with LOAD_GAMES clients, each
 //!    doing the bare append of a move (update its game's version, insert one action) for
-//!    LOAD_SECS seconds, and prints the ratio of the two rates.
+//!    LOAD_SECS seconds without any of Turnpost's triggers, and prints the ratio of the two
+//!    rates; then the same append with the triggers, for comparison.
+//!
+//! LOAD_NESTED=1 also counts the statements inside database functions; LOAD_STATEMENTS
+//! sets how many statements are listed (default 12).
 //!
 //! Environment: LOAD_GAMES (default 32), LOAD_SECS (default 20), LOAD_POOL (server
 //! connection pool, default 16).
@@ -42,6 +46,70 @@ fn free_port() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port())
+}
+
+/// CPU time (user + system, in clock ticks of 10 ms) that process `pid` used so far.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces), from field 3 on.
+    let rest = stat.rsplit_once(") ").map_or("", |(_, r)| r);
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .map(|v| v.parse().unwrap_or(0))
+        .collect();
+    // utime and stime are fields 14 and 15: 11 and 12 here.
+    f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0)
+}
+
+/// The PostgreSQL server's processes: the postmaster of `data` and its children.
+fn postgres_ticks(data: &std::path::Path) -> u64 {
+    let Some(master) = std::fs::read_to_string(data.join("postmaster.pid"))
+        .ok()
+        .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<u32>().ok()))
+    else {
+        return 0;
+    };
+    let mut ticks = cpu_ticks(master);
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let ppid = stat
+            .rsplit_once(") ")
+            .and_then(|(_, r)| r.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u32>().ok());
+        if ppid == Some(master) {
+            ticks += cpu_ticks(pid);
+        }
+    }
+    ticks
+}
+
+/// CPU used during a phase, by the server, PostgreSQL and this load generator.
+#[derive(Clone, Copy, Default)]
+struct CpuUse {
+    server: u64,
+    postgres: u64,
+    load: u64,
+}
+
+impl CpuUse {
+    fn now(server: u32, data: &std::path::Path) -> CpuUse {
+        CpuUse {
+            server: cpu_ticks(server),
+            postgres: postgres_ticks(data),
+            load: cpu_ticks(std::process::id()),
+        }
+    }
+
+    fn since(self, before: CpuUse) -> CpuUse {
+        CpuUse {
+            server: self.server.saturating_sub(before.server),
+            postgres: self.postgres.saturating_sub(before.postgres),
+            load: self.load.saturating_sub(before.load),
+        }
+    }
 }
 
 fn kib(pid: u32, field: &str) -> u64 {
@@ -423,7 +491,9 @@ fn main() -> anyhow::Result<()> {
     if stats {
         reset_statement_calls(&url)?;
     }
+    let cpu_before = CpuUse::now(pid, &var.join("pg"));
     let full = play(&client, &base, &mut tables, secs, None);
+    let cpu = CpuUse::now(pid, &var.join("pg")).since(cpu_before);
     let calls = if stats {
         statement_calls(&url)?
     } else {
@@ -438,6 +508,21 @@ fn main() -> anyhow::Result<()> {
     );
     println!("turnpost: {rate:.0} moves/s (each move: GET as the mover, then POST the action)");
     print_latency("POST /actions latency at full load", &full.latencies);
+    if moves > 0 {
+        // Clock ticks are 10 ms: per move, in microseconds.
+        let per_move = |ticks: u64| ticks as f64 * 10_000.0 / moves as f64;
+        let all = cpu.server + cpu.postgres + cpu.load;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        println!(
+            "CPU per move: {:.0} µs in all (of {:.0} µs the {cores} cores had): server {:.0}, \
+             PostgreSQL {:.0}, this load generator {:.0}",
+            per_move(all),
+            cores as f64 * 1e6 * full.wall.as_secs_f64() / moves as f64,
+            per_move(cpu.server),
+            per_move(cpu.postgres),
+            per_move(cpu.load)
+        );
+    }
     if stats && moves > 0 {
         let total: i64 = calls.iter().map(|c| c.calls).sum();
         println!(
@@ -504,10 +589,15 @@ fn main() -> anyhow::Result<()> {
         let _ = s.kill();
         let _ = s.wait();
     }
-    let (tps, latency) = bare_append(&url, &var, games, secs, first_game)?;
+    let (tps, latency) = bare_append(&url, &var, games, secs, first_game, true)?;
     // With as many clients as games, even the bare append waits this long on average.
     println!(
-        "bare append (pgbench, {games} clients, same cluster): {tps:.0} tps, latency average {latency:.2} ms"
+        "bare append (pgbench, {games} clients, same cluster, no triggers): {tps:.0} tps, \
+         latency average {latency:.2} ms"
+    );
+    let (with_triggers, _) = bare_append(&url, &var, games, secs, first_game, false)?;
+    println!(
+        "the same append with Turnpost's triggers (revision, announcement): {with_triggers:.0} tps"
     );
     println!("ratio turnpost / bare append: {:.2}", rate / tps);
     Ok(())
@@ -572,6 +662,7 @@ fn bare_append(
     clients: usize,
     secs: u64,
     first_game: i64,
+    bare: bool,
 ) -> anyhow::Result<(f64, f64)> {
     let script = var.join("append.sql");
     std::fs::write(
@@ -585,7 +676,13 @@ fn bare_append(
              END;\n"
         ),
     )?;
-    let out = Command::new("pgbench")
+    let mut pgbench = Command::new("pgbench");
+    // Bare: none of Turnpost's triggers (the revision, the announcement, the foreign keys'
+    // checks) run, as the replica role skips them.
+    if bare {
+        pgbench.env("PGOPTIONS", "-c session_replication_role=replica");
+    }
+    let out = pgbench
         .args([
             "-n",
             "-c",

@@ -63,6 +63,38 @@ diesel::define_sql_function! {
 
 pub(crate) use super::locked::{seat_infos, seat_of};
 
+diesel::define_sql_function! {
+    /// Announces a committed change of a game on `turnpost_events` (a function of the
+    /// database: see migration `announce_after_commit`).
+    fn turnpost_announce(payload: diesel::sql_types::Text) -> diesel::sql_types::Bool;
+}
+
+/// Announces a move written without the row lock, after its commit, as the trigger
+/// `turnpost_announce_game` announces every other change (see `notify::events::GameEvent`):
+/// a notifying transaction holds a database-wide lock through its commit, and the move's
+/// own commit would otherwise wait its turn for every other move's. The move stands
+/// whatever happens here: a failure costs the live event only, and is logged.
+fn announce(conn: &mut PgConnection, row: &GameRow, seats: &[SeatInfo]) {
+    let accounts: Vec<i64> = seats.iter().map(|s| s.account_id.0).collect();
+    let to_act_accounts: Vec<i64> = seats
+        .iter()
+        .filter(|s| row.to_act.contains(&s.seat))
+        .map(|s| s.account_id.0)
+        .collect();
+    let payload = json!({
+        "game": row.id,
+        "version": row.version,
+        "status": row.status.as_str(),
+        "to_act": row.to_act,
+        "accounts": accounts,
+        "to_act_accounts": to_act_accounts,
+    })
+    .to_string();
+    if let Err(e) = diesel::select(turnpost_announce(payload)).execute(conn) {
+        tracing::warn!(game = %row.id, error = %e, "a move's live event was not announced");
+    }
+}
+
 /// Whether a write runs under the game row lock (see [`Domain::write_change`]), or
 /// without it on the game at a revision.
 #[derive(Clone, Copy)]
@@ -590,6 +622,7 @@ impl Domain {
         let Some((state, written)) = written else {
             return Ok(None);
         };
+        announce(conn, &written, seats);
         let answer = self.respond(&written, seats, Some(account), Some(state.as_ref()));
         // The write was the game's one change (it checked the revision and bumped it by
         // one, atomically), so the copy is current again.
