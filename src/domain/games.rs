@@ -560,7 +560,8 @@ impl Domain {
     /// The usual move, in one or two statements and no transaction: the game as this
     /// server last read or wrote it, or else read without a lock, then
     /// [`Domain::write_change`], which writes only if the game is still at the revision
-    /// worked from (atomic, as any single statement). `None` leaves the move to the
+    /// worked from (atomic, as any single statement); then its announcement, after the
+    /// commit (see [`announce`]). `None` leaves the move to the
     /// locked path: a move on another version, or anything else than a plain move on a
     /// game without clocks, forfeits or computer players (those write more than one
     /// statement, or depend on seats the game row lock keeps still), a move that ends the

@@ -1,6 +1,6 @@
 //! What one seat sees of one version of a game (its view, legal actions and their texts),
-//! computed once and kept: a client polling an unchanged game costs one row read, not a
-//! snapshot decode and a legal-move search per request.
+//! computed once and kept: a client polling an unchanged game costs a read of its revision
+//! (see `game_cache`), not a snapshot decode and a legal-move search per request.
 
 use crate::store::kinds::GameId;
 use crate::store::kinds::GameStatus;

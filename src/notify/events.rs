@@ -1,5 +1,6 @@
 //! Live game events for every server node: a listener thread holds one connection that
-//! LISTENs on `turnpost_events` (filled by a trigger on `games`, at commit), and fans each
+//! LISTENs on `turnpost_events` (filled by a trigger on `games` at commit, and by the server
+//! right after a move written without the row lock), and fans each
 //! event out to the node's subscribers (the SSE streams of `GET /api/v1/me/events`). A move
 //! made through any node reaches a client connected to any other.
 
@@ -12,7 +13,8 @@ use diesel::prelude::*;
 use serde::Deserialize;
 use tokio::sync::broadcast;
 
-/// One change of a game, as the trigger announces it.
+/// One change of a game, as announced (by the trigger on `games`, or by
+/// `domain::games::announce` after a move written without the row lock).
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 pub struct GameEvent {
     pub game: GameId,
