@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::Utc;
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, spawn_app, spawn_app_on};
+use crate::helpers::{Player, TestApp, forced_moves, spawn_app, spawn_app_on};
 
 /// The seat of `p` in game `g`.
 fn seat_of(g: &Value, p: &Player) -> usize {
@@ -130,4 +130,65 @@ fn node_a_answers_every_change_node_b_makes_at_once() {
     let g = a.game(id, &ada);
     assert_eq!(g["status"], "finished", "a resignation on B");
     assert_eq!(g["legal_actions"], json!([]));
+}
+
+/// The same seat submits two moves for one version at once, one through each node, both of
+/// which hold a copy of the game at that version: exactly one is written, the other is
+/// refused as stale, and the log has one entry per version.
+#[test]
+fn two_nodes_with_the_same_copy_never_both_write_a_move() {
+    let a = spawn_app();
+    let b = spawn_app_on(a.database_url.clone(), |_| {});
+    let (ada, bo) = (a.player("Ada"), a.player("Bo"));
+    let id = a.start_game("kasino", json!({}), &[&ada, &bo]);
+    for round in 0..6 {
+        let g = a.game(id, &ada);
+        let seat = g["to_act"][0].as_u64().expect("someone to act") as usize;
+        let p = if seat_of(&g, &ada) == seat { &ada } else { &bo };
+        // Both nodes read the game as the mover: both now keep it at this revision.
+        let mine = a.game(id, p);
+        assert_eq!(b.game(id, p)["version"], mine["version"]);
+        let legal = mine["legal_actions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let version = mine["version"].as_i64().expect("version");
+        let (first, last) = (legal[0].clone(), legal[legal.len() - 1].clone());
+        let path = format!("/api/v1/games/{id}/actions");
+        let (r1, r2) = std::thread::scope(|s| {
+            let h1 = s.spawn(|| {
+                a.post(
+                    &path,
+                    Some(&p.token),
+                    &json!({"expected_version": version, "action": first}),
+                )
+            });
+            let h2 = s.spawn(|| {
+                b.post(
+                    &path,
+                    Some(&p.token),
+                    &json!({"expected_version": version, "action": last}),
+                )
+            });
+            (h1.join().expect("node A"), h2.join().expect("node B"))
+        });
+        let mut statuses = [r1.status().as_u16(), r2.status().as_u16()];
+        statuses.sort();
+        assert_eq!(statuses, [200, 409], "round {round}");
+        let loser: Value = if r1.status() == 409 { r1 } else { r2 }
+            .json()
+            .expect("json");
+        assert_eq!(loser["code"], "stale_version", "round {round}");
+        let current = loser["current_version"].as_i64().expect("current version");
+        let log = a.log(id, &ada);
+        assert_eq!(log.len() as i64, current, "one entry per version: {log:?}");
+        assert_eq!(
+            current,
+            version + 1 + forced_moves(&log[version as usize + 1..]) as i64,
+            "the winner's move and the moves that played themselves, never the loser's"
+        );
+        // Both nodes answer the game as it now is.
+        assert_eq!(a.game(id, &ada)["version"], current);
+        assert_eq!(b.game(id, &bo)["version"], current);
+    }
 }
