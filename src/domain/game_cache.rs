@@ -87,6 +87,11 @@ impl GameCache {
         }
     }
 
+    /// Drops the copy of game `id` (it is about to change by another way than a kept move).
+    pub fn forget(&self, id: GameId) {
+        self.games.remove(&id);
+    }
+
     /// Game `id` as the database has it now: the kept copy when its revision is still
     /// current (one indexed read of one number), else the row and seats read afresh and
     /// kept.

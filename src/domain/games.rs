@@ -506,6 +506,9 @@ impl Domain {
         if let Some(answer) = self.submit_unlocked(&mut conn, account, id, &req)? {
             return Ok(answer);
         }
+        // The locked path reads the game afresh; whatever it writes, this server's copy is
+        // stale after it (and may have been what sent the move here).
+        self.game_cache.forget(id);
         self.retrying(&mut conn, |conn| {
             let mut game = LockedGame::lock(conn, id)?;
             let seat = self.seat_or_hidden(conn, &game, account)?;
