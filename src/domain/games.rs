@@ -65,7 +65,7 @@ pub(crate) use super::locked::{seat_infos, seat_of};
 
 diesel::define_sql_function! {
     /// Announces a committed change of a game on `turnpost_events` (a function of the
-    /// database: see migration `announce_after_commit`).
+    /// database: see migration `game_revision`).
     fn turnpost_announce(payload: diesel::sql_types::Text) -> diesel::sql_types::Bool;
 }
 
