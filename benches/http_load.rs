@@ -5,7 +5,7 @@
 //! 1. starts a private PostgreSQL cluster the way `turnpost serve` does by default, and the
 //!    release binary `turnpost serve` on it as a separate process;
 //! 2. drives LOAD_GAMES concurrent two-player Kasino games over HTTP for LOAD_SECS seconds,
-//!    one client thread per game (read the game as the player to act, submit a random legal
+//!    one client task per game, all on one thread (read the game as the player to act, submit a random legal
 //!    action; a finished game is replaced by a new one);
 //! 3. reports moves/s, the p50/p99 latency of the submissions and the server's peak RSS;
 //! 4. compares the cost of a move in a game whose log holds 10 actions with one whose log
@@ -36,8 +36,11 @@ mod support;
 
 use anyhow::{Context, bail};
 use diesel::prelude::*;
-use reqwest::blocking::Client;
+use reqwest::Client;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use support::{Rig, env_usize};
 use turnpost::embedded_pg::PrivateCluster;
 use turnpost::engine::GameRng;
@@ -126,16 +129,19 @@ fn kib(pid: u32, field: &str) -> u64 {
 }
 
 /// A player's session: its bearer token.
-fn player(client: &Client, base: &str, email: &str) -> anyhow::Result<String> {
+async fn player(client: &Client, base: &str, email: &str) -> anyhow::Result<String> {
     client
         .post(format!("{base}/accounts"))
         .json(&json!({"email": email, "name": "Bench", "password": "correct horse battery"}))
-        .send()?;
+        .send()
+        .await?;
     let t: Value = client
         .post(format!("{base}/auth/token"))
         .json(&json!({"email": email, "password": "correct horse battery"}))
-        .send()?
-        .json()?;
+        .send()
+        .await?
+        .json()
+        .await?;
     t["access_token"]
         .as_str()
         .map(str::to_string)
@@ -143,28 +149,55 @@ fn player(client: &Client, base: &str, email: &str) -> anyhow::Result<String> {
 }
 
 /// A new two-player Kasino game between `tokens`; returns its id.
-fn new_game(client: &Client, base: &str, tokens: &[String; 2]) -> anyhow::Result<i64> {
+async fn new_game(client: &Client, base: &str, tokens: &[String; 2]) -> anyhow::Result<i64> {
     let created: Value = client
         .post(format!("{base}/games"))
         .bearer_auth(&tokens[0])
         .json(&json!({"game_type": "kasino", "players": 2}))
-        .send()?
-        .json()?;
+        .send()
+        .await?
+        .json()
+        .await?;
     let id = created["id"].as_i64().context("no game id")?;
     let r = client
         .post(format!("{base}/games/{id}/join"))
         .bearer_auth(&tokens[1])
         .json(&json!({}))
-        .send()?;
+        .send()
+        .await?;
     if !r.status().is_success() {
         bail!("join: {}", r.status());
     }
     Ok(id)
 }
 
+/// The part of a game's answer a player needs to move; the legal actions stay as the
+/// server wrote them, to be sent back unchanged.
+#[derive(Deserialize)]
+struct Answer {
+    status: String,
+    #[serde(default)]
+    version: i64,
+    #[serde(default)]
+    to_act: Vec<usize>,
+    #[serde(default)]
+    legal_actions: Vec<Box<RawValue>>,
+}
+
+async fn read_game(client: &Client, base: &str, id: i64, token: &str) -> anyhow::Result<Answer> {
+    let body = client
+        .get(format!("{base}/games/{id}"))
+        .bearer_auth(token)
+        .send()
+        .await?
+        .bytes()
+        .await?;
+    Ok(serde_json::from_slice(&body)?)
+}
+
 /// One move in game `id`: read it as the seat to act, submit a random legal action.
 /// Returns the submission's latency, or `None` when the game is over.
-fn one_move(
+async fn one_move(
     client: &Client,
     base: &str,
     id: i64,
@@ -174,47 +207,45 @@ fn one_move(
 ) -> anyhow::Result<Option<Duration>> {
     let seat = match *to_act {
         Some(s) => s,
-        None => {
-            let g: Value = client
-                .get(format!("{base}/games/{id}"))
-                .bearer_auth(&tokens[0])
-                .send()?
-                .json()?;
-            g["to_act"][0].as_u64().unwrap_or(0) as usize
-        }
+        None => read_game(client, base, id, &tokens[0])
+            .await?
+            .to_act
+            .first()
+            .copied()
+            .unwrap_or(0),
     };
-    let game: Value = client
-        .get(format!("{base}/games/{id}"))
-        .bearer_auth(&tokens[seat % 2])
-        .send()?
-        .json()?;
-    if game["status"] != "active" {
+    let game = read_game(client, base, id, &tokens[seat % 2]).await?;
+    if game.status != "active" {
         return Ok(None);
     }
-    let legal = game["legal_actions"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    if legal.is_empty() {
+    if game.legal_actions.is_empty() {
         *to_act = None;
         return Ok(Some(Duration::ZERO));
     }
-    let action = legal[rng.below(legal.len())].clone();
+    let action = game.legal_actions[rng.below(game.legal_actions.len())].get();
+    let body = format!(
+        r#"{{"expected_version":{},"action":{action}}}"#,
+        game.version
+    );
     let t = Instant::now();
     let r = client
         .post(format!("{base}/games/{id}/actions"))
         .bearer_auth(&tokens[seat % 2])
-        .json(&json!({"expected_version": game["version"], "action": action}))
-        .send()?;
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(body)
+        .send()
+        .await?;
+    let status = r.status();
+    let answer = r.bytes().await?;
     let elapsed = t.elapsed();
-    if r.status() != 200 {
-        bail!("game {id}: move answered {}", r.status());
+    if status != 200 {
+        bail!("game {id}: move answered {status}");
     }
-    let after: Value = r.json()?;
-    if after["status"] != "active" {
+    let after: Answer = serde_json::from_slice(&answer)?;
+    if after.status != "active" {
         return Ok(None);
     }
-    *to_act = after["to_act"][0].as_u64().map(|v| v as usize);
+    *to_act = after.to_act.first().copied();
     Ok(Some(elapsed))
 }
 
@@ -343,65 +374,70 @@ struct Played {
     wall: Duration,
 }
 
-/// Every game's thread plays its game (and the next, when one ends) for `secs` seconds; with
-/// `beat`, each thread starts a move only every `beat`, otherwise as fast as answers come.
-fn play(
+/// Every game's task plays its game (and the next, when one ends) for `secs` seconds; with
+/// `beat`, each task starts a move only every `beat`, otherwise as fast as answers come.
+/// The tasks share one thread, so the load generator costs as little CPU as it can.
+async fn play(
     client: &Client,
     base: &str,
     tables: &mut [(i64, [String; 2])],
     secs: u64,
     beat: Option<Duration>,
 ) -> Played {
-    let stop = AtomicBool::new(false);
+    let stop = Arc::new(AtomicBool::new(false));
     let start = Instant::now();
-    let per_thread: Vec<(Vec<Duration>, usize)> = std::thread::scope(|s| {
-        let handles: Vec<_> = tables
-            .iter_mut()
-            .enumerate()
-            .map(|(i, (id, tokens))| {
-                let (client, base, stop) = (client.clone(), base.to_string(), &stop);
-                s.spawn(move || {
-                    let mut rng = GameRng::seed_from_u64(i as u64 + beat.map_or(0, |_| 1000));
-                    let (mut lat, mut errors) = (Vec::new(), 0);
-                    let mut to_act = None;
-                    // Threads start spread over one beat, not all at once.
-                    let mut next = Instant::now()
-                        + beat.map_or(Duration::ZERO, |b| b.mul_f64(i as f64 / 32.0));
-                    while !stop.load(Ordering::Relaxed) {
-                        if let Some(b) = beat {
-                            std::thread::sleep(next.saturating_duration_since(Instant::now()));
-                            next += b;
-                        }
-                        match one_move(&client, &base, *id, tokens, &mut to_act, &mut rng) {
-                            Ok(Some(d)) if d > Duration::ZERO => lat.push(d),
-                            Ok(Some(_)) => {}
-                            Ok(None) => match new_game(&client, &base, tokens) {
-                                Ok(fresh) => (*id, to_act) = (fresh, None),
-                                Err(_) => errors += 1,
-                            },
-                            Err(e) => {
-                                errors += 1;
-                                if errors < 3 {
-                                    eprintln!("{e}");
-                                }
-                                to_act = None;
+    let tasks: Vec<_> = tables
+        .iter()
+        .enumerate()
+        .map(|(i, (id, tokens))| {
+            let (client, base, stop) = (client.clone(), base.to_string(), stop.clone());
+            let (mut id, tokens) = (*id, tokens.clone());
+            tokio::spawn(async move {
+                let mut rng = GameRng::seed_from_u64(i as u64 + beat.map_or(0, |_| 1000));
+                let (mut lat, mut errors) = (Vec::new(), 0);
+                let mut to_act = None;
+                // Tasks start spread over one beat, not all at once.
+                let mut next = tokio::time::Instant::now()
+                    + beat.map_or(Duration::ZERO, |b| b.mul_f64(i as f64 / 32.0));
+                while !stop.load(Ordering::Relaxed) {
+                    if let Some(b) = beat {
+                        tokio::time::sleep_until(next).await;
+                        next += b;
+                    }
+                    match one_move(&client, &base, id, &tokens, &mut to_act, &mut rng).await {
+                        Ok(Some(d)) if d > Duration::ZERO => lat.push(d),
+                        Ok(Some(_)) => {}
+                        Ok(None) => match new_game(&client, &base, &tokens).await {
+                            Ok(fresh) => (id, to_act) = (fresh, None),
+                            Err(_) => errors += 1,
+                        },
+                        Err(e) => {
+                            errors += 1;
+                            if errors < 3 {
+                                eprintln!("{e}");
                             }
+                            to_act = None;
                         }
                     }
-                    (lat, errors)
-                })
+                }
+                (id, lat, errors)
             })
-            .collect();
-        std::thread::sleep(Duration::from_secs(secs));
-        stop.store(true, Ordering::Relaxed);
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    stop.store(true, Ordering::Relaxed);
+    let (mut latencies, mut errors) = (Vec::new(), 0);
+    for (table, task) in tables.iter_mut().zip(tasks) {
+        match task.await {
+            Ok((id, lat, e)) => {
+                table.0 = id;
+                latencies.extend(lat);
+                errors += e;
+            }
+            Err(_) => errors += 1,
+        }
+    }
     let wall = start.elapsed();
-    let errors = per_thread.iter().map(|t| t.1).sum();
-    let mut latencies: Vec<Duration> = per_thread.into_iter().flat_map(|t| t.0).collect();
     latencies.sort();
     Played {
         latencies,
@@ -454,6 +490,11 @@ fn main() -> anyhow::Result<()> {
     println!("server pid {pid}");
     rig.server = Some(server);
     let base = format!("http://127.0.0.1:{port}/api/v1");
+    // One thread drives every request of the load (see `play`).
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let _in_rt = rt.enter();
     let client = Client::builder()
         .timeout(Duration::from_secs(60))
         .pool_max_idle_per_host(games * 2)
@@ -463,9 +504,12 @@ fn main() -> anyhow::Result<()> {
         .pool_idle_timeout(Duration::from_secs(3))
         .build()?;
     let up = Instant::now();
-    while client
-        .get(format!("http://127.0.0.1:{port}/healthz"))
-        .send()
+    while rt
+        .block_on(
+            client
+                .get(format!("http://127.0.0.1:{port}/healthz"))
+                .send(),
+        )
         .map_or(true, |r| !r.status().is_success())
     {
         if up.elapsed() > Duration::from_secs(60) {
@@ -477,10 +521,10 @@ fn main() -> anyhow::Result<()> {
     let mut tables = Vec::new();
     for g in 0..games {
         let tokens = [
-            player(&client, &base, &format!("a{g}@bench.example"))?,
-            player(&client, &base, &format!("b{g}@bench.example"))?,
+            rt.block_on(player(&client, &base, &format!("a{g}@bench.example")))?,
+            rt.block_on(player(&client, &base, &format!("b{g}@bench.example")))?,
         ];
-        let id = new_game(&client, &base, &tokens)?;
+        let id = rt.block_on(new_game(&client, &base, &tokens))?;
         tables.push((id, tokens));
     }
     // Confirmed addresses: every move then owes the next player a turn email, as in real
@@ -496,7 +540,7 @@ fn main() -> anyhow::Result<()> {
         reset_statement_calls(&url)?;
     }
     let cpu_before = CpuUse::now(pid, &var.join("pg"));
-    let full = play(&client, &base, &mut tables, secs, None);
+    let full = rt.block_on(play(&client, &base, &mut tables, secs, None));
     let cpu = CpuUse::now(pid, &var.join("pg")).since(cpu_before);
     let calls = if stats {
         statement_calls(&url)?
@@ -569,7 +613,7 @@ fn main() -> anyhow::Result<()> {
 
     // Paced: the same games at half that rate.
     let beat = Duration::from_secs_f64(games as f64 / (rate / 2.0).max(1.0));
-    let paced = play(&client, &base, &mut tables, secs, Some(beat));
+    let paced = rt.block_on(play(&client, &base, &mut tables, secs, Some(beat)));
     println!(
         "paced: each game moves every {:.0} ms ({:.0} moves/s offered), {} moves, {} errors",
         ms(beat),
@@ -586,7 +630,7 @@ fn main() -> anyhow::Result<()> {
         rss_peak / 1024
     );
 
-    long_log(&client, &base, &url, &tables)?;
+    rt.block_on(long_log(&client, &base, &url, &tables))?;
 
     // The server is stopped so that pgbench has the machine as the load had it.
     if let Some(mut s) = rig.server.take() {
@@ -609,7 +653,7 @@ fn main() -> anyhow::Result<()> {
 
 /// A move in a game with 10 actions against one in a game with 10,000: 60 moves each,
 /// alternating, one at a time.
-fn long_log(
+async fn long_log(
     client: &Client,
     base: &str,
     url: &str,
@@ -618,8 +662,8 @@ fn long_log(
     let Some((_, tokens)) = tables.first() else {
         return Ok(());
     };
-    let short = new_game(client, base, tokens)?;
-    let long = new_game(client, base, tokens)?;
+    let short = new_game(client, base, tokens).await?;
+    let long = new_game(client, base, tokens).await?;
     let mut conn = PgConnection::establish(url)?;
     // Placeholder entries after the game's real ones; the version moves past them.
     diesel::sql_query(
@@ -636,10 +680,10 @@ fn long_log(
     let (mut lat_short, mut lat_long) = (Vec::new(), Vec::new());
     let (mut act_short, mut act_long) = (None, None);
     for _ in 0..60 {
-        if let Ok(Some(d)) = one_move(client, base, short, tokens, &mut act_short, &mut rng) {
+        if let Ok(Some(d)) = one_move(client, base, short, tokens, &mut act_short, &mut rng).await {
             lat_short.push(d);
         }
-        if let Ok(Some(d)) = one_move(client, base, long, tokens, &mut act_long, &mut rng) {
+        if let Ok(Some(d)) = one_move(client, base, long, tokens, &mut act_long, &mut rng).await {
             lat_long.push(d);
         }
     }
