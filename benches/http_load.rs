@@ -26,7 +26,8 @@
 //! sets how many statements are listed (default 12).
 //!
 //! Environment: LOAD_GAMES (default 32), LOAD_SECS (default 20), LOAD_POOL (server
-//! connection pool, default 16).
+//! connection pool, default 16), LOAD_SERVER (the server binary to measure; default the
+//! one this bench was built with).
 
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -474,7 +475,11 @@ fn main() -> anyhow::Result<()> {
     let url = cluster.database_url();
     rig.cluster = Some(cluster);
     let port = free_port()?;
-    let server = Command::new(env!("CARGO_BIN_EXE_turnpost"))
+    // LOAD_SERVER: another build of the server to measure (say, an earlier commit's) with
+    // this bench, for a comparison on one machine at one time.
+    let binary =
+        std::env::var("LOAD_SERVER").unwrap_or_else(|_| env!("CARGO_BIN_EXE_turnpost").into());
+    let server = Command::new(binary)
         .arg("serve")
         .env("DATABASE_URL", &url)
         .env("TURNPOST_BIND", format!("127.0.0.1:{port}"))

@@ -27,6 +27,7 @@ use crate::notify::reply::ReplyAddress;
 use crate::notify::worker::{Mailer, Worker};
 use crate::settings::Settings;
 use crate::store;
+use crate::store::announcer::Announcer;
 
 /// The plain reply address: `reply_address`, else the address of `mail_from`.
 fn reply_address(settings: &Settings) -> Result<String> {
@@ -88,6 +89,7 @@ pub fn domain(
             settings.webhook_allow_private,
             Duration::from_secs(settings.webhook_timeout_secs.max(1)),
         ),
+        announcer: Default::default(),
     })
 }
 
@@ -124,6 +126,7 @@ pub struct Application {
     worker: Option<JoinHandle<()>>,
     sweeper: Option<JoinHandle<()>>,
     events: Option<JoinHandle<()>>,
+    announcer: Option<JoinHandle<()>>,
 }
 
 impl Application {
@@ -158,7 +161,14 @@ impl Application {
         })
         .await??;
 
-        let domain = domain(settings, pool, registry, &jwt_secret)?;
+        let worker_stop = Arc::new(AtomicBool::new(false));
+        let (announcer, announcer_thread) =
+            Announcer::spawn(database_url.to_string(), Arc::clone(&worker_stop))
+                .context("starting the announcer")?;
+        let domain = Domain {
+            announcer,
+            ..domain(settings, pool, registry, &jwt_secret)?
+        };
 
         let senders = settings.outbox_senders.max(1);
         let mailer = Mailer::from_settings(
@@ -166,7 +176,6 @@ impl Application {
             settings.mail_dir(),
             senders,
         )?;
-        let worker_stop = Arc::new(AtomicBool::new(false));
         // Its own connections: a burst of sending never keeps a request waiting for one.
         let worker_pool = store::pool(
             database_url,
@@ -281,6 +290,7 @@ impl Application {
             worker: Some(worker),
             sweeper: Some(sweeper),
             events: Some(events),
+            announcer: Some(announcer_thread),
         })
     }
 
@@ -301,9 +311,14 @@ impl Application {
     pub async fn run_until_stopped(mut self) -> Result<()> {
         let result = self.server.await;
         self.worker_stop.store(true, Ordering::Relaxed);
-        for w in [self.worker.take(), self.sweeper.take(), self.events.take()]
-            .into_iter()
-            .flatten()
+        for w in [
+            self.worker.take(),
+            self.sweeper.take(),
+            self.events.take(),
+            self.announcer.take(),
+        ]
+        .into_iter()
+        .flatten()
         {
             let _ = tokio::task::spawn_blocking(move || w.join()).await;
         }

@@ -23,6 +23,7 @@ use super::{Domain, DomainError, DomainResult};
 use crate::engine::{
     DynGame, LoadedGame, Outcome, Placing, RuleError, Seat, Status, Viewer, Visibility,
 };
+use crate::store::announcer::{Announcer, announce_now};
 use crate::store::models::{ActionRow, GameRow, NewGame};
 use crate::store::schema::{game_actions, game_seats, games, outbox};
 
@@ -63,18 +64,13 @@ diesel::define_sql_function! {
 
 pub(crate) use super::locked::{seat_infos, seat_of};
 
-diesel::define_sql_function! {
-    /// Announces a committed change of a game on `turnpost_events` (a function of the
-    /// database: see migration `game_revision`).
-    fn turnpost_announce(payload: diesel::sql_types::Text) -> diesel::sql_types::Bool;
-}
-
 /// Announces a move written without the row lock, after its commit, as the trigger
 /// `turnpost_announce_game` announces every other change (see `notify::events::GameEvent`):
 /// a notifying transaction holds a database-wide lock through its commit, and the move's
-/// own commit would otherwise wait its turn for every other move's. The move stands
-/// whatever happens here: a failure costs the live event only, and is logged.
-fn announce(conn: &mut PgConnection, row: &GameRow, seats: &[SeatInfo]) {
+/// own commit would otherwise wait its turn for every other move's. The server's announcer
+/// sends it (with others, under load: see `store::announcer`), or else this request. The
+/// move stands whatever happens here: a failure costs the live event only, and is logged.
+fn announce(announcer: &Announcer, conn: &mut PgConnection, row: &GameRow, seats: &[SeatInfo]) {
     let accounts: Vec<i64> = seats.iter().map(|s| s.account_id.0).collect();
     let to_act_accounts: Vec<i64> = seats
         .iter()
@@ -90,7 +86,9 @@ fn announce(conn: &mut PgConnection, row: &GameRow, seats: &[SeatInfo]) {
         "to_act_accounts": to_act_accounts,
     })
     .to_string();
-    if let Err(e) = diesel::select(turnpost_announce(payload)).execute(conn) {
+    if let Err(payload) = announcer.queue(payload)
+        && let Err(e) = announce_now(conn, &[payload])
+    {
         tracing::warn!(game = %row.id, error = %e, "a move's live event was not announced");
     }
 }
@@ -626,7 +624,7 @@ impl Domain {
         let Some((state, written)) = written else {
             return Ok(None);
         };
-        announce(conn, &written, seats);
+        announce(&self.announcer, conn, &written, seats);
         let answer = self.respond(&written, seats, Some(account), Some(state.as_ref()));
         // The write was the game's one change (it checked the revision and bumped it by
         // one, atomically), so the copy is current again.

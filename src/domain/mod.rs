@@ -77,6 +77,8 @@ pub struct Domain {
     pub sessions: Arc<sessions::SessionCache>,
     /// Where webhooks may post, and the client that posts them.
     pub webhooks: crate::notify::webhook::WebhookPolicy,
+    /// Sends the announcements of moves written without the row lock.
+    pub announcer: crate::store::announcer::Announcer,
 }
 
 impl Domain {

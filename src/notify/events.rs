@@ -14,7 +14,8 @@ use serde::Deserialize;
 use tokio::sync::broadcast;
 
 /// One change of a game, as announced (by the trigger on `games`, or by
-/// `domain::games::announce` after a move written without the row lock).
+/// `domain::games::announce` after a move written without the row lock, through
+/// `store::announcer`).
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 pub struct GameEvent {
     pub game: GameId,

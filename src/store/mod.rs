@@ -1,5 +1,6 @@
 //! PostgreSQL through diesel: the pool, embedded migrations, and the rows.
 
+pub mod announcer;
 pub mod kinds;
 pub mod models;
 pub mod schema;

@@ -82,3 +82,52 @@ fn a_move_through_node_a_reaches_an_sse_client_on_node_b_within_a_second() {
     // Without a token: 401.
     assert_eq!(b_node.get("/api/v1/me/events", None).status(), 401);
 }
+
+/// The announcer sends every queued announcement, in order, in batches (more than one
+/// statement's worth here), and what it still holds when told to stop.
+#[test]
+fn the_announcer_sends_every_queued_event_in_order_and_drains_when_stopped() {
+    use diesel::prelude::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use turnpost::store::announcer::Announcer;
+
+    let app = spawn_app();
+    let mut listener = PgConnection::establish(&app.database_url).unwrap();
+    diesel::sql_query("LISTEN turnpost_events")
+        .execute(&mut listener)
+        .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let (announcer, thread) =
+        Announcer::spawn(app.database_url.clone(), Arc::clone(&stop)).unwrap();
+    // No game has this id, so the app's own nodes ignore these events.
+    let payload = |n: usize| {
+        json!({"game": -7, "version": n, "status": "active", "to_act": [],
+               "accounts": [], "to_act_accounts": []})
+        .to_string()
+    };
+    let total = 1500;
+    for n in 0..total {
+        assert!(announcer.queue(payload(n)).is_ok(), "queue refused {n}");
+    }
+    stop.store(true, Ordering::Relaxed);
+    thread.join().unwrap();
+
+    let mut got = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while got.len() < total && Instant::now() < deadline {
+        for n in listener.notifications_iter() {
+            let n = n.unwrap();
+            let v: Value = serde_json::from_str(&n.payload).unwrap();
+            if v["game"] == -7 {
+                got.push(v["version"].as_u64().unwrap() as usize);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(got, (0..total).collect::<Vec<_>>());
+    // A stopped announcer takes nothing more: the request announces its own.
+    assert_eq!(announcer.queue(payload(0)), Err(payload(0)));
+    // Nor does one that was never started.
+    assert_eq!(Announcer::default().queue(payload(1)), Err(payload(1)));
+}
