@@ -94,17 +94,17 @@ fn run(database_url: &str, rx: &Receiver<String>, stop: &AtomicBool) {
 /// events are missing, and clients that re-read their games see them.
 fn send(database_url: &str, conn: &mut Option<PgConnection>, batch: &[String]) {
     for attempt in 0..2 {
-        if conn.is_none() {
-            match PgConnection::establish(database_url) {
-                Ok(c) => *conn = Some(c),
+        let c = match conn {
+            Some(c) => c,
+            None => match PgConnection::establish(database_url) {
+                Ok(c) => conn.insert(c),
                 Err(e) => {
                     tracing::warn!(error = %e, attempt, "the announcer could not connect");
                     std::thread::sleep(Duration::from_millis(200));
                     continue;
                 }
-            }
-        }
-        let Some(c) = conn.as_mut() else { continue };
+            },
+        };
         match announce_now(c, batch) {
             Ok(()) => return,
             Err(e) => {
