@@ -84,7 +84,8 @@ fn a_move_through_node_a_reaches_an_sse_client_on_node_b_within_a_second() {
 }
 
 /// The announcer sends every queued announcement, in order, in batches (more than one
-/// statement's worth here), and what it still holds when told to stop.
+/// statement's worth here), on a new connection when the database ended its session, and
+/// what it still holds when told to stop.
 #[test]
 fn the_announcer_sends_every_queued_event_in_order_and_drains_when_stopped() {
     use diesel::prelude::*;
@@ -107,7 +108,27 @@ fn the_announcer_sends_every_queued_event_in_order_and_drains_when_stopped() {
         .to_string()
     };
     let total = 1500;
-    for n in 0..total {
+    for n in 0..total / 2 {
+        assert!(announcer.queue(payload(n)).is_ok(), "queue refused {n}");
+    }
+    // The database ends the announcer's session (as a restart would): it connects again
+    // and loses nothing queued after.
+    let mut admin = PgConnection::establish(&app.database_url).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let ended = loop {
+        let n = diesel::sql_query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE query LIKE 'SELECT count(turnpost_announce%' AND pid <> pg_backend_pid()",
+        )
+        .execute(&mut admin)
+        .unwrap();
+        if n > 0 || Instant::now() > deadline {
+            break n;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(ended > 0, "the announcer's session was never seen");
+    for n in total / 2..total {
         assert!(announcer.queue(payload(n)).is_ok(), "queue refused {n}");
     }
     stop.store(true, Ordering::Relaxed);
