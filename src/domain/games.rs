@@ -434,14 +434,14 @@ impl Domain {
     ) -> DomainResult<GameResponse> {
         // An unchanged game is read as one number, and answered from what was worked out
         // for this version before.
-        let game = self.game_cache.current(conn, id, Utc::now())?;
-        let (row, seats) = (&game.row, &game.seats);
+        let kept = self.game_cache.current(conn, id, Utc::now())?;
+        let (row, seats) = (&kept.game.row, &kept.game.seats);
         self.check_visible(conn, row, seats, account)?;
         let your_seat = account.and_then(|a| seat_of(seats, a));
         if let Some(answer) = self.views.get(row, your_seat) {
             return Ok(self.respond_with(row, seats, your_seat, &answer));
         }
-        let state = self.load(row)?;
+        let state = kept.state(|game| self.load(&game.row))?;
         Ok(self.respond(row, seats, account, state.as_deref()))
     }
 
@@ -597,7 +597,7 @@ impl Domain {
         if !plain {
             return Ok(None);
         }
-        let Some(state) = self.load(row)? else {
+        let Some(state) = kept.state(|game| self.load(&game.row))? else {
             return Ok(None);
         };
         let before_actors = state.actors(row.players as usize);
@@ -627,17 +627,18 @@ impl Domain {
         announce(&self.announcer, conn, &written, seats);
         let answer = self.respond(&written, seats, Some(account), Some(state.as_ref()));
         // The write was the game's one change (it checked the revision and bumped it by
-        // one, atomically), so the copy is current again.
+        // one, atomically), so the copy is current again, and so is the state just written.
         self.game_cache.keep(
             id,
-            Kept {
-                revision: kept.revision + 1,
-                game: Arc::new(LockedGame {
+            Kept::with_state(
+                kept.revision + 1,
+                LockedGame {
                     row: written,
                     seats: seats.clone(),
-                }),
-                settled_until: kept.settled_until,
-            },
+                },
+                kept.settled_until,
+                Arc::from(state),
+            ),
         );
         Ok(Some(answer))
     }

@@ -8,8 +8,6 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Timestamptz};
 use serde::Deserialize;
 
-use std::sync::Arc;
-
 use super::clocks;
 use super::game_cache::Kept;
 use super::games::SeatInfo;
@@ -85,14 +83,11 @@ impl LockedGame {
             .optional()?;
         let (row, revision, seats, settled_until) =
             found.ok_or_else(|| DomainError::game_not_found(id))?;
-        Ok(Kept {
-            revision,
-            game: Arc::new(LockedGame {
-                seats: seats_from_json(conn, seats, now)?,
-                row,
-            }),
-            settled_until,
-        })
+        let game = LockedGame {
+            seats: seats_from_json(conn, seats, now)?,
+            row,
+        };
+        Ok(Kept::new(revision, game, settled_until))
     }
 
     fn fetch(conn: &mut PgConnection, id: GameId, lock: bool) -> DomainResult<LockedGame> {

@@ -81,7 +81,7 @@ pub struct SimulationReport {
 }
 
 /// One game state in memory, typed underneath.
-pub trait LoadedGame: Send {
+pub trait LoadedGame: Send + Sync {
     fn status(&self) -> Status;
     /// Legal actions as JSON, in the game's stable order.
     fn legal_actions(&self, seat: Seat) -> Vec<Value>;
