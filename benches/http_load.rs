@@ -20,7 +20,10 @@
 //! 7. stops the server and runs pgbench on the same cluster with LOAD_GAMES clients, each
 //!    doing the bare append of a move (update its game's version, insert one action) for
 //!    LOAD_SECS seconds without any of Turnpost's triggers, and prints the ratio of the two
-//!    rates; then the same append with the triggers, for comparison.
+//!    rates; then the same append with the triggers, for comparison; then a move's own
+//!    statements (the revision read and `record_move`) alone, with no server in front of
+//!    them: the ratio a server costing no CPU would reach on this machine. Every pgbench
+//!    run uses prepared statements, as the server's connections do.
 //!
 //! LOAD_NESTED=1 also counts the statements inside database functions; LOAD_STATEMENTS
 //! sets how many statements are listed (default 12).
@@ -642,17 +645,33 @@ fn main() -> anyhow::Result<()> {
         let _ = s.kill();
         let _ = s.wait();
     }
-    let (tps, latency) = bare_append(&url, &var, games, secs, first_game, true)?;
+    let (tps, latency) = bare_append(&url, &var, games, secs, first_game, true, "prepared")?;
     // With as many clients as games, even the bare append waits this long on average.
     println!(
-        "bare append (pgbench, {games} clients, same cluster, no triggers): {tps:.0} tps, \
+        "bare append (pgbench, {games} clients, same cluster, no triggers, prepared): {tps:.0} tps, \
          latency average {latency:.2} ms"
     );
-    let (with_triggers, _) = bare_append(&url, &var, games, secs, first_game, false)?;
+    let (simple, _) = bare_append(&url, &var, games, secs, first_game, true, "simple")?;
+    // Earlier versions of this bench ran pgbench with the simple protocol: the ratios they
+    // printed compare with this line, not with the prepared one the server's own
+    // connections match.
+    println!("the bare append with the simple protocol (each statement parsed): {simple:.0} tps");
+    let (with_triggers, _) = bare_append(&url, &var, games, secs, first_game, false, "prepared")?;
     println!(
         "the same append with Turnpost's triggers (revision, announcement): {with_triggers:.0} tps"
     );
-    println!("ratio turnpost / bare append: {:.2}", rate / tps);
+    let alone = moves_alone(&url, &var, games, secs, first_game)?;
+    println!(
+        "a move's statements alone (pgbench: the revision read and record_move, prepared): \
+         {alone:.0} tps; ratio to the bare append {:.2}, the most a server costing no CPU \
+         could reach",
+        alone / tps
+    );
+    println!(
+        "ratio turnpost / bare append: {:.2} (against the simple protocol's: {:.2})",
+        rate / tps,
+        rate / simple
+    );
     Ok(())
 }
 
@@ -716,28 +735,83 @@ fn bare_append(
     secs: u64,
     first_game: i64,
     bare: bool,
+    mode: &str,
 ) -> anyhow::Result<(f64, f64)> {
-    let script = var.join("append.sql");
-    std::fs::write(
-        &script,
-        format!(
-            "\\set gid :client_id + {first_game}\n\
-             BEGIN;\n\
-             UPDATE games SET version = version + 1 WHERE id = :gid;\n\
-             INSERT INTO game_actions (game_id, seq, seat, action, seen_by, description) \
-             SELECT id, version, 0, '{{\"bench\": true}}', '{{}}', 'bench' FROM games WHERE id = :gid;\n\
-             END;\n"
-        ),
-    )?;
-    let mut pgbench = Command::new("pgbench");
+    let script = format!(
+        "\\set gid :client_id + {first_game}\n\
+         BEGIN;\n\
+         UPDATE games SET version = version + 1 WHERE id = :gid;\n\
+         INSERT INTO game_actions (game_id, seq, seat, action, seen_by, description) \
+         SELECT id, version, 0, '{{\"bench\": true}}', '{{}}', 'bench' FROM games WHERE id = :gid;\n\
+         END;\n"
+    );
     // Bare: none of Turnpost's triggers (the revision, the announcement, the foreign keys'
     // checks) run, as the replica role skips them.
-    if bare {
+    pgbench(url, var, "append", &script, clients, secs, bare, mode)
+}
+
+/// What a move's own statements cost the database with no server in front of it: pgbench
+/// runs, per client and game, the two statements the server sends per move (the read of
+/// the revision, then `record_move` with a real action, a real snapshot of this run and a
+/// turn email owed), prepared, as the server's connections run them. The announcement,
+/// sent for hundreds of moves in one statement, is left out. This rate over the bare
+/// append's is the ratio the server would reach if it cost no CPU at all.
+fn moves_alone(
+    url: &str,
+    var: &std::path::Path,
+    clients: usize,
+    secs: u64,
+    first_game: i64,
+) -> anyhow::Result<f64> {
+    // The action, snapshot and player of a move of this run, in a one-row table the script
+    // reads (pgbench would take a colon in their JSON text for one of its variables).
+    let mut c = PgConnection::establish(url)?;
+    diesel::sql_query(
+        "CREATE TABLE bench_move AS \
+         SELECT g.snapshot, jsonb_build_array(jsonb_build_object('seat', a.seat, \
+         'action', a.action, 'public_action', a.public_action, 'seen_by', to_jsonb(a.seen_by), \
+         'description', a.description)) AS entry, acc.id AS account, acc.email \
+         FROM games g JOIN game_actions a ON a.game_id = g.id \
+         JOIN game_seats s ON s.game_id = g.id AND s.seat = 1 \
+         JOIN accounts acc ON acc.id = s.account_id \
+         WHERE g.snapshot IS NOT NULL AND a.description <> 'bench' ORDER BY g.id, a.seq DESC LIMIT 1",
+    )
+    .execute(&mut c)?;
+    let script = format!(
+        "\\set gid :client_id + {first_game}\n\
+         SELECT revision AS rev FROM games WHERE id = :gid \\gset\n\
+         SELECT record_move(g.id, g.version, :rev, m.entry, m.snapshot, 'active', '{{1}}', \
+         NULL, 'kasino', '{{}}', '{{}}', '{{}}', '{{1}}', ARRAY[m.account], ARRAY[m.email], \
+         ARRAY[format('turn:%s:%s:1', g.id, g.version + 1)], 3600) \
+         FROM bench_move m, games g WHERE g.id = :gid;\n"
+    );
+    Ok(pgbench(url, var, "move", &script, clients, secs, false, "prepared")?.0)
+}
+
+/// Runs `script` with pgbench in query `mode` (`prepared`, or `simple`: parsed anew each
+/// time) and gives its tps and average latency.
+#[allow(clippy::too_many_arguments)]
+fn pgbench(
+    url: &str,
+    var: &std::path::Path,
+    name: &str,
+    script: &str,
+    clients: usize,
+    secs: u64,
+    replica: bool,
+    mode: &str,
+) -> anyhow::Result<(f64, f64)> {
+    let path = var.join(format!("{name}.sql"));
+    std::fs::write(&path, script)?;
+    let mut pgbench = Command::new("pgbench");
+    if replica {
         pgbench.env("PGOPTIONS", "-c session_replication_role=replica");
     }
     let out = pgbench
         .args([
             "-n",
+            "-M",
+            mode,
             "-c",
             &clients.to_string(),
             "-j",
@@ -746,7 +820,7 @@ fn bare_append(
             &secs.to_string(),
             "-f",
         ])
-        .arg(&script)
+        .arg(&path)
         .arg(url)
         .output()
         .context("running pgbench (Debian: postgresql-contrib or postgresql-client)")?;
@@ -756,6 +830,15 @@ fn bare_append(
             "pgbench failed: {text}{}",
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+    let failed = text
+        .lines()
+        .find_map(|l| l.strip_prefix("number of failed transactions: "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(0);
+    if failed > 0 {
+        bail!("pgbench: {failed} transactions of {name}.sql failed: {text}");
     }
     let field = |prefix: &str| -> Option<f64> {
         text.lines()
