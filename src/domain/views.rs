@@ -10,7 +10,7 @@ use quick_cache::Weighter;
 use quick_cache::sync::Cache;
 use serde_json::value::RawValue;
 
-use crate::engine::{LoadedGame, Viewer};
+use crate::engine::{LoadedGame, SeatJson, Viewer, raw_json};
 use crate::store::models::GameRow;
 
 /// How many bytes of answers are kept per server; the least used go first. Bounded by
@@ -140,33 +140,24 @@ fn seat_answer(row: &GameRow, seat: Option<i32>, state: Option<&dyn LoadedGame>)
     let Some(st) = state else {
         return SeatAnswer {
             view: Box::default(),
-            legal_actions: raw(&[(); 0]),
-            legal_action_texts: raw(&[(); 0]),
+            legal_actions: raw_json(&[(); 0]),
+            legal_action_texts: raw_json(&[(); 0]),
         };
     };
     let viewer = seat.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
-    let legal = match seat {
-        Some(s) if row.status == GameStatus::Active => st.legal_actions(s as usize),
-        _ => Vec::new(),
-    };
-    let texts: Vec<String> = match seat {
-        Some(s) => legal
-            .iter()
-            .map(|a| st.describe_action(s as usize, a).unwrap_or_default())
-            .collect(),
-        None => Vec::new(),
-    };
+    let acting = seat
+        .filter(|_| row.status == GameStatus::Active)
+        .map(|s| s as usize);
+    let SeatJson {
+        view,
+        legal_actions,
+        legal_action_texts,
+    } = st.seat_json(viewer, acting);
     SeatAnswer {
-        view: raw(&st.view(viewer)),
-        legal_actions: raw(&legal),
-        legal_action_texts: raw(&texts),
+        view,
+        legal_actions,
+        legal_action_texts,
     }
-}
-
-/// `value` as JSON text. Values built in memory always serialise; `null` stands in if one
-/// ever did not.
-fn raw<T: serde::Serialize + ?Sized>(value: &T) -> Box<RawValue> {
-    serde_json::value::to_raw_value(value).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -200,6 +191,53 @@ mod tests {
             rematch_id: None,
             rated: true,
             takeback: None,
+        }
+    }
+
+    /// The answer written straight from a game's types is the very text the JSON values
+    /// gave, for every game, seat and spectator, along a played game.
+    #[test]
+    fn typed_answers_are_the_text_the_json_values_gave() {
+        let registry = crate::games::Registry::standard();
+        for game in registry.all() {
+            let info = game.info();
+            let options = game.normalize_options(&json!({})).expect("options");
+            let mut state = game
+                .setup(&options, info.min_players, [9; 32])
+                .expect("setup");
+            for step in 0..30 {
+                let viewers = (0..info.min_players)
+                    .map(|s| (Viewer::Seat(s), Some(s)))
+                    .chain([(Viewer::Spectator, None)]);
+                for (viewer, acting) in viewers {
+                    let typed = state.seat_json(viewer, acting);
+                    let legal = acting.map(|s| state.legal_actions(s)).unwrap_or_default();
+                    let texts: Vec<String> = legal
+                        .iter()
+                        .filter_map(|a| state.describe_action(acting?, a))
+                        .collect();
+                    let what = format!("{} step {step} {viewer:?}", info.id);
+                    assert_eq!(
+                        typed.view.get(),
+                        raw_json(&state.view(viewer)).get(),
+                        "{what}"
+                    );
+                    assert_eq!(typed.legal_actions.get(), raw_json(&legal).get(), "{what}");
+                    assert_eq!(
+                        typed.legal_action_texts.get(),
+                        raw_json(&texts).get(),
+                        "{what}"
+                    );
+                }
+                let Some(&seat) = state.status().to_act().first() else {
+                    break;
+                };
+                let legal = state.legal_actions(seat);
+                let Some(action) = legal.get(step * 7 % legal.len().max(1)) else {
+                    break;
+                };
+                state = state.apply(seat, action).expect("legal").state;
+            }
         }
     }
 

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::bot::BotBudget;
 use super::contract::{Game, GameInfo, RuleError, Seat, SetupError, Status, Viewer, Visibility};
@@ -118,6 +119,26 @@ pub trait LoadedGame: Send + Sync {
     fn bot_action(&self, seat: Seat, seed: [u8; 32], budget: BotBudget) -> Option<Value> {
         let _ = (seed, budget);
         self.legal_actions(seat).into_iter().next()
+    }
+    /// What a reader is shown, as the JSON text it is sent as: `viewer`'s view and, for
+    /// `acting` (a seat of a game in play), its legal actions and their descriptions, in
+    /// the order of [`LoadedGame::legal_actions`]. Typed games write it straight from
+    /// their own types; going through [`Value`]s, as this default does, built every view
+    /// and action twice and parsed each action back to describe it.
+    fn seat_json(&self, viewer: Viewer, acting: Option<Seat>) -> SeatJson {
+        let legal = acting.map(|s| self.legal_actions(s)).unwrap_or_default();
+        let texts: Vec<String> = match acting {
+            Some(s) => legal
+                .iter()
+                .map(|a| self.describe_action(s, a).unwrap_or_default())
+                .collect(),
+            None => Vec::new(),
+        };
+        SeatJson {
+            view: raw_json(&self.view(viewer)),
+            legal_actions: raw_json(&legal),
+            legal_action_texts: raw_json(&texts),
+        }
     }
     /// Deterministic serialisation: the snapshot stored in the database.
     fn encode(&self) -> String;
@@ -257,6 +278,20 @@ impl<G: Game> DynGame for Erased<G> {
     }
 }
 
+/// A reader's view, legal actions and their descriptions as JSON text (see
+/// [`LoadedGame::seat_json`]).
+pub struct SeatJson {
+    pub view: Box<RawValue>,
+    pub legal_actions: Box<RawValue>,
+    pub legal_action_texts: Box<RawValue>,
+}
+
+/// `value` as JSON text. Values built in memory always serialise; `null` stands in if one
+/// ever did not.
+pub fn raw_json<T: serde::Serialize + ?Sized>(value: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value).unwrap_or_default()
+}
+
 impl<G: Game> LoadedGame for Loaded<G> {
     fn status(&self) -> Status {
         self.game.status(&self.state)
@@ -314,6 +349,22 @@ impl<G: Game> LoadedGame for Loaded<G> {
     fn describe_action(&self, seat: Seat, action: &Value) -> Option<String> {
         let typed: G::Action = serde_json::from_value(action.clone()).ok()?;
         Some(self.game.describe_action(&self.state, seat, &typed))
+    }
+
+    fn seat_json(&self, viewer: Viewer, acting: Option<Seat>) -> SeatJson {
+        let legal = acting.map_or_else(Vec::new, |s| self.game.legal_actions(&self.state, s));
+        let texts: Vec<String> = match acting {
+            Some(s) => legal
+                .iter()
+                .map(|a| self.game.describe_action(&self.state, s, a))
+                .collect(),
+            None => Vec::new(),
+        };
+        SeatJson {
+            view: raw_json(&self.game.view(&self.state, viewer)),
+            legal_actions: raw_json(&legal),
+            legal_action_texts: raw_json(&texts),
+        }
     }
 
     fn parse_notation(&self, seat: Seat, text: &str) -> Option<Result<Value, String>> {

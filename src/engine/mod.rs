@@ -14,5 +14,5 @@ pub use contract::{
     Game, GameInfo, Outcome, Placing, RuleError, Seat, SetupError, Status, TeamResult, Viewer,
     Visibility, only_choice,
 };
-pub use dynamic::{Applied, DynGame, Erased, LoadedGame, SimulationReport};
+pub use dynamic::{Applied, DynGame, Erased, LoadedGame, SeatJson, SimulationReport, raw_json};
 pub use rng::GameRng;
