@@ -181,7 +181,6 @@ impl GameCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::kinds::{AccountId, GameStatus, TimeoutPolicy};
     use crate::store::models::GameRow;
     use serde_json::json;
     use std::cell::Cell;
@@ -192,28 +191,9 @@ mod tests {
         let options = kasino.normalize_options(&json!({})).expect("options");
         let state = kasino.setup(&options, 2, [5; 32]).expect("setup");
         let row = GameRow {
-            id: GameId(3),
-            game_type: "kasino".into(),
-            rules_version: 1,
             options,
-            players: 2,
-            status: GameStatus::Active,
-            version: 0,
-            seed: Vec::new(),
             snapshot: Some(state.encode()),
-            to_act: vec![0],
-            result: None,
-            created_by: AccountId(1),
-            created_at: Utc::now(),
-            updated_at: Utc::now(),
-            forfeited: Vec::new(),
-            time_control: None,
-            timeout_policy: TimeoutPolicy::ALL[0],
-            last_nudge_at: None,
-            private: false,
-            rematch_id: None,
-            rated: true,
-            takeback: None,
+            ..GameRow::sample(GameId(3), 0)
         };
         let game = LockedGame {
             row,

@@ -163,35 +163,10 @@ fn seat_answer(row: &GameRow, seat: Option<i32>, state: Option<&dyn LoadedGame>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::kinds::{AccountId, TimeoutPolicy};
-    use chrono::Utc;
     use serde_json::json;
 
     fn row(version: i64) -> GameRow {
-        GameRow {
-            id: GameId(7),
-            game_type: "kasino".into(),
-            rules_version: 1,
-            options: json!({}),
-            players: 2,
-            status: GameStatus::Active,
-            version,
-            seed: Vec::new(),
-            snapshot: None,
-            to_act: vec![0],
-            result: None,
-            created_by: AccountId(1),
-            created_at: Utc::now(),
-            updated_at: Utc::now(),
-            forfeited: Vec::new(),
-            time_control: None,
-            timeout_policy: TimeoutPolicy::ALL[0],
-            last_nudge_at: None,
-            private: false,
-            rematch_id: None,
-            rated: true,
-            takeback: None,
-        }
+        GameRow::sample(GameId(7), version)
     }
 
     /// The answer written straight from a game's types is the very text the JSON values

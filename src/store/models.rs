@@ -253,3 +253,34 @@ pub struct WebhookRow {
     pub secret: String,
     pub created_at: DateTime<Utc>,
 }
+
+#[cfg(test)]
+impl GameRow {
+    /// An active two-player game `id` at `version` with no snapshot, for unit tests.
+    pub(crate) fn sample(id: GameId, version: i64) -> GameRow {
+        GameRow {
+            id,
+            game_type: "kasino".into(),
+            rules_version: 1,
+            options: Value::Object(Default::default()),
+            players: 2,
+            status: GameStatus::Active,
+            version,
+            seed: Vec::new(),
+            snapshot: None,
+            to_act: vec![0],
+            result: None,
+            created_by: AccountId(1),
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+            forfeited: Vec::new(),
+            time_control: None,
+            timeout_policy: TimeoutPolicy::ALL[0],
+            last_nudge_at: None,
+            private: false,
+            rematch_id: None,
+            rated: true,
+            takeback: None,
+        }
+    }
+}
