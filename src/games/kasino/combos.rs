@@ -93,34 +93,69 @@ impl Search<'_> {
     }
 }
 
-/// Every subset (as a mask) of `vals` summing to exactly `target`; `{}` when `target` is 0.
+/// How many subsets [`subsets_summing`], and how many sets [`unions`], list at most. On a
+/// table of dozens of loose cards (every player trailing, hand after hand) the captures of
+/// one card number in the millions: listing them all took a request minutes and hundreds
+/// of megabytes. Beyond these bounds the legal actions are a sample, each one valid;
+/// `apply` checks a capture or build by its sums, so it accepts any the rules allow,
+/// listed or not. Below them (every table of the brute-force test, and of real play short
+/// of a pathological round) nothing changes.
+pub const MAX_GROUPS: usize = 1024;
+pub const MAX_SETS: usize = 256;
+/// The subsets tried by [`subsets_summing`] before it stops, found or not.
+const MAX_TRIED: usize = 100_000;
+
+/// Subsets (as masks) of `vals` summing to exactly `target`, every one of them up to
+/// [`MAX_GROUPS`]; `{}` when `target` is 0.
 pub fn subsets_summing(vals: &[u32], target: u32) -> Vec<u64> {
     let mut out = Vec::new();
     if vals.len() > 64 {
         return out;
     }
-    fn go(vals: &[u32], i: usize, mask: u64, remaining: u32, out: &mut Vec<u64>) {
+    fn go(
+        vals: &[u32],
+        i: usize,
+        mask: u64,
+        remaining: u32,
+        out: &mut Vec<u64>,
+        tried: &mut usize,
+    ) {
+        *tried += 1;
         if remaining == 0 {
             out.push(mask);
             return;
         }
         for j in i..vals.len() {
+            if out.len() >= MAX_GROUPS || *tried >= MAX_TRIED {
+                return;
+            }
             if vals[j] != 0 && vals[j] <= remaining {
-                go(vals, j + 1, mask | (1u64 << j), remaining - vals[j], out);
+                go(
+                    vals,
+                    j + 1,
+                    mask | (1u64 << j),
+                    remaining - vals[j],
+                    out,
+                    tried,
+                );
             }
         }
     }
-    go(vals, 0, 0, target, &mut out);
+    go(vals, 0, 0, target, &mut out, &mut 0);
     out
 }
 
-/// Every distinct set reachable from one of `starts` by adding disjoint `groups`, the
-/// starts included. Each set is produced once however many ways it splits into groups.
+/// Distinct sets reachable from one of `starts` by adding disjoint `groups`, the starts
+/// included, every one of them up to [`MAX_SETS`]. Each set is produced once however many
+/// ways it splits into groups.
 pub fn unions(starts: &[u64], groups: &[u64]) -> BTreeSet<u64> {
-    let mut seen: BTreeSet<u64> = starts.iter().copied().collect();
+    let mut seen: BTreeSet<u64> = starts.iter().copied().take(MAX_SETS).collect();
     let mut queue: Vec<u64> = seen.iter().copied().collect();
     while let Some(mask) = queue.pop() {
         for &g in groups {
+            if seen.len() >= MAX_SETS {
+                return seen;
+            }
             if g & mask == 0 {
                 let m = g | mask;
                 if seen.insert(m) {

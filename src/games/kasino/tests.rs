@@ -1518,3 +1518,37 @@ fn pictures_render_to_png() {
         crate::engine::svg::save_png(name, &svg).unwrap();
     }
 }
+
+/// Trailing hand after hand can leave dozens of loose cards, where one card's captures
+/// number in the millions: listing them took a request minutes and hundreds of megabytes
+/// (found playing by the API). The list is now a bounded sample of valid actions, and a
+/// capture outside it is still accepted.
+#[test]
+fn a_crowded_table_lists_a_bounded_sample_and_accepts_any_capture() {
+    let table = "9C 5S 10C KD KC 9S 10H 8S 4D 8D AH 7C JC 9H 7S 6C 4S 2C 2D AC QC 6H JS 5H \
+                 6S 5C AS 2H";
+    let st = position(&["AD 3C 10D 2S", "3D 3H 3S 4C"], loose(table), 0);
+    let legal = GAME.legal_actions(&st, 0);
+    let captures = legal
+        .iter()
+        .filter(|a| matches!(a, Action::Capture { .. }))
+        .count();
+    assert!(captures > 100, "a useful sample: {captures}");
+    assert!(
+        legal.len() <= 4 * 4 * combos::MAX_SETS + 8,
+        "bounded: {}",
+        legal.len()
+    );
+    for a in legal.iter().step_by(37) {
+        assert!(GAME.apply(&st, 0, a).is_ok(), "listed {a:?} refused");
+    }
+    // The ace (14 in the hand) takes eight groups of 14 (K+A, K+A, Q+2, J+2+A, 10+4,
+    // 9+5, 8+6, 7+7): a capture of 17 cards that no bounded list need hold.
+    let big = capture(
+        "AD",
+        "KD AH KC AC QC 2C JC 2D AS 10C 4S 9C 5S 8S 6C 7C 7S",
+        &[],
+    );
+    let after = play(&st, 0, big);
+    assert_eq!(loose_cards(&after).len(), 28 - 17);
+}
