@@ -144,10 +144,11 @@ impl Application {
             anyhow::bail!("the JWT secret must have at least 32 characters");
         }
 
-        let pool = store::pool(
+        let pool = store::pool_with(
             database_url,
             settings.db_pool_size,
             Duration::from_millis(settings.db_checkout_timeout_ms.max(1)),
+            Some(store::REQUEST_SESSION),
         )?;
         let migrate_url = database_url.to_string();
         tokio::task::spawn_blocking(move || -> Result<()> {
@@ -233,6 +234,19 @@ impl Application {
         .context("starting the event listener")?;
         let hub = web::Data::new(hub);
 
+        // Streams are bounded so that they never use the descriptors ordinary requests
+        // need; actix stops accepting before the process runs out of them.
+        let nofile = api::stream_limits::raise_open_file_limit();
+        let stream_limits = web::Data::new(api::stream_limits::StreamLimits::new(
+            settings.max_event_streams,
+            settings.max_event_streams_per_address,
+            nofile,
+        ));
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let max_connections = usize::try_from(nofile.saturating_sub(256))
+            .unwrap_or(usize::MAX)
+            .max(64)
+            / workers.max(1);
         let listener = TcpListener::bind(&settings.bind)
             .with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
@@ -247,18 +261,25 @@ impl Application {
         let known_routes = web::Data::new(problem::KnownRoutes(routes));
         let request_timeout = Duration::from_secs(settings.request_timeout_secs.max(1));
         let deadline = web::Data::new(RequestDeadline(request_timeout));
+        let write_gate = web::Data::new(api::write_gate::WriteGate::for_pool(
+            settings.db_pool_size,
+            request_timeout,
+        ));
         let cors_origins = settings.cors_origins();
         let server = HttpServer::new(move || {
             App::new()
+                .wrap(actix_web::middleware::from_fn(api::write_gate::gate))
                 .wrap(actix_web::middleware::from_fn(deadline::enforce))
                 .wrap(actix_web::middleware::Condition::new(
                     !cors_origins.is_empty(),
                     cors(&cors_origins),
                 ))
-                .wrap(TracingLogger::default())
+                .wrap(TracingLogger::<api::log_redact::RedactedSpans>::new())
                 .app_data(deadline.clone())
+                .app_data(write_gate.clone())
                 .app_data(known_routes.clone())
                 .app_data(hub.clone())
+                .app_data(stream_limits.clone())
                 .app_data(data.clone())
                 .app_data(spec.clone())
                 .app_data(
@@ -275,6 +296,8 @@ impl Application {
                 .configure(api::web_client::routes)
                 .default_service(web::to(problem::not_found))
         })
+        .workers(workers)
+        .max_connections(max_connections)
         .listen(listener)?
         // The head must arrive in time; the body and the answer are under `deadline`.
         .client_request_timeout(request_timeout)

@@ -71,6 +71,17 @@ pub struct Settings {
     pub webhook_allow_private: bool,
     /// A webhook receiver must answer within this time, else the delivery is retried.
     pub webhook_timeout_secs: u64,
+    /// Event streams (SSE) this node holds open at most; 0: as many as its open-file
+    /// limit allows after a reserve for everything else.
+    #[serde(default)]
+    pub max_event_streams: usize,
+    /// Event streams one client address may hold open.
+    #[serde(default = "default_streams_per_address")]
+    pub max_event_streams_per_address: usize,
+}
+
+fn default_streams_per_address() -> usize {
+    64
 }
 
 impl Settings {

@@ -38,11 +38,10 @@ pub fn bearer_token(req: &HttpRequest) -> Option<String> {
     req.headers()
         .get(actix_web::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .map(|t| t.trim().to_string())
+        // The scheme is case-insensitive (RFC 9110 §11.1): `BEARER` is `Bearer`.
+        .and_then(|v| v.trim_start().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, t)| t.trim().to_string())
 }
 
 /// The caller behind a bearer token (from the header, or from a query parameter where a

@@ -3,16 +3,20 @@
 //! LISTEN/NOTIFY: a move made through any node reaches every node's streams.
 
 use crate::store::kinds::{AccountId, GameId};
+use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
 use actix_web::web::Bytes;
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, ResponseError, get, web};
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
+use tokio::time::{Instant, timeout_at};
 use utoipa::IntoParams;
 
 use super::auth::{Caller, authenticate, bearer_token};
+use super::stream_limits::{StreamLimits, StreamPermit};
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
 use crate::domain::shapes::GameResponse;
@@ -46,8 +50,9 @@ fn frames(event: &GameEvent, account: AccountId) -> Vec<u8> {
 ///
 /// `game_changed` (`{id, version, status}`) whenever one of the caller's games changes;
 /// `your_turn` (the same data) when it now waits for the caller. After an `event: lagged`
-/// the client missed events and should re-read its games. A comment line every 15 s keeps
-/// the connection open.
+/// the client missed events and should re-read its games. A comment line after 15 s
+/// without a frame keeps the connection open. Once the token is revoked (a password
+/// change) or expires, the stream sends `event: unauthorized` and ends, within seconds.
 #[utoipa::path(
     tag = "games",
     security(("bearer" = [])),
@@ -55,12 +60,15 @@ fn frames(event: &GameEvent, account: AccountId) -> Vec<u8> {
     responses(
         (status = 200, description = "An endless `text/event-stream`", content_type = "text/event-stream", body = String),
         (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_streams`: this client address holds as many streams as it may", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`streams_full`: the server holds as many streams as it can", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/me/events")]
 pub async fn events(
     domain: web::Data<Domain>,
     hub: web::Data<EventHub>,
+    limits: web::Data<StreamLimits>,
     req: HttpRequest,
     params: web::Query<EventParams>,
 ) -> Result<HttpResponse, ApiError> {
@@ -69,31 +77,106 @@ pub async fn events(
             "send Authorization: Bearer <access_token>, or ?access_token=",
         ));
     };
-    let Caller(account) = authenticate(domain, &token).await?;
-    Ok(sse(hub.subscribe(), Vec::new(), move |event| {
+    let Caller(account) = authenticate(domain.clone(), &token).await?;
+    let permit = permit(limits, &req)?;
+    let recheck = Recheck { domain, token };
+    Ok(sse(hub.subscribe(), Vec::new(), permit, Some(recheck), move |event| {
         frames(event, account)
     }))
 }
 
+/// How often a stream opened with a token checks that the token is still good: a stream
+/// opened before a password change must not go on after it.
+const RECHECK: Duration = Duration::from_secs(5);
+
+/// The token a stream was opened with, checked again every [`RECHECK`].
+#[derive(Clone)]
+struct Recheck {
+    domain: web::Data<Domain>,
+    token: String,
+}
+
+/// A place among the node's streams for the client of `req`.
+fn permit(limits: web::Data<StreamLimits>, req: &HttpRequest) -> Result<StreamPermit, ApiError> {
+    let address = req
+        .peer_addr()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
+    limits.into_inner().acquire(address)
+}
+
+/// Where a stream stands between two of its frames.
+struct Stream {
+    /// Held while the stream is open; dropped with it when the client leaves.
+    _permit: StreamPermit,
+    rx: tokio::sync::broadcast::Receiver<GameEvent>,
+    first: Vec<u8>,
+    /// When this stream sends a keep-alive, unless it wrote something before.
+    quiet_until: Instant,
+    check_at: Instant,
+    ended: bool,
+}
+
+/// The frame that ends a stream whose token is no longer good.
+const REVOKED: &[u8] = b"event: unauthorized\ndata: {\"code\": \"token_revoked\"}\n\n";
+
 /// An endless `text/event-stream`: `first`, then what `frames` makes of each event from
-/// `receiver`, with keep-alives.
+/// `receiver`, with keep-alives. With `recheck`, the stream ends (after an `unauthorized`
+/// event) once its token is revoked or expires.
 fn sse(
     receiver: tokio::sync::broadcast::Receiver<GameEvent>,
     first: Vec<u8>,
+    permit: StreamPermit,
+    recheck: Option<Recheck>,
     frames: impl Fn(&GameEvent) -> Vec<u8> + Clone + 'static,
 ) -> HttpResponse {
-    let stream = futures_util::stream::unfold((receiver, first), move |(mut rx, first)| {
+    let now = Instant::now();
+    let start = Stream {
+        _permit: permit,
+        rx: receiver,
+        first,
+        quiet_until: now + KEEP_ALIVE,
+        check_at: now + RECHECK,
+        ended: false,
+    };
+    let stream = futures_util::stream::unfold(start, move |mut st| {
         let frames = frames.clone();
+        let recheck = recheck.clone();
         async move {
-            if !first.is_empty() {
-                return Some((
-                    Ok::<_, actix_web::Error>(Bytes::from(first)),
-                    (rx, Vec::new()),
-                ));
+            if st.ended {
+                return None;
+            }
+            if !st.first.is_empty() {
+                let first = std::mem::take(&mut st.first);
+                st.quiet_until = Instant::now() + KEEP_ALIVE;
+                return Some((Ok::<_, actix_web::Error>(Bytes::from(first)), st));
             }
             loop {
-                let chunk = match tokio::time::timeout(KEEP_ALIVE, rx.recv()).await {
-                    Err(_) => b": keep-alive\n\n".to_vec(),
+                // Each stream keeps its own time: events for other games write nothing to
+                // it, and a stream that writes nothing never learns that its client left.
+                let wake = match recheck {
+                    Some(_) => st.quiet_until.min(st.check_at),
+                    None => st.quiet_until,
+                };
+                let chunk = match timeout_at(wake, st.rx.recv()).await {
+                    Err(_) => {
+                        let now = Instant::now();
+                        if let Some(r) = &recheck
+                            && now >= st.check_at
+                        {
+                            st.check_at = now + RECHECK;
+                            if let Err(e) = authenticate(r.domain.clone(), &r.token).await
+                                && e.status_code() == StatusCode::UNAUTHORIZED
+                            {
+                                st.ended = true;
+                                return Some((Ok(Bytes::from_static(REVOKED)), st));
+                            }
+                        }
+                        if now >= st.quiet_until {
+                            b": keep-alive\n\n".to_vec()
+                        } else {
+                            Vec::new()
+                        }
+                    }
                     Ok(Ok(event)) => frames(&event),
                     Ok(Err(RecvError::Lagged(n))) => {
                         format!("event: lagged\ndata: {{\"missed\": {n}}}\n\n").into_bytes()
@@ -101,7 +184,8 @@ fn sse(
                     Ok(Err(RecvError::Closed)) => return None,
                 };
                 if !chunk.is_empty() {
-                    return Some((Ok(Bytes::from(chunk)), (rx, Vec::new())));
+                    st.quiet_until = Instant::now() + KEEP_ALIVE;
+                    return Some((Ok(Bytes::from(chunk)), st));
                 }
             }
         }
@@ -134,7 +218,9 @@ fn watch_frames(event: &GameEvent, game: GameId) -> Vec<u8> {
 /// `game_changed` (`{id, version, status, to_act}`: nothing anyone watching may not know)
 /// at once with the game as it is, then whenever it changes: read the game again for the
 /// rest. Browsers may pass `?access_token=` to watch as a seat (a private game). After
-/// `event: lagged` events were missed. A comment line every 15 s keeps the connection open.
+/// `event: lagged` events were missed. A comment line after 15 s without a frame keeps the
+/// connection open. A stream opened with a token ends with `event: unauthorized` once the
+/// token is revoked or expires.
 #[utoipa::path(
     tag = "games",
     security((), ("bearer" = [])),
@@ -143,21 +229,30 @@ fn watch_frames(event: &GameEvent, game: GameId) -> Vec<u8> {
         (status = 200, description = "An endless `text/event-stream`", content_type = "text/event-stream", body = String),
         (status = 401, description = "`unauthorized`: a token was sent and is not valid", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_streams`: this client address holds as many streams as it may", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`streams_full`: the server holds as many streams as it can", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/games/{id}/events")]
 pub async fn game_events(
     domain: web::Data<Domain>,
     hub: web::Data<EventHub>,
+    limits: web::Data<StreamLimits>,
     req: HttpRequest,
     id: web::Path<GameId>,
     params: web::Query<EventParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let viewer = match bearer_token(&req).or_else(|| params.into_inner().access_token) {
-        Some(token) => Some(authenticate(domain.clone(), &token).await?.0),
+    let token = bearer_token(&req).or_else(|| params.into_inner().access_token);
+    let viewer = match &token {
+        Some(token) => Some(authenticate(domain.clone(), token).await?.0),
         None => None,
     };
+    let recheck = token.map(|token| Recheck {
+        domain: domain.clone(),
+        token,
+    });
+    let permit = permit(limits, &req)?;
     // Subscribed before reading, so that no change falls between the two.
     let receiver = hub.subscribe();
     let game: GameResponse = web::block(move || domain.get_game(viewer, id)).await??;
@@ -165,7 +260,7 @@ pub async fn game_events(
         "event: game_changed\ndata: {}\n\n",
         json!({"id": game.id, "version": game.version, "status": game.status, "to_act": game.to_act})
     );
-    Ok(sse(receiver, first.into_bytes(), move |event| {
+    Ok(sse(receiver, first.into_bytes(), permit, recheck, move |event| {
         watch_frames(event, id)
     }))
 }

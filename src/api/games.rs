@@ -129,7 +129,9 @@ pub async fn game_type(
     responses(
         (status = 201, body = GameResponse),
         (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`email_unconfirmed`: invitations come only from accounts that confirmed their address (when the server requires confirmation)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game_type`, `invalid_player_count`, `invalid_options`, `too_many_invitees`, `invalid_email`, `duplicate_invitee`, `cannot_invite_yourself`, `invalid_bots`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_invitations` (20 a day per account), `invitee_invited_enough` (3 a day per address), `invitee_not_answering` (the address let your last invitation go unanswered); `Retry-After` says when", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64, description = "Seconds until the invitation would be accepted"))),
     )
 )]
 #[post("/games")]

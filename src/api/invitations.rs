@@ -99,7 +99,12 @@ pub async fn invitation_page(
     let check = t.clone();
     let info = web::block(move || domain.invitation_info(&check)).await??;
     let base = format!("/api/v1/invitations/{t}");
-    let accept = if let Some(name) = &info.account_name {
+    let accept = if info.account_name.is_some() && !info.account_confirmed {
+        // Whoever made that account may not own the address: the link alone does not
+        // seat it (409 sign_in_required).
+        "<p>An account with this address has not confirmed it yet. Confirm the address with the link Turnpost emailed to it, then open this invitation again.</p>"
+            .to_string()
+    } else if let Some(name) = &info.account_name {
         format!(
             "<form method=\"post\" action=\"{}/accept\" style=\"margin:0 0 12px\">{}</form>",
             attr(&base),
@@ -138,7 +143,8 @@ pub async fn invitation_page(
 }
 
 /// Accept an invitation: take the seat kept for it. The seat goes to the signed-in caller
-/// (with a bearer token), else to the account with the invited address, else to a new
+/// (with a bearer token), else to the account with the invited address (when that
+/// account has confirmed it; otherwise `409 sign_in_required`), else to a new
 /// account made from `name` and `password` (its address counts as confirmed: the invitee
 /// followed the link); then `access_token` is the new account's. The game starts when
 /// this was its last free seat. The link works once.
@@ -153,7 +159,7 @@ pub async fn invitation_page(
     responses(
         (status = 200, description = "Seated (a page when the request was the page's form)", body = AcceptedInvitation),
         (status = 403, description = "`invalid_link`", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`already_joined`, `game_not_open`, `email_taken`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`already_joined`, `game_not_open`, `email_taken`, `sign_in_required` (an account with the invited address has not confirmed it: sign in and accept again)", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "`invitation_closed`, `invitation_expired`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`account_details_required`, `invalid_name`, `password_too_short`, `password_too_long`", body = Problem, content_type = "application/problem+json"),
     )

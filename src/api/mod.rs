@@ -11,12 +11,15 @@ pub mod games;
 pub mod health;
 pub mod inbound;
 pub mod invitations;
+pub mod log_redact;
 pub mod problem;
 pub mod problem_types;
 pub mod ratings;
 pub mod spec;
+pub mod stream_limits;
 pub mod web_client;
 pub mod webhooks;
+pub mod write_gate;
 
 use utoipa::Modify;
 use utoipa::OpenApi;

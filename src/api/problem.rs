@@ -156,6 +156,15 @@ impl From<DomainError> for ApiError {
                 e.retry_after = Some(retry_after_secs);
                 e
             }
+            DomainError::Limited {
+                code,
+                message,
+                retry_after_secs,
+            } => {
+                let mut e = ApiError::new(StatusCode::TOO_MANY_REQUESTS, code, message);
+                e.retry_after = Some(retry_after_secs);
+                e
+            }
             DomainError::Busy { retry_after_secs } => {
                 let mut e = ApiError::new(
                     StatusCode::SERVICE_UNAVAILABLE,

@@ -110,6 +110,46 @@ pub const PROBLEM_TYPES: &[(&str, u16, &str)] = &[
         "An account with this email exists already. Sign in instead.",
     ),
     (
+        "email_unconfirmed",
+        403,
+        "Confirm your own address (follow the link in the confirmation email, or ask for a new one with POST /api/v1/me/verify-email) before inviting people by email.",
+    ),
+    (
+        "too_many_invitations",
+        429,
+        "An account sends at most 20 invitation emails in 24 hours. Wait for Retry-After seconds.",
+    ),
+    (
+        "invitee_invited_enough",
+        429,
+        "An address gets at most 3 invitation emails in 24 hours, from everyone together. Wait for Retry-After seconds, or ask the person to join by the game's link.",
+    ),
+    (
+        "invitee_not_answering",
+        429,
+        "Your last invitation to this address went unanswered (it expired, or its game or the invitation was withdrawn): you may invite it again 30 days after it.",
+    ),
+    (
+        "too_many_streams",
+        429,
+        "This client address holds as many event streams open as one address may (64 by default): close one, such as a browser tab, or wait for Retry-After seconds.",
+    ),
+    (
+        "streams_full",
+        503,
+        "The server holds as many event streams as it can while keeping room for ordinary requests: read the game instead, and retry the stream after Retry-After seconds.",
+    ),
+    (
+        "resource_busy",
+        409,
+        "Another request held the same game for longer than a request may wait (5 s): nothing was changed. Retry in a moment.",
+    ),
+    (
+        "sign_in_required",
+        409,
+        "An invitation link was followed without signing in, and the account with the invited address has not confirmed it: that account's owner may not own the address, so the seat is not handed to it. Sign in (to any account) and accept again.",
+    ),
+    (
         "current_password_wrong",
         403,
         "Changing the password needs the current one in current_password.",

@@ -6,6 +6,7 @@ use actix_web::{HttpResponse, get, web};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
+use super::auth::MaybeCaller;
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
 use crate::domain::ratings::{AccountRatingsResponse, LeaderboardResponse, Page};
@@ -51,9 +52,11 @@ fn paged(next: Option<&str>) -> actix_web::HttpResponseBuilder {
 }
 
 /// An account's Glicko-2 rating in each game type it has played rated games of, and its
-/// rating history (one entry per rated game, newest first), paged. Public.
+/// rating history (one entry per rated game, newest first), paged. Public; a private game
+/// is listed only to its own players (send their bearer token).
 #[utoipa::path(
     tag = "ratings",
+    security((), ("bearer" = [])),
     params(("id" = i64, Path, description = "Account id"), PageParams),
     responses(
         (status = 200, body = AccountRatingsResponse, headers(("Link" = String, description = "`<next page>; rel=\"next\"` while there are more"))),
@@ -64,12 +67,13 @@ fn paged(next: Option<&str>) -> actix_web::HttpResponseBuilder {
 #[get("/accounts/{id}/ratings")]
 pub async fn account_ratings(
     domain: web::Data<Domain>,
+    caller: MaybeCaller,
     id: web::Path<AccountId>,
     params: web::Query<PageParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = params.parse().map_err(|e| *e)?;
     let id = id.into_inner();
-    let answer = web::block(move || domain.account_ratings(id, page)).await??;
+    let answer = web::block(move || domain.account_ratings(id, caller.0, page)).await??;
     Ok(paged(answer.next.as_deref()).json(answer))
 }
 

@@ -9,7 +9,7 @@ use diesel::prelude::*;
 use serde_json::Value;
 
 use super::games::SeatInfo;
-use super::locked::{LockedGame, seat_infos, seat_of};
+use super::locked::{LockedGame, seat_infos};
 use super::shapes::GameResponse;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{LoadedGame, Seat};
@@ -102,13 +102,10 @@ impl Domain {
     pub fn resume_seat(&self, account: AccountId, id: GameId) -> DomainResult<GameResponse> {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
-            let LockedGame { row, seats } = LockedGame::lock(conn, id)?;
-            let Some(seat) = seat_of(&seats, account) else {
-                return Err(DomainError::forbidden(
-                    "not_a_player",
-                    "you have no seat in this game",
-                ));
-            };
+            let game = LockedGame::lock(conn, id)?;
+            // An outsider learns nothing of a private game, not even that it exists.
+            let seat = self.seat_or_hidden(conn, &game, account)?;
+            let LockedGame { row, seats } = game;
             if row.status != GameStatus::Active {
                 return Err(DomainError::conflict(
                     "game_not_active",

@@ -33,6 +33,13 @@ pub enum DomainError {
     Gone { code: &'static str, message: String },
     #[error("too many attempts; retry after {retry_after_secs} s")]
     TooManyRequests { retry_after_secs: u64 },
+    /// A limit on how often something may be done (429, with `Retry-After`).
+    #[error("{message}")]
+    Limited {
+        code: &'static str,
+        message: String,
+        retry_after_secs: u64,
+    },
     /// Too many requests of an expensive kind are running; retry shortly (503).
     #[error("busy; retry after {retry_after_secs} s")]
     Busy { retry_after_secs: u64 },
@@ -76,7 +83,8 @@ impl DomainError {
             | DomainError::Forbidden { code, .. }
             | DomainError::NotFound { code, .. }
             | DomainError::Gone { code, .. }
-            | DomainError::Conflict { code, .. } => code,
+            | DomainError::Conflict { code, .. }
+            | DomainError::Limited { code, .. } => code,
             DomainError::TooManyRequests { .. } => "too_many_attempts",
             DomainError::Busy { .. } => "busy",
             DomainError::Unavailable(_) => "unavailable",
@@ -138,6 +146,26 @@ impl From<diesel::result::Error> for DomainError {
             {
                 tracing::warn!(detail = info.details(), "deadlock; the request may retry");
                 DomainError::concurrent_update()
+            }
+            // The session's lock_timeout (see store::REQUEST_SESSION): another request
+            // held the same row for longer. Nothing was written; worth retrying later,
+            // not at once (another wait would hold a connection again).
+            Error::DatabaseError(DatabaseErrorKind::Unknown, info)
+                if info.message().contains("lock timeout") =>
+            {
+                DomainError::conflict(
+                    "resource_busy",
+                    "another request has been changing the same game for a while; retry in a moment",
+                )
+            }
+            // The session's statement_timeout: a statement ran too long and was stopped.
+            Error::DatabaseError(DatabaseErrorKind::Unknown, info)
+                if info.message().contains("statement timeout") =>
+            {
+                tracing::warn!(message = info.message(), "statement stopped by its timeout");
+                DomainError::Busy {
+                    retry_after_secs: 5,
+                }
             }
             Error::DatabaseError(
                 DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,

@@ -149,6 +149,9 @@ pub(crate) fn pending_invitation(
         .inner_join(accounts::table.on(accounts::email_lower.eq(invitations::email_lower)))
         .filter(invitations::game_id.eq(game))
         .filter(accounts::id.eq(account))
+        // A kept seat goes to the link, or to an account that proved the address: anyone
+        // can sign up with an address they do not own (issue 28).
+        .filter(accounts::email_verified_at.is_not_null())
         .filter(invitations::status.eq(PENDING))
         .filter(invitations::expires_at.gt(Utc::now()))
         .select(InvitationRow::as_select())
@@ -231,6 +234,9 @@ pub struct InvitationInfo {
     pub email: String,
     /// The name on the account that has the invited address, if one does.
     pub account_name: Option<String>,
+    /// Whether that account has confirmed the address (only then does the link alone
+    /// seat it).
+    pub account_confirmed: bool,
     pub expires_at: DateTime<Utc>,
 }
 
@@ -335,6 +341,15 @@ impl Domain {
         if emails.is_empty() {
             return Ok(());
         }
+        let now = Utc::now();
+        let lowered: Vec<String> = emails.iter().map(|e| e.to_lowercase()).collect();
+        super::invitation_limits::check(
+            conn,
+            inviter,
+            &lowered,
+            self.require_email_verification,
+            now,
+        )?;
         let game_name = self
             .registry
             .get(&row.game_type)
@@ -355,11 +370,11 @@ impl Domain {
                 })
                 .returning(invitations::id)
                 .get_result(conn)?;
+            super::invitation_limits::record(conn, inviter.id, &email.to_lowercase(), id)?;
             let url = format!("{base}/api/v1/invitations/{token}");
-            let subject = format!(
-                "[Turnpost] {} invites you to play {game_name}",
-                inviter.name
-            );
+            // The inviter's name is their own free text: it goes in the body, never in
+            // the subject, where it could advertise anything to a stranger (issue 29).
+            let subject = format!("[Turnpost] An invitation to play {game_name}");
             let letter = Letter {
                 subject: subject.clone(),
                 kicker: format!("{game_name} #{}", row.id),
@@ -415,7 +430,11 @@ impl Domain {
             .find(inv.invited_by)
             .select(accounts::name)
             .first(&mut conn)?;
-        let account_name = account_by_address(&mut conn, &inv.email_lower)?.map(|a| a.name);
+        let account = account_by_address(&mut conn, &inv.email_lower)?;
+        let account_confirmed = account
+            .as_ref()
+            .is_some_and(|a| a.email_verified_at.is_some());
+        let account_name = account.map(|a| a.name);
         let game_name = self
             .registry
             .get(&row.game_type)
@@ -428,6 +447,7 @@ impl Domain {
             inviter,
             email: inv.email,
             account_name,
+            account_confirmed,
             expires_at: inv.expires_at,
         })
     }
@@ -450,7 +470,20 @@ impl Domain {
             still_open(&inv, Utc::now())?;
             let existing = match caller {
                 Some(a) => Some(a),
-                None => account_by_address(&mut conn, &inv.email_lower)?.map(|a| a.id),
+                None => match account_by_address(&mut conn, &inv.email_lower)? {
+                    // Whoever made that account may not own the address: the link does not
+                    // hand them the seat. Its owner signs in and accepts.
+                    Some(a) if a.email_verified_at.is_none() => {
+                        return Err(DomainError::conflict(
+                            "sign_in_required",
+                            format!(
+                                "an account with the address {} has not confirmed it yet: sign in to an account and accept again",
+                                inv.email
+                            ),
+                        ));
+                    }
+                    found => found.map(|a| a.id),
+                },
             };
             (inv, existing)
         };
@@ -473,9 +506,11 @@ impl Domain {
         };
         let mut conn = self.conn()?;
         let (accepted, account) = conn.transaction::<_, DomainError, _>(|conn| {
+            // The game's lock first, as a join takes it (then the invitations): taken the
+            // other way round, an acceptance and a join of the same game could deadlock.
+            let LockedGame { row, seats } = LockedGame::lock(conn, inv.game_id)?;
             let inv = find_by_token(conn, &hash, true)?;
             still_open(&inv, Utc::now())?;
-            let LockedGame { row, seats } = LockedGame::lock(conn, inv.game_id)?;
             if row.status != GameStatus::Open {
                 return Err(DomainError::conflict(
                     "game_not_open",

@@ -91,16 +91,26 @@ impl LockedGame {
     }
 
     fn fetch(conn: &mut PgConnection, id: GameId, lock: bool) -> DomainResult<LockedGame> {
+        if lock {
+            // The lock is its own statement: a statement that waited for the row reads the
+            // row again once it is free, but a function in its select list (the seats) still
+            // sees the snapshot from before the wait, so a join that waited for another saw
+            // the seats without it and took the same seat number (issue 28). The read
+            // below starts after the wait, with a snapshot that holds what it waited for.
+            games::table
+                .find(id)
+                .select(games::id)
+                .for_update()
+                .first::<GameId>(conn)
+                .optional()?
+                .ok_or_else(|| DomainError::game_not_found(id))?;
+        }
         let now = Utc::now();
         // Built with the query builder, so that each connection prepares it once.
         let query = games::table
             .find(id)
             .select((GameRow::as_select(), game_seats_json(games::id, now)));
-        let found: Option<(GameRow, serde_json::Value)> = if lock {
-            query.for_update().first(conn).optional()?
-        } else {
-            query.first(conn).optional()?
-        };
+        let found: Option<(GameRow, serde_json::Value)> = query.first(conn).optional()?;
         let (row, seats) = found.ok_or_else(|| DomainError::game_not_found(id))?;
         Ok(LockedGame {
             seats: seats_from_json(conn, seats, now)?,

@@ -12,6 +12,7 @@ pub mod errors;
 pub mod game_cache;
 pub mod games;
 pub mod integral;
+pub mod invitation_limits;
 pub mod invitations;
 pub mod locked;
 pub mod mail_events;

@@ -241,12 +241,23 @@ type HistoryRow = (
 
 impl Domain {
     /// `account`'s current ratings and one page of its rating history (public: names and
-    /// numbers only).
+    /// numbers only). A private game is in the history only for `viewer` seated in it.
     pub fn account_ratings(
         &self,
         account: AccountId,
+        viewer: Option<AccountId>,
         page: Page,
     ) -> DomainResult<AccountRatingsResponse> {
+        // A private game's id, type, time and ranks are its players' business (issue 28).
+        let visible = || {
+            diesel::dsl::sql::<diesel::sql_types::Bool>(
+                "(NOT EXISTS (SELECT 1 FROM games g WHERE g.id = rating_history.game_id AND g.private) \
+                 OR EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = rating_history.game_id \
+                 AND s.account_id = ",
+            )
+            .bind::<diesel::sql_types::BigInt, _>(viewer.unwrap_or(AccountId(-1)))
+            .sql("))")
+        };
         let mut conn = self.conn()?;
         let name: String = accounts::table
             .find(account)
@@ -267,10 +278,12 @@ impl Domain {
             .load(&mut conn)?;
         let total: i64 = rating_history::table
             .filter(rating_history::account_id.eq(account))
+            .filter(visible())
             .count()
             .get_result(&mut conn)?;
         let rows: Vec<HistoryRow> = rating_history::table
             .filter(rating_history::account_id.eq(account))
+            .filter(visible())
             .order((
                 rating_history::rated_at.desc(),
                 rating_history::game_id.desc(),

@@ -4,12 +4,12 @@
 
 use diesel::prelude::*;
 
-use super::locked::{LockedGame, seat_of};
+use super::locked::LockedGame;
 use super::shapes::GameResponse;
 use super::{Domain, DomainError, DomainResult};
 use crate::store::kinds::{AccountId, GameId, GameStatus};
 use crate::store::models::{GameRow, NewGame};
-use crate::store::schema::{game_seats, games};
+use crate::store::schema::{accounts, game_seats, games};
 
 impl Domain {
     /// The rematch of game `id`, asked for by `account` (a player of it): created and
@@ -33,13 +33,10 @@ impl Domain {
     ) -> DomainResult<GameId> {
         // The old game's row lock orders two players asking at the same moment: the
         // second finds the first one's rematch.
-        let LockedGame { row, seats } = LockedGame::lock(conn, id)?;
-        if seat_of(&seats, account).is_none() {
-            return Err(DomainError::forbidden(
-                "not_a_player",
-                "only the game's players can ask for a rematch",
-            ));
-        }
+        let game = LockedGame::lock(conn, id)?;
+        // An outsider learns nothing of a private game, not even that it exists.
+        self.seat_or_hidden(conn, &game, account)?;
+        let LockedGame { row, seats } = game;
         if row.status != GameStatus::Finished {
             return Err(DomainError::conflict(
                 "game_not_finished",
@@ -75,14 +72,23 @@ impl Domain {
             })
             .returning(GameRow::as_returning())
             .get_result(conn)?;
+        // The computer's own accounts play again as the computer; a person's seat that the
+        // computer took over when their time ran out goes back to that person.
+        let computers: Vec<AccountId> = accounts::table
+            .filter(accounts::id.eq_any(seats.iter().map(|s| s.account_id)))
+            .filter(accounts::bot.eq(true))
+            .select(accounts::id)
+            .load(conn)?;
         // Rotated: the old second seat starts.
         let n = seats.len();
         let rows: Vec<_> = (0..n)
             .map(|j| {
+                let account = seats[(j + 1) % n].account_id;
                 (
                     game_seats::game_id.eq(new.id),
                     game_seats::seat.eq(j as i32),
-                    game_seats::account_id.eq(seats[(j + 1) % n].account_id),
+                    game_seats::account_id.eq(account),
+                    game_seats::bot.eq(computers.contains(&account)),
                 )
             })
             .collect();

@@ -538,6 +538,12 @@ pub fn check_playout_steered<G: Game>(
                 }
                 let other = game.resample_hidden(&state, viewer, &mut agent);
                 stats.views_checked += 1;
+                if deep_steps % RESAMPLE_CHECK_EVERY == 0
+                    && let Err(e) =
+                        resample_depends_only_on_view(game, &state, &other, viewer, &mut agent)
+                {
+                    return fail(e);
+                }
                 let other_leaves = flatten(&serde_json::to_value(&other).unwrap_or(Value::Null));
                 for (path, leaf) in &other_leaves {
                     if state_leaves.get(path) != Some(leaf) {
@@ -706,6 +712,48 @@ pub fn check_playout_steered<G: Game>(
     Ok(stats)
 }
 
+/// How many seeds [`resample_depends_only_on_view`] tries per state and viewer.
+pub const RESAMPLE_SEEDS_COMPARED: usize = 2;
+
+/// How often (in deep steps) a playout runs [`resample_depends_only_on_view`]: it costs
+/// four resamples and their JSON per viewer, about as much as the rest of a deep step.
+pub const RESAMPLE_CHECK_EVERY: usize = 4;
+
+/// `resample_hidden` may use only what `viewer` can know. `other` is a world `viewer`
+/// cannot tell apart from `state` (one resample of it); drawn with the same seed, the
+/// worlds resampled from each must then be the same, byte for byte. A game whose resample
+/// reads anything hidden (another hand's real cards, where a hidden card really lies, the
+/// real RNG) gives different worlds for some seed: this is how a thief's sampled hand that
+/// followed the real one was caught.
+pub fn resample_depends_only_on_view<G: Game>(
+    game: &G,
+    state: &G::State,
+    other: &G::State,
+    viewer: Viewer,
+    agent: &mut GameRng,
+) -> Result<(), String> {
+    for _ in 0..RESAMPLE_SEEDS_COMPARED {
+        let seed = agent.next_u64();
+        let from_state = game.resample_hidden(state, viewer, &mut GameRng::seed_from_u64(seed));
+        let from_other = game.resample_hidden(other, viewer, &mut GameRng::seed_from_u64(seed));
+        let (a, b) = (json(&from_state), json(&from_other));
+        if a != b {
+            let (a, b) = (flatten(&serde_json::to_value(&from_state).unwrap_or(Value::Null)),
+                flatten(&serde_json::to_value(&from_other).unwrap_or(Value::Null)));
+            let differ: Vec<&String> = a
+                .keys()
+                .chain(b.keys())
+                .filter(|k| a.get(*k) != b.get(*k))
+                .take(6)
+                .collect();
+            return Err(format!(
+                "resample_hidden for {viewer:?} depends on more than the viewer can know: two states it cannot tell apart, resampled with seed {seed}, give different worlds (first differing fields {differ:?})"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Runs `count` checked playouts from consecutive seeds; panics with the first failure.
 /// Returns the summed statistics so a test can assert the checks really ran.
 pub fn check_many<G: Game>(
@@ -767,6 +815,7 @@ mod tests {
         ReplayDiverges,
         ForgetsRng,
         BreaksInvariant,
+        PeeksAtHidden,
     }
 
     struct Secrets(Fault);
@@ -872,8 +921,11 @@ mod tests {
         fn resample_hidden(&self, s: &St, viewer: Viewer, rng: &mut GameRng) -> St {
             let mut t = s.clone();
             for (i, v) in t.secrets.iter_mut().enumerate() {
-                if viewer.seat() != Some(i) {
-                    *v = rng.die(9);
+                let drawn = rng.die(9);
+                // The planted fault keeps a high secret where it really is.
+                let peeks = self.0 == Fault::PeeksAtHidden && *v > 6;
+                if viewer.seat() != Some(i) && !peeks {
+                    *v = drawn;
                 }
             }
             if self.0 != Fault::ForgetsRng {
@@ -905,6 +957,12 @@ mod tests {
         assert_resample_covers(&stats, &["said"]);
         assert!(stats.varied_paths.contains("secrets[]"), "{stats:?}");
         assert!(stats.invariant_checks > stats.actions);
+    }
+
+    #[test]
+    fn a_resample_that_reads_hidden_values_is_caught() {
+        let e = run(Fault::PeeksAtHidden).unwrap_err();
+        assert!(e.contains("depends on more than the viewer can know"), "{e}");
     }
 
     #[test]

@@ -253,12 +253,29 @@ pub fn is_global(ip: IpAddr) -> bool {
                 return is_global(IpAddr::V4(v4));
             }
             let s = a.segments();
-            if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-                let [a, b] = s[6].to_be_bytes();
-                let [c, d] = s[7].to_be_bytes();
-                return is_global(IpAddr::V4(std::net::Ipv4Addr::new(a, b, c, d)));
+            let v4 = |hi: u16, lo: u16| {
+                let [a, b] = hi.to_be_bytes();
+                let [c, d] = lo.to_be_bytes();
+                IpAddr::V4(std::net::Ipv4Addr::new(a, b, c, d))
+            };
+            // NAT64's well-known prefix and IPv4-translated addresses (SIIT, ::ffff:0:0/96)
+            // carry the IPv4 address in their last 32 bits.
+            if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] || s[..6] == [0, 0, 0, 0, 0xffff, 0] {
+                return is_global(v4(s[6], s[7]));
+            }
+            // 6to4 (2002::/16) carries it in bits 16 to 48: 2002:7f00:1::1 is 127.0.0.1.
+            if s[0] == 0x2002 {
+                return is_global(v4(s[1], s[2]));
             }
             !(a.is_loopback()
+                // Teredo (2001::/32) and the other IETF protocol assignments in 2001::/23
+                || (s[0] == 0x2001 && s[1] < 0x0200)
+                // NAT64 for local use, 64:ff9b:1::/48 (RFC 8215)
+                || (s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1)
+                // site-local (deprecated, still routed inside some sites), fec0::/10
+                || (s[0] & 0xffc0) == 0xfec0
+                // discard-only, 100::/64
+                || s[..4] == [0x100, 0, 0, 0]
                 || a.is_unspecified()
                 || a.is_multicast()
                 || a.is_unique_local()
@@ -295,10 +312,27 @@ mod tests {
             "::ffff:10.0.0.1",
             "64:ff9b::a9fe:a9fe",
             "2001:db8::1",
+            // Issue 29: IPv6 transition ranges were taken for public addresses.
+            "::ffff:0:7f00:1",
+            "::ffff:0:a00:1",
+            "2002:7f00:1::1",
+            "2002:a00:1::1",
+            "2001::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "fec0::1",
+            "64:ff9b:1::a9fe:a9fe",
+            "100::1",
         ] {
             assert!(!is_global(a.parse().unwrap()), "{a}");
         }
-        for a in ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111"] {
+        for a in [
+            "93.184.216.34",
+            "1.1.1.1",
+            "2606:4700:4700::1111",
+            // 6to4 of a public address, and NAT64 of one.
+            "2002:101:101::1",
+            "64:ff9b::101:101",
+        ] {
             assert!(is_global(a.parse().unwrap()), "{a}");
         }
     }

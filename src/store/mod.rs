@@ -36,14 +36,27 @@ pub fn connection_lost() {
 /// diesel's connection manager, except that a connection is tested (`SELECT 1`) on
 /// checkout only after some connection was found dead. Testing every checkout cost a
 /// round trip per request, a quarter of a move's statements.
-pub struct Manager(ConnectionManager<PgConnection>);
+pub struct Manager(ConnectionManager<PgConnection>, Option<&'static str>);
+
+/// What every connection of the requests' pool is set to: a lock wait, a statement and an
+/// abandoned transaction end in seconds, so that one request waiting on a busy game (or a
+/// runaway one) cannot hold a connection for long (issue 29: fifteen nudges waiting on a
+/// held game row took every connection for as long as the row was held).
+pub const REQUEST_SESSION: &str = "SET lock_timeout = '5s'; SET statement_timeout = '20s'; \
+     SET idle_in_transaction_session_timeout = '60s'";
 
 impl ManageConnection for Manager {
     type Connection = PgConnection;
     type Error = diesel::r2d2::Error;
 
     fn connect(&self) -> Result<PgConnection, Self::Error> {
-        self.0.connect()
+        use diesel::connection::SimpleConnection;
+        let mut conn = self.0.connect()?;
+        if let Some(sql) = self.1 {
+            conn.batch_execute(sql)
+                .map_err(diesel::r2d2::Error::QueryError)?;
+        }
+        Ok(conn)
     }
 
     fn is_valid(&self, conn: &mut PgConnection) -> Result<(), Self::Error> {
@@ -64,6 +77,16 @@ pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
 /// A pool of `size` connections. A request waits at most `checkout` for one: when the
 /// database is down, answering 503 at once beats hanging every client.
 pub fn pool(url: &str, size: u32, checkout: std::time::Duration) -> Result<PgPool> {
+    pool_with(url, size, checkout, None)
+}
+
+/// [`pool`] whose connections first run `session` (e.g. [`REQUEST_SESSION`]).
+pub fn pool_with(
+    url: &str,
+    size: u32,
+    checkout: std::time::Duration,
+    session: Option<&'static str>,
+) -> Result<PgPool> {
     Ok(Pool::builder()
         .max_size(size)
         // Open connections as needed rather than all at start.
@@ -71,7 +94,7 @@ pub fn pool(url: &str, size: u32, checkout: std::time::Duration) -> Result<PgPoo
         .connection_timeout(checkout)
         // Connections are made on demand: a database that is down at start-up or later
         // gives 503s, not a server that will not start.
-        .build_unchecked(Manager(ConnectionManager::new(url))))
+        .build_unchecked(Manager(ConnectionManager::new(url), session)))
 }
 
 /// Applies pending migrations; returns the names of those applied.

@@ -204,7 +204,18 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    invitation_sends (id) {
+        id -> Int8,
+        inviter_id -> Int8,
+        email_lower -> Text,
+        invitation_id -> Nullable<Int8>,
+        sent_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(game_seats -> games (game_id));
+diesel::joinable!(invitation_sends -> invitations (invitation_id));
 diesel::joinable!(invitations -> games (game_id));
 diesel::joinable!(game_seats -> accounts (account_id));
 diesel::joinable!(game_actions -> games (game_id));
@@ -224,6 +235,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     game_timeouts,
     vacations,
     invitations,
+    invitation_sends,
     ratings,
     rating_history,
     webhooks,

@@ -59,15 +59,21 @@ fn a_deeply_nested_message_is_recorded_once_and_never_crashes_the_server() {
 }
 
 /// A free loopback port, for a server process of our own.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("free port")
 }
 
-/// The real binary, `turnpost serve`, with `envs`; returns once /healthz answers.
-fn serve(envs: &[(&str, String)], port: u16, patience: Duration) -> Child {
+/// The real binary, `turnpost serve`, with `envs`; returns once /healthz answers. Its
+/// output goes to `log` when given.
+pub(crate) fn serve(
+    envs: &[(&str, String)],
+    port: u16,
+    patience: Duration,
+    log: Option<&std::path::Path>,
+) -> Child {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_turnpost"));
     cmd.arg("serve")
         .env_remove("DATABASE_URL")
@@ -75,6 +81,11 @@ fn serve(envs: &[(&str, String)], port: u16, patience: Duration) -> Child {
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
+    if let Some(path) = log {
+        let file = std::fs::File::create(path).expect("log file");
+        let copy = file.try_clone().expect("log file");
+        cmd.stdout(file).stderr(copy);
+    }
     for (k, v) in envs {
         cmd.env(k, v);
     }
@@ -127,6 +138,7 @@ fn a_login_flood_hashes_a_few_at_a_time_and_memory_stays_bounded() {
         ],
         port,
         Duration::from_secs(60),
+        None,
     );
     let base = format!("http://127.0.0.1:{port}/api/v1");
     let client = Client::new();
@@ -686,13 +698,13 @@ fn a_private_cluster_left_by_a_crash_is_adopted_and_stopped() {
     ));
     let envs = [("TURNPOST_VAR_DIR", var.display().to_string())];
     let port = free_port();
-    let mut first = serve(&envs, port, Duration::from_secs(180));
+    let mut first = serve(&envs, port, Duration::from_secs(180), None);
     assert!(cluster_running(&var));
     // kill -9: the server cannot stop its cluster.
     first.kill().unwrap();
     first.wait().unwrap();
     assert!(cluster_running(&var));
-    let mut second = serve(&envs, port, Duration::from_secs(60));
+    let mut second = serve(&envs, port, Duration::from_secs(60), None);
     let _ = Command::new("kill")
         .args(["-TERM", &second.id().to_string()])
         .status();

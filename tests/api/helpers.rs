@@ -251,6 +251,32 @@ impl TestApp {
             .collect()
     }
 
+    /// Confirms `p`'s address as its owner does: asks for the confirmation email and
+    /// follows its link. (A seat kept for an invited address goes only to an account that
+    /// confirmed it.)
+    pub fn confirm_email(&self, p: &Player) {
+        let r = self.post("/api/v1/me/verify-email", Some(&p.token), &json!({}));
+        assert_eq!(r.status(), 202, "ask for the confirmation email");
+        let subject = "[Turnpost] Confirm your email address";
+        let mails = self.wait_for_mails("a confirmation email", |m| {
+            m.iter().any(|x| x.to == p.email && x.subject == subject)
+        });
+        let link = mails
+            .iter()
+            .filter(|x| x.to == p.email && x.subject == subject)
+            .find_map(|m| {
+                m.text
+                    .lines()
+                    .find_map(|l| l.trim().split_once("/api/v1/verify-email/"))
+                    .map(|(_, token)| token.to_string())
+            })
+            .expect("a link in the confirmation email");
+        let r = self.get(&format!("/api/v1/verify-email/{link}"), None);
+        assert_eq!(r.status(), 200, "follow the confirmation link");
+        let me: Value = self.get("/api/v1/me", Some(&p.token)).json().expect("me");
+        assert_eq!(me["email_status"], "verified", "{me}");
+    }
+
     /// Waits until `pred` holds for the mails written so far (the outbox worker is
     /// asynchronous), or panics after a generous timeout.
     pub fn wait_for_mails(&self, what: &str, pred: impl Fn(&[Mail]) -> bool) -> Vec<Mail> {

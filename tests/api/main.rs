@@ -1,5 +1,6 @@
 //! Black-box tests over real HTTP against a real PostgreSQL.
 
+mod abuse;
 mod accounts;
 mod bots;
 mod browser;
@@ -8,6 +9,7 @@ mod contract;
 mod email_delivery;
 mod email_play;
 mod events;
+mod fair_play;
 mod fuldrigger;
 mod games;
 mod generated;

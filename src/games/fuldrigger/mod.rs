@@ -187,12 +187,15 @@ impl Game for Fuldrigger {
         false
     }
 
-    /// Offers and attack groups are sampled, so a single listed action may hide others;
-    /// only an answer to a pending battle question (which loss, which capture) is listed in
-    /// full, and that is played for the seat when there is one answer (house rule in
-    /// RULES.md). The roll stays the player's: offers may be made before it.
+    /// Offers are sampled, so a single listed action may hide others where offers may be
+    /// made (before the roll and after movement): there the roll and the end of the turn
+    /// stay the player's. Elsewhere the list is whole (every sail, and an attack group for
+    /// every attack there is), so a single choice plays itself (HR-17): the answer to a
+    /// battle question, the end of a movement with no ship able to sail or attack, the last
+    /// home city.
     fn forced_action(&self, st: &State, seat: Seat) -> Option<Action> {
-        if st.pending.is_none() || st.phase == Phase::Over {
+        let whole = st.pending.is_some() || matches!(st.phase, Phase::Movement | Phase::ChooseHome);
+        if !whole || st.phase == Phase::Over {
             return None;
         }
         crate::engine::only_choice(self.legal_actions(st, seat))

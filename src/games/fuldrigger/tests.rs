@@ -1707,3 +1707,45 @@ fn render_shows_ports_ships_forts_and_cash() {
     assert!(ship_line.contains("17 miles"));
     assert!(text.contains("L34    BAT Rp. J_MAL"), "{text}");
 }
+
+// ------------------------------------------------------------------ forced steps (issue 28)
+
+/// Random play sent one-choice steps to the player (2.3 % of decisions: an `end_movement`
+/// with nothing to sail, the last home city). Every step where a seat to act has a single
+/// listed choice now plays itself, except the roll and the end of the turn, before which
+/// offers the list only samples may be made (HR-17).
+#[test]
+fn every_single_choice_outside_the_offer_phases_plays_itself() {
+    let game = g();
+    let (mut decisions, mut forced) = (0usize, 0usize);
+    for seed in 0..12u64 {
+        let p = crate::engine::harness::random_playout(&game, &Options::default(), 2 + (seed as usize % 3), seed, 4_000)
+            .expect("playout");
+        let mut st = game
+            .setup(&Options::default(), 2 + (seed as usize % 3), GameRng::seed_from_u64(seed))
+            .unwrap();
+        for (seat, a) in &p.log {
+            if let Status::Active { to_act } = game.status(&st) {
+                for &s in &to_act {
+                    decisions += 1;
+                    let legal = game.legal_actions(&st, s);
+                    let offers_possible =
+                        st.pending.is_none() && matches!(st.phase, Phase::Before | Phase::After);
+                    if legal.len() == 1 && !offers_possible {
+                        assert_eq!(
+                            game.forced_action(&st, s).as_ref(),
+                            legal.first(),
+                            "seed {seed}: seat {s}'s only choice {:?} in {:?} is sent to the player",
+                            legal[0],
+                            st.phase
+                        );
+                        forced += 1;
+                    }
+                }
+            }
+            st = game.apply(&st, *seat, a).unwrap();
+        }
+    }
+    assert!(decisions > 1_000, "{decisions}");
+    assert!(forced > 0, "no single choice met in {decisions} decisions");
+}

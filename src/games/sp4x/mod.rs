@@ -225,46 +225,19 @@ impl Game for Sp4x {
     fn resample_hidden(&self, st: &State, viewer: Viewer, rng: &mut GameRng) -> State {
         let mut out = st.clone();
         let me = viewer.seat();
-        // Other hands and the deck between its visible top and the star are one hidden pool.
-        // A card the viewer lost to a thief this age is known to be in the thief's hand
-        // while the thief still holds such a card: it stays there.
-        let mut pinned: Vec<Vec<Card>> = vec![Vec::new(); out.players.len()];
-        if let Some(m) = me {
-            for r in st
-                .steals
-                .iter()
-                .filter(|r| r.age == st.age && r.victim == m)
-            {
-                if r.thief == m {
-                    continue;
-                }
-                let (Some(hand), Some(pin)) = (st.players.get(r.thief), pinned.get_mut(r.thief))
-                else {
-                    continue;
-                };
-                let held = hand.hand.iter().filter(|&&c| c == r.card).count();
-                if pin.iter().filter(|&&c| c == r.card).count() < held {
-                    pin.push(r.card);
-                }
-            }
-        }
+        // Other hands and the deck between its visible top and the star are one hidden pool,
+        // dealt afresh keeping every hand size. A card the viewer lost to a thief is not kept
+        // in the thief's hand: whether the thief still holds it depends on later draws from
+        // the thief that the viewer did not see, and a world that kept it exactly while the
+        // thief really did told the viewer what those draws were (issue 28).
         let mut pool: Vec<Card> = Vec::new();
         let mut sizes = Vec::new();
         for (s, p) in out.players.iter_mut().enumerate() {
             if Some(s) == me {
                 sizes.push(0);
             } else {
-                let pin = pinned.get(s).map_or(&[][..], |v| &v[..]);
-                sizes.push(p.hand.len().saturating_sub(pin.len()));
-                let mut kept = pin.to_vec();
-                for c in p.hand.drain(..) {
-                    match kept.iter().position(|&k| k == c) {
-                        Some(i) => {
-                            kept.swap_remove(i);
-                        }
-                        None => pool.push(c),
-                    }
-                }
+                sizes.push(p.hand.len());
+                pool.append(&mut p.hand);
             }
         }
         let deck_mid = if out.deck.len() > 2 {
@@ -273,6 +246,8 @@ impl Game for Sp4x {
             0
         };
         pool.extend(out.deck.drain(1..1 + deck_mid));
+        // Sorted first, so the world drawn depends only on what is unseen, not on where it lay.
+        pool.sort_unstable();
         rng.shuffle(&mut pool);
         let mut mid: Vec<Card> = pool.split_off(pool.len().saturating_sub(deck_mid));
         for (s, p) in out.players.iter_mut().enumerate() {
@@ -281,13 +256,13 @@ impl Game for Sp4x {
             }
             let k = sizes.get(s).copied().unwrap_or(0).min(pool.len());
             p.hand = pool.split_off(pool.len() - k);
-            p.hand.extend(pinned.get(s).map_or(&[][..], |v| &v[..]));
             p.hand.sort_unstable();
         }
         let tail = out.deck.split_off(out.deck.len().min(1));
         mid.extend(tail);
         out.deck.extend(mid);
         if out.tile_stack.len() > 2 {
+            out.tile_stack[1..].sort_unstable();
             rng.shuffle(&mut out.tile_stack[1..]);
         }
         // Drawn cards the viewer was not party to are unknown to them.
