@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use turnpost::engine::bot::{BotBudget, choose_action};
+use turnpost::engine::bot::{BotBudget, RECENT, choose_action};
 use turnpost::engine::{DynGame, GameRng, Outcome, Seat, Status};
 use turnpost::games::Registry;
 
@@ -81,12 +81,27 @@ fn play_one(g: &dyn DynGame, seats: usize, index: usize, max_actions: usize) -> 
     let mut decisions = Vec::new();
     let mut actions = 0;
     let budget = BotBudget::for_game(id);
+    // The game's latest actions, which the computer is shown as the server shows them.
+    let mut recent: Vec<(usize, Value)> = Vec::new();
     while actions < max_actions {
         let Status::Active { to_act } = state.status() else {
             break;
         };
         let Some(&actor) = rng.pick(&to_act) else {
             break;
+        };
+        // The computer waiting for an answer to its offer: the recipient (a random
+        // player here) answers, as the server lets it.
+        let actor = if actor == bot && state.bot_waits(actor, &recent) {
+            let others: Vec<usize> = (0..seats)
+                .filter(|&s| s != bot && state.has_legal_actions(s))
+                .collect();
+            match rng.pick(&others) {
+                Some(&s) => s,
+                None => panic!("{id}: the bot waits for nobody"),
+            }
+        } else {
+            actor
         };
         let legal = state.legal_actions(actor);
         let action = if actor == bot {
@@ -95,7 +110,7 @@ fn play_one(g: &dyn DynGame, seats: usize, index: usize, max_actions: usize) -> 
                 chunk.copy_from_slice(&rng.next_u64().to_le_bytes());
             }
             let started = Instant::now();
-            let chosen = choose_action(state.as_ref(), actor, bot_seed, budget);
+            let chosen = choose_action(state.as_ref(), actor, bot_seed, budget, &recent);
             if legal.len() > 1 {
                 decisions.push(started.elapsed());
             }
@@ -113,6 +128,10 @@ fn play_one(g: &dyn DynGame, seats: usize, index: usize, max_actions: usize) -> 
             Ok(a) => a.state,
             Err(e) => panic!("{id}: {action} refused: {e}"),
         };
+        recent.push((actor, action));
+        if recent.len() > RECENT {
+            recent.remove(0);
+        }
         actions += 1;
     }
     match state.status() {

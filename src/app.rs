@@ -20,6 +20,7 @@ use crate::auth::jwt::Tokens;
 use crate::auth::password::HashGate;
 use crate::auth::throttle::LoginThrottle;
 use crate::domain::Domain;
+use crate::domain::bot_worker::BotWorker;
 use crate::domain::clocks::SystemClock;
 use crate::games::Registry;
 use crate::notify::links::SignedLinks;
@@ -125,6 +126,7 @@ pub struct Application {
     worker_stop: Arc<AtomicBool>,
     worker: Option<JoinHandle<()>>,
     sweeper: Option<JoinHandle<()>>,
+    bots: Option<JoinHandle<()>>,
     events: Option<JoinHandle<()>>,
     announcer: Option<JoinHandle<()>>,
 }
@@ -224,6 +226,25 @@ impl Application {
             })
             .context("starting the clock sweeper")?;
 
+        // The computer's moves that requests left over: one game at a time, one move per
+        // transaction, on a connection of its own so that it never takes a request's.
+        let bot_worker = BotWorker {
+            domain: Domain {
+                pool: store::pool(
+                    database_url,
+                    1,
+                    Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
+                )?,
+                ..domain.clone()
+            },
+            poll: Duration::from_millis(settings.bot_poll_ms.max(1)),
+            stop: Arc::clone(&worker_stop),
+        };
+        let bots = std::thread::Builder::new()
+            .name("bots".into())
+            .spawn(move || bot_worker.run())
+            .context("starting the bot worker")?;
+
         // Live events: this node's listener on the database's notifications.
         let hub = crate::notify::events::EventHub::default();
         let events = crate::notify::events::spawn_listener(
@@ -312,6 +333,7 @@ impl Application {
             worker_stop,
             worker: Some(worker),
             sweeper: Some(sweeper),
+            bots: Some(bots),
             events: Some(events),
             announcer: Some(announcer_thread),
         })
@@ -337,6 +359,7 @@ impl Application {
         for w in [
             self.worker.take(),
             self.sweeper.take(),
+            self.bots.take(),
             self.events.take(),
             self.announcer.take(),
         ]
@@ -356,7 +379,7 @@ pub struct BackgroundApp {
 }
 
 impl BackgroundApp {
-    /// Closes the server's connections and stops its senders, sweeper and event listener,
+    /// Closes the server's connections and stops its senders, sweeper, bot worker and event listener,
     /// without waiting for them. A test suite starts a hundred apps in one process: left
     /// running, their senders' polling alone kept both cores of a CI machine busy.
     pub fn stop(&self) {

@@ -63,6 +63,9 @@ pub struct Settings {
     pub email_pictures: bool,
     /// How often the clock sweeper looks for reminders and timeouts.
     pub sweep_interval_secs: u64,
+    /// How often the bot worker looks for computer moves left over by requests, when it
+    /// found none the last time.
+    pub bot_poll_ms: u64,
     /// Vacation days each account may take per calendar year.
     pub vacation_days_per_year: i64,
     /// Webhooks may post to loopback, private and link-local addresses (off: refused, so

@@ -1,8 +1,8 @@
 //! The computer as a player: bot accounts for "play against the computer", the seats the
 //! computer plays (its own, and those it took over when a player's time ran out under the
-//! `bot` timeout policy), and the move it makes for them. Its moves are made in the
-//! transaction of the change that handed it the turn (see `Domain::persist_at`) and are
-//! marked `[bot]` in the log.
+//! `bot` timeout policy), and the move it makes for them. Its first moves are made in the
+//! transaction of the change that handed it the turn, within a budget, the rest by the
+//! background bot worker (see `domain::autoplay`); all are marked `[bot]` in the log.
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -18,14 +18,21 @@ use crate::store::models::GameRow;
 use crate::store::schema::{accounts, game_seats};
 
 /// The computer's move for `seat`, chosen from what the seat may know (see
-/// [`crate::engine::bot`]); `None` when it has nothing to decide.
-pub(crate) fn bot_action(state: &dyn LoadedGame, seat: Seat, game_type: &str) -> Option<Value> {
+/// [`crate::engine::bot`]) and the game's latest actions; `None` when it has nothing to
+/// decide or waits for another seat.
+pub(crate) fn bot_action(
+    state: &dyn LoadedGame,
+    seat: Seat,
+    game_type: &str,
+    recent: &[(Seat, Value)],
+) -> Option<Value> {
     // A fresh seed per move: what the bot chose is in the log, so replays need no seed.
     crate::engine::bot::choose_action(
         state,
         seat,
         rand::random(),
         crate::engine::bot::BotBudget::for_game(game_type),
+        recent,
     )
 }
 

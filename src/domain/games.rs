@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde_json::{Value, json};
 
+use super::autoplay::{Budget, PlayedOut};
 use super::bots;
 use super::clocks::{self, TimeControl};
 use super::game_cache::Kept;
@@ -96,7 +97,7 @@ fn announce(announcer: &Announcer, conn: &mut PgConnection, row: &GameRow, seats
 /// Whether a write runs under the game row lock (see [`Domain::write_change`]), or
 /// without it on the game at a revision.
 #[derive(Clone, Copy)]
-enum Locked {
+pub(crate) enum Locked {
     Yes,
     No { revision: i64 },
 }
@@ -605,8 +606,8 @@ impl Domain {
             return Ok(None);
         };
         let (step, state) = Step::from_applied(seat, applied);
-        let (steps, state) = self.play_out(row, seats, vec![step], state)?;
-        if state.status().is_finished() {
+        let played = self.play_out(conn, row, seats, vec![step], state, Budget::request())?;
+        if played.state.status().is_finished() || played.pending {
             return Ok(None);
         }
         let written = self.write_change(
@@ -614,8 +615,7 @@ impl Domain {
             row,
             seats,
             &before_actors,
-            steps,
-            state,
+            played,
             self.clock.now(),
             Locked::No {
                 revision: kept.revision,
@@ -679,85 +679,40 @@ impl Domain {
         state: Box<dyn LoadedGame>,
         now: DateTime<Utc>,
     ) -> DomainResult<(Box<dyn LoadedGame>, GameRow)> {
-        let (steps, state) = self.play_out(row, seats, steps, state)?;
-        self.write_change(
-            conn,
-            row,
-            seats,
-            before_actors,
-            steps,
-            state,
-            now,
-            Locked::Yes,
-        )?
-        .ok_or_else(|| {
-            DomainError::Internal(anyhow::anyhow!(
-                "game {} changed under its row lock",
-                row.id
-            ))
-        })
+        let played = self.play_out(conn, row, seats, steps, state, Budget::request())?;
+        self.write_change(conn, row, seats, before_actors, played, now, Locked::Yes)?
+            .ok_or_else(|| {
+                DomainError::Internal(anyhow::anyhow!(
+                    "game {} changed under its row lock",
+                    row.id
+                ))
+            })
     }
 
-    /// `steps` (already applied, ending in `state`) and the moves that then play
-    /// themselves: seats that forfeited are played by a bot making random legal moves,
-    /// seats the computer plays by the computer's choice, and a seat whose only choice is
-    /// no decision has it played for it; all marked in the log.
-    fn play_out(
-        &self,
-        row: &GameRow,
-        seats: &[SeatInfo],
-        steps: Vec<Step>,
-        state: Box<dyn LoadedGame>,
-    ) -> DomainResult<(Vec<Step>, Box<dyn LoadedGame>)> {
-        let (mut steps, mut state) = (steps, state);
-        while let Status::Active { to_act } = state.status() {
-            if steps.len() > 100_000 {
-                break;
-            }
-            let next = to_act.iter().copied().find_map(|seat| {
-                if row.forfeited.contains(&(seat as i32)) {
-                    let legal = state.legal_actions(seat);
-                    let pick = (!legal.is_empty()).then(|| rand::random_range(0..legal.len()))?;
-                    legal.into_iter().nth(pick).map(|a| (seat, a, BOT_MARK))
-                } else if bots::plays(seats, seat) {
-                    bots::bot_action(state.as_ref(), seat, &row.game_type)
-                        .map(|a| (seat, a, BOT_MARK))
-                } else {
-                    state.forced_action(seat).map(|a| (seat, a, FORCED_MARK))
-                }
-            });
-            let Some((seat, action, mark)) = next else {
-                break;
-            };
-            let applied = state
-                .apply(seat, &action)
-                .map_err(|e| anyhow::anyhow!("a legal action was refused: {e}"))?;
-            let (mut step, after) = Step::from_applied(seat as i32, applied);
-            step.description = format!("{mark}{}", step.description);
-            steps.push(step);
-            state = after;
-        }
-        Ok((steps, state))
-    }
-
-    /// Writes `steps` (ending in `state`) after `row`'s version: the log entries, the new
-    /// snapshot and status and the webhooks and turn emails owed go in one statement (the
-    /// database function `record_move`). Without the row lock it writes nothing and gives
-    /// `None` when the game is no longer at the given revision in the database. Clocks and the
-    /// end of a game add their own statements: those need the transaction that locked the
-    /// game row. Returns the final state and the game row as written.
+    /// Writes the played steps (ending in their state) after `row`'s version: the log
+    /// entries, the new snapshot and status and the webhooks and turn emails owed go in one
+    /// statement (the database function `record_move`). Without the row lock it writes
+    /// nothing and gives `None` when the game is no longer at the given revision in the
+    /// database. Clocks and the end of a game add their own statements: those need the
+    /// transaction that locked the game row. Returns the final state and the game row as
+    /// written.
     #[allow(clippy::too_many_arguments)]
-    fn write_change(
+    pub(crate) fn write_change(
         &self,
         conn: &mut PgConnection,
         row: &GameRow,
         seats: &[SeatInfo],
         before_actors: &[Seat],
-        steps: Vec<Step>,
-        state: Box<dyn LoadedGame>,
+        played: PlayedOut,
         now: DateTime<Utc>,
         locked: Locked,
     ) -> DomainResult<Option<(Box<dyn LoadedGame>, GameRow)>> {
+        let PlayedOut {
+            steps,
+            state,
+            to_act: awaited,
+            ..
+        } = played;
         let version = row.version + steps.len() as i64;
         let entries: Vec<Value> = steps
             .iter()
@@ -778,7 +733,12 @@ impl Domain {
                 })
             })
             .collect();
-        let mut after = state.status();
+        let mut after = match state.status() {
+            // The seats the game waits for, which may be the answer a computer seat waits
+            // for rather than that seat (see `autoplay::PlayedOut`).
+            Status::Active { .. } => Status::Active { to_act: awaited },
+            finished => finished,
+        };
         if let Status::Finished(outcome) = &mut after {
             rank_forfeited_last(outcome, &row.forfeited);
         }

@@ -2,6 +2,8 @@
 //! function here is synchronous (diesel) and is called from handlers via `web::block`.
 
 pub mod accounts;
+pub mod autoplay;
+pub mod bot_worker;
 pub mod bots;
 pub mod calendar;
 pub mod clocks;

@@ -85,8 +85,14 @@ impl BotBudget {
     }
 }
 
-/// The bot's action for `seat` on `game`: one of `game.legal_actions(seat)`, or `None`
-/// when the seat has nothing to do. The same state, seat, seed and budget give the same
+/// How many of a game's latest actions the computer is shown with a decision (see
+/// [`Game::bot_candidates`]): enough for a turn of any game here, and a bounded read.
+pub const RECENT: usize = 64;
+
+/// The bot's action for `seat` on `game`: one of the game's candidates for it (see
+/// [`Game::bot_candidates`]; by default its legal actions), or `None` when it has none
+/// (nothing to do, or it waits for another seat). `recent` is the game's latest actions
+/// as logged, oldest first. The same state, seat, seed, budget and history give the same
 /// action; states that differ only in what `seat` cannot see give the same action too, as
 /// far as the game's `resample_hidden` draws its worlds from the visible part alone.
 pub fn choose_action(
@@ -94,8 +100,9 @@ pub fn choose_action(
     seat: Seat,
     seed: [u8; 32],
     budget: BotBudget,
+    recent: &[(Seat, Value)],
 ) -> Option<Value> {
-    game.bot_action(seat, seed, budget)
+    game.bot_action(seat, seed, budget, recent)
 }
 
 /// [`choose_action`] on a typed game: what the erased form calls, without JSON in the loop.
@@ -105,8 +112,13 @@ pub fn search<G: Game>(
     seat: Seat,
     seed: [u8; 32],
     budget: BotBudget,
+    recent: &[(Seat, G::Action)],
 ) -> Option<G::Action> {
-    let mut legal = game.legal_actions(state, seat);
+    let legal = game.legal_actions(state, seat);
+    if legal.is_empty() {
+        return None;
+    }
+    let mut legal = game.bot_candidates(state, seat, legal, recent);
     match legal.len() {
         0 => return None,
         1 => return legal.pop(),

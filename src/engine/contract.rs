@@ -372,6 +372,31 @@ pub trait Game: Send + Sync + 'static {
         None
     }
 
+    /// The actions the computer player weighs for `seat`, out of its `legal` ones: all of
+    /// them by default. A game narrows them where a legal action would be unfair play from
+    /// a machine that decides in microseconds (a Starfarers offer withdrawn before its
+    /// recipient could answer, or offered thousands of times a turn). `recent` is the
+    /// game's latest actions, oldest first (at most [`crate::engine::bot::RECENT`]; fewer
+    /// at the start of a game), for rules that count what the seat did this turn. An empty
+    /// answer while `legal` is not empty means the seat waits for another seat's answer;
+    /// the server then lets that seat act, or plays from `legal` if nobody else can.
+    fn bot_candidates(
+        &self,
+        _state: &Self::State,
+        _seat: Seat,
+        legal: Vec<Self::Action>,
+        _recent: &[(Seat, Self::Action)],
+    ) -> Vec<Self::Action> {
+        legal
+    }
+
+    /// Options a new game may not be created with, though stored games keep them (their
+    /// set-up and replay must not change): checked when a game is created or a rematch
+    /// asked for, never at replay.
+    fn check_new_options(&self, _options: &Self::Options) -> Result<(), SetupError> {
+        Ok(())
+    }
+
     /// What `seat` decides on: an action it chose on an earlier state is still accepted
     /// when this is the same then as now, though others moved in between (simultaneous
     /// steps). By default the seat's whole view and its legal actions; a game may leave out

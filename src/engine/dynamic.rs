@@ -29,7 +29,9 @@ pub trait DynGame: Send + Sync {
     fn action_schema(&self) -> Value;
     /// JSON Schema of a viewer's view (the `view` member of a game resource).
     fn view_schema(&self) -> Value;
-    /// Options parsed, defaults filled in and written back: what the game is stored with.
+    /// Options parsed, defaults filled in and written back: what a new game is stored
+    /// with (refused when the game takes them no longer for new games: see
+    /// [`Game::check_new_options`]).
     fn normalize_options(&self, options: &Value) -> Result<Value, SetupError>;
     fn setup(
         &self,
@@ -113,12 +115,25 @@ pub trait LoadedGame: Send + Sync {
     /// (the random stream included) drawn afresh from `seed`: for previews that must not
     /// foretell hidden or random outcomes.
     fn resample_hidden(&self, viewer: Viewer, seed: [u8; 32]) -> Box<dyn LoadedGame>;
-    /// The computer player's action for `seat` (see [`crate::engine::bot::choose_action`]).
-    /// Every typed game searches; the default, for stand-ins in tests that have no rules
-    /// to search with, plays the first legal action.
-    fn bot_action(&self, seat: Seat, seed: [u8; 32], budget: BotBudget) -> Option<Value> {
-        let _ = (seed, budget);
+    /// The computer player's action for `seat` (see [`crate::engine::bot::choose_action`]),
+    /// `recent` being the game's latest actions as logged, oldest first. Every typed game
+    /// searches; the default, for stand-ins in tests that have no rules to search with,
+    /// plays the first legal action.
+    fn bot_action(
+        &self,
+        seat: Seat,
+        seed: [u8; 32],
+        budget: BotBudget,
+        recent: &[(Seat, Value)],
+    ) -> Option<Value> {
+        let _ = (seed, budget, recent);
         self.legal_actions(seat).into_iter().next()
+    }
+    /// Whether the computer, playing `seat`, waits for another seat's answer rather than
+    /// act: it has legal actions but weighs none of them (see [`Game::bot_candidates`]).
+    fn bot_waits(&self, seat: Seat, recent: &[(Seat, Value)]) -> bool {
+        let _ = (seat, recent);
+        false
     }
     /// What a reader is shown, as the JSON text it is sent as: `viewer`'s view and, for
     /// `acting` (a seat of a game in play), its legal actions and their descriptions, in
@@ -209,6 +224,7 @@ impl<G: Game> DynGame for Erased<G> {
 
     fn normalize_options(&self, options: &Value) -> Result<Value, SetupError> {
         let parsed = parse_options::<G>(options)?;
+        self.0.check_new_options(&parsed)?;
         serde_json::to_value(parsed).map_err(|e| SetupError::invalid_options(e.to_string()))
     }
 
@@ -276,6 +292,16 @@ impl<G: Game> DynGame for Erased<G> {
         }
         Ok(report)
     }
+}
+
+/// The game's latest actions as its own type. An entry that does not parse (a takeback
+/// marker) is left out: the game's rules then see less of the turn, and count anything
+/// out of sight the cautious way.
+fn typed_recent<G: Game>(recent: &[(Seat, Value)]) -> Vec<(Seat, G::Action)> {
+    recent
+        .iter()
+        .filter_map(|(s, a)| Some((*s, serde_json::from_value(a.clone()).ok()?)))
+        .collect()
 }
 
 /// A reader's view, legal actions and their descriptions as JSON text (see
@@ -397,9 +423,26 @@ impl<G: Game> LoadedGame for Loaded<G> {
         })
     }
 
-    fn bot_action(&self, seat: Seat, seed: [u8; 32], budget: BotBudget) -> Option<Value> {
-        let action = super::bot::search(self.game.as_ref(), &self.state, seat, seed, budget)?;
+    fn bot_action(
+        &self,
+        seat: Seat,
+        seed: [u8; 32],
+        budget: BotBudget,
+        recent: &[(Seat, Value)],
+    ) -> Option<Value> {
+        let recent = typed_recent::<G>(recent);
+        let action =
+            super::bot::search(self.game.as_ref(), &self.state, seat, seed, budget, &recent)?;
         serde_json::to_value(action).ok()
+    }
+
+    fn bot_waits(&self, seat: Seat, recent: &[(Seat, Value)]) -> bool {
+        let legal = self.game.legal_actions(&self.state, seat);
+        !legal.is_empty()
+            && self
+                .game
+                .bot_candidates(&self.state, seat, legal, &typed_recent::<G>(recent))
+                .is_empty()
     }
 
     fn encode(&self) -> String {

@@ -5,6 +5,7 @@ mod accounts;
 mod bots;
 mod browser;
 mod clocks;
+mod computer_games;
 mod contract;
 mod email_delivery;
 mod email_play;

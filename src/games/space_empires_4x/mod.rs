@@ -42,8 +42,9 @@ pub const DEFAULT_ROUND_CAP: u32 = 20;
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
     /// HR-17: end the game after the Economic Phase of this round; the highest Homeworld +
-    /// colony value wins (ties: more CP banked). Left out, the cap is 20 rounds; `null`
-    /// plays until one Homeworld remains, which may take very long.
+    /// colony value wins (ties: more CP banked). Left out, the cap is 20 rounds. A new
+    /// game with `null` is refused (`round_cap_required`): without a cap a game may never
+    /// end. Games stored with `null` before that play on until one Homeworld remains.
     pub round_cap: Option<u32>,
     /// All ships use their owner's current tech instead of the tech they were built with.
     pub instant_upgrades: bool,
@@ -413,6 +414,22 @@ impl Game for SpaceEmpires4x {
             min_players: 2,
             max_players: 4,
             rules_version: RULES_VERSION,
+        }
+    }
+
+    /// A new game needs an end (issue 28): without a round cap, computer players ran one
+    /// game for over ten minutes. Games stored with `null` still set up and replay as
+    /// before: only creation (and a rematch) checks this.
+    fn check_new_options(&self, options: &Options) -> Result<(), SetupError> {
+        match options.round_cap {
+            None => Err(SetupError::new(
+                "round_cap_required",
+                format!(
+                    "round_cap must be a number of rounds (at least 1); leave it out for the \
+                     default of {DEFAULT_ROUND_CAP}. A game without a cap may never end"
+                ),
+            )),
+            Some(_) => Ok(()),
         }
     }
 

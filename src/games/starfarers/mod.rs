@@ -17,7 +17,7 @@
 pub mod actions;
 mod actions_text;
 mod board;
-mod bot;
+pub mod bot;
 pub mod data;
 mod invariants;
 pub mod render;
@@ -204,6 +204,17 @@ impl Game for Starfarers {
 
     fn bot_standing(&self, state: &State, seat: Seat) -> Option<f64> {
         bot::standing(&self.data, state, seat)
+    }
+
+    /// At most a few offers a turn, each left open until its recipient answered it.
+    fn bot_candidates(
+        &self,
+        state: &State,
+        seat: Seat,
+        legal: Vec<Action>,
+        recent: &[(Seat, Action)],
+    ) -> Vec<Action> {
+        bot::candidates(state, seat, legal, recent)
     }
 
     fn resample_hidden(&self, state: &State, viewer: Viewer, rng: &mut GameRng) -> State {

@@ -7,6 +7,7 @@ use crate::engine::{
 };
 
 mod board_picture;
+mod bot_offers;
 mod examples;
 mod house_rules;
 mod invariant_checks;
