@@ -15,6 +15,8 @@ use serde_json::{Value, json};
 
 use crate::helpers::{Player, TestApp, spawn_app};
 
+mod kasino_editor;
+
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// How long a page may take to show what a step waits for (generous: two shared cores).

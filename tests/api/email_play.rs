@@ -684,3 +684,60 @@ fn a_starfarers_trade_offer_reaches_its_recipient_who_accepts_by_reply() {
         "{accepted}"
     );
 }
+
+/// On a crowded table the list of choices is a sample. A capture it leaves out is played
+/// by writing it in the notation of the list (letters for suits, lower case), the turn
+/// email says how, and a slip is explained and plays nothing.
+#[test]
+fn a_kasino_capture_the_list_leaves_out_is_played_by_email_in_the_notation() {
+    let app = spawn_app();
+    let people = [app.player("Ada"), app.player("Bo")];
+    let id = app.start_game("kasino", json!({}), &[&people[0], &people[1]]);
+    let (mover, g, capture) = crate::kasino::crowd_the_table(&app, id, &[&people[0], &people[1]]);
+    let seat = g["your_seat"].as_i64().unwrap();
+    let version = g["version"].as_i64().unwrap();
+    let mail = turn_mail(&app, mover, id, seat, version);
+    assert!(mail.text.contains("Writing a move"), "{}", mail.text);
+    assert!(
+        mail.text.contains("your largest capture now:"),
+        "{}",
+        mail.text
+    );
+    let taken: Vec<String> = serde_json::from_value(capture["cards"].clone()).unwrap();
+    let card = capture["card"].as_str().unwrap().to_lowercase();
+    let send = |line: &str, message_id: &str| {
+        deliver(
+            &app,
+            &reply(
+                &mover.email,
+                &mail.reply_to,
+                &mail.subject,
+                line,
+                &mail.text,
+                message_id,
+            ),
+        )
+    };
+
+    let r = send(&format!("take {}x with {card}", taken[0]), "crowd-1@x.org");
+    assert_eq!(r["outcome"], "refused", "{r}");
+    assert!(
+        r["detail"].as_str().unwrap().contains("is not a card"),
+        "{r}"
+    );
+    assert_eq!(app.game(id, mover)["version"], version);
+
+    let cards: Vec<String> = taken.iter().map(|c| c.to_lowercase()).collect();
+    let line = format!("take {} with {card}", cards.join(" "));
+    let r = send(&line, "crowd-2@x.org");
+    assert_eq!(r["outcome"], "applied", "{line}: {r}");
+    let after = app.game(id, mover);
+    assert!(after["version"].as_i64().unwrap() > version);
+    let table = after["view"]["table"].to_string();
+    for c in &taken {
+        assert!(
+            !table.contains(&format!("\"{c}\"")),
+            "{c} still on the table"
+        );
+    }
+}

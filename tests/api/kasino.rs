@@ -275,3 +275,109 @@ fn a_full_kasino_game_over_http() {
     assert!(ok, "verify failed: {out}");
     assert!(out.contains("0 mismatch"), "{out}");
 }
+
+/// A capture the list of `legal` actions leaves out: two listed captures with the same
+/// card taking disjoint loose cards make a valid capture of their union (each splits into
+/// groups of the card's value), which a sample need not hold.
+pub fn unlisted_capture(legal: &[Value]) -> Option<Value> {
+    let cards = |a: &Value| -> BTreeSet<String> {
+        a["cards"]
+            .as_array()
+            .map(|c| {
+                c.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let captures: Vec<(&Value, BTreeSet<String>)> = legal
+        .iter()
+        .filter(|a| a["type"] == "capture" && a["builds"].as_array().is_none_or(Vec::is_empty))
+        .map(|a| (&a["card"], cards(a)))
+        .collect();
+    let listed: BTreeSet<(String, BTreeSet<String>)> = captures
+        .iter()
+        .map(|(c, s)| (c.to_string(), s.clone()))
+        .collect();
+    for (i, (card, a)) in captures.iter().enumerate() {
+        for (other, b) in &captures[i + 1..] {
+            if other != card || !a.is_disjoint(b) {
+                continue;
+            }
+            let union: BTreeSet<String> = a.union(b).cloned().collect();
+            if !listed.contains(&(card.to_string(), union.clone())) {
+                return Some(
+                    json!({"type": "capture", "card": card, "cards": union, "builds": []}),
+                );
+            }
+        }
+    }
+    None
+}
+
+/// Both players trail, hand after hand, until the one to act has a capture the list
+/// leaves out (the table then holds two dozen loose cards or more). Returns that player,
+/// their game and the capture.
+pub fn crowd_the_table<'a>(
+    app: &TestApp,
+    id: i64,
+    players: &[&'a Player],
+) -> (&'a Player, Value, Value) {
+    for _ in 0..60 {
+        let (p, g) = players
+            .iter()
+            .map(|p| (*p, app.game(id, p)))
+            .find(|(_, g)| g["to_act"][0] == g["your_seat"])
+            .expect("someone to act");
+        let legal = g["legal_actions"].as_array().expect("legal actions");
+        let loose = g["view"]["table"]
+            .as_array()
+            .map_or(0, |t| t.iter().filter(|x| x["item"] == "loose").count());
+        if loose >= 24
+            && let Some(a) = unlisted_capture(legal)
+        {
+            return (p, g, a);
+        }
+        let trail = legal
+            .iter()
+            .find(|a| a["type"] == "trail")
+            .expect("a card to trail");
+        let r = submit(
+            app,
+            id,
+            Some(p),
+            g["version"].as_i64().expect("version"),
+            trail,
+        );
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    }
+    panic!("no capture left out of the list after 60 trails");
+}
+
+/// On a crowded table the list is a sample: a capture outside it is still played through
+/// the API, and the game type says its lists can be samples.
+#[test]
+fn a_capture_the_list_leaves_out_is_played_through_the_api() {
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
+    let (p, g, capture) = crowd_the_table(&app, id, &[&ada, &bo]);
+    let taken: Vec<String> = serde_json::from_value(capture["cards"].clone()).unwrap();
+    let version = g["version"].as_i64().unwrap();
+    let r = submit(&app, id, Some(p), version, &capture);
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    let after = app.game(id, p);
+    let mut still = BTreeSet::new();
+    strings(&after["view"]["table"], &mut still);
+    assert!(
+        taken.iter().all(|c| !still.contains(c)),
+        "{taken:?} still on the table"
+    );
+    let types: Value = app.get("/api/v1/game-types", None).json().unwrap();
+    let kasino = types
+        .as_array()
+        .and_then(|t| t.iter().find(|x| x["id"] == "kasino"))
+        .expect("kasino listed");
+    assert_eq!(kasino["legal_actions_complete"], false);
+}

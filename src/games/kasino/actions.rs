@@ -5,9 +5,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::combos::{bits, partition, subsets_summing, unions};
-use super::data::spade_5;
+use super::data::{diamond_10, spade_2, spade_5};
+use super::largest::largest_split;
 use super::state::{Build, BuildKind, Item, State};
-use crate::engine::cards::Card;
+use crate::engine::cards::{Card, Suit};
 use crate::engine::{RuleError, Seat};
 
 /// One play: every turn the active player plays exactly one card from hand.
@@ -412,11 +413,29 @@ impl State {
 }
 
 /// Every action `seat` may play now, in a stable order: clear the table, captures, new
-/// builds, raises, additions to builds, trails.
+/// builds, raises, additions to builds, trails. On a crowded table a bounded sample of
+/// them (see [`Listing`]).
 pub fn legal(state: &State, seat: Seat) -> Vec<Action> {
+    listing(state, seat).actions
+}
+
+/// The legal actions listed for a seat, and whether that is all of them. On a crowded
+/// table the captures and builds of one card run into the millions: the list then holds a
+/// bounded sample of them (each one valid), plus each card's largest capture, and
+/// `complete` is false.
+pub struct Listing {
+    pub actions: Vec<Action>,
+    pub complete: bool,
+}
+
+pub fn listing(state: &State, seat: Seat) -> Listing {
     let mut out = Vec::new();
+    let mut complete = true;
     if state.finished || seat != state.turn {
-        return out;
+        return Listing {
+            actions: out,
+            complete,
+        };
     }
     let p = &state.params;
     let hand = state.hand(seat);
@@ -446,14 +465,14 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Action> {
     for (i, &card) in hand.iter().enumerate() {
         let cv = p.cv(card);
         let groups = subsets_summing(&tvs, cv);
-        let sets = unions(&[0], &groups);
+        let sets = unions(&[0], &groups.items);
         let matching: Vec<u32> = state
             .builds()
             .filter(|b| b.value == cv)
             .map(|b| b.id)
             .collect();
         let keep = keeps(i);
-        for &mask in &sets {
+        for &mask in &sets.items {
             for sub in 0u32..(1 << matching.len()) {
                 if mask == 0 && sub == 0 {
                     continue;
@@ -472,9 +491,28 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Action> {
                 });
             }
         }
+        if groups.complete && sets.complete {
+            continue;
+        }
+        // A sample drawn in table order can miss the capture a player wants most: the
+        // one taking the most cards is found directly and listed too, with every build
+        // of the value (taking a build never stands in the way of a loose card).
+        complete = false;
+        let mask = largest_capture(state, &loose, &tvs, cv);
+        let own_taken = owned.is_some_and(|(id, _)| matching.contains(&id));
+        if mask != 0 && !sets.items.contains(&mask) && (keep || own_taken) {
+            out.push(Action::Capture {
+                card,
+                cards: pick(mask),
+                builds: matching,
+            });
+        }
     }
     if o2 {
-        return out;
+        return Listing {
+            actions: out,
+            complete,
+        };
     }
     if owned.is_none() {
         for (i, &card) in hand.iter().enumerate() {
@@ -499,7 +537,9 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Action> {
                     .enumerate()
                     .filter(|&(_, &v)| v == value)
                     .fold(0, |m, (i, _)| m | (1u64 << i));
-                for mask in unions(&starts, &groups) {
+                let sets = unions(&starts.items, &groups.items);
+                complete &= starts.complete && groups.complete && sets.complete;
+                for mask in sets.items {
                     if mask != 0 && (!needs_equal || mask & equal != 0) {
                         out.push(Action::Build {
                             card,
@@ -535,7 +575,9 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Action> {
             }
             let starts = subsets_summing(&tvs, b.value - tv);
             let groups = subsets_summing(&tvs, b.value);
-            for mask in unions(&starts, &groups) {
+            let sets = unions(&starts.items, &groups.items);
+            complete &= starts.complete && groups.complete && sets.complete;
+            for mask in sets.items {
                 out.push(Action::AddToBuild {
                     card,
                     build: b.id,
@@ -549,5 +591,47 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Action> {
             out.push(Action::Trail { card });
         }
     }
-    out
+    Listing {
+        actions: out,
+        complete,
+    }
+}
+
+/// The loose cards (as a mask over `loose`) of the capture with a card worth `cv` that
+/// takes the most of them. Where cards of one value give a choice, the ones that score
+/// (the casinos, aces, spades) are taken first.
+fn largest_capture(state: &State, loose: &[Card], tvs: &[u32], cv: u32) -> u64 {
+    let used = largest_split(tvs, cv).used;
+    let worth = |c: Card| {
+        let s = &state.params.scoring;
+        let points = if c == diamond_10() {
+            s.diamond_10
+        } else if c == spade_2() {
+            s.spade_2
+        } else if c.rank == 1 {
+            s.each_ace
+        } else {
+            0
+        };
+        (points, c.suit == Suit::Spades)
+    };
+    let mut order: Vec<usize> = (0..loose.len()).collect();
+    // Stable: among cards worth the same, table order.
+    order.sort_by_key(|&i| std::cmp::Reverse(loose.get(i).map(|&c| worth(c))));
+    let mut left = used;
+    let mut mask = 0u64;
+    for i in order {
+        let Some(n) = tvs
+            .get(i)
+            .and_then(|&v| usize::try_from(v).ok())
+            .and_then(|v| left.get_mut(v))
+        else {
+            continue;
+        };
+        if *n > 0 && i < 64 {
+            *n -= 1;
+            mask |= 1u64 << i;
+        }
+    }
+    mask
 }

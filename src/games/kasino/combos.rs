@@ -96,75 +96,95 @@ impl Search<'_> {
 /// How many subsets [`subsets_summing`], and how many sets [`unions`], list at most. On a
 /// table of dozens of loose cards (every player trailing, hand after hand) the captures of
 /// one card number in the millions: listing them all took a request minutes and hundreds
-/// of megabytes. Beyond these bounds the legal actions are a sample, each one valid;
-/// `apply` checks a capture or build by its sums, so it accepts any the rules allow,
-/// listed or not. Below them (every table of the brute-force test, and of real play short
-/// of a pathological round) nothing changes.
+/// of megabytes. Beyond these bounds the legal actions are a sample, each one valid, to
+/// which each card's largest capture is added ([`super::largest`]); `apply` checks a
+/// capture or build by its sums, so it accepts any the rules allow, listed or not. Below
+/// them (every table of the brute-force test, and of real play short of a pathological
+/// round) nothing changes.
 pub const MAX_GROUPS: usize = 1024;
 pub const MAX_SETS: usize = 256;
 /// The subsets tried by [`subsets_summing`] before it stops, found or not.
 const MAX_TRIED: usize = 100_000;
 
+/// What a bounded enumeration found, and whether that is everything (`false` when it
+/// stopped at its bound with more left to find).
+#[derive(Debug)]
+pub struct Found<T> {
+    pub items: T,
+    pub complete: bool,
+}
+
 /// Subsets (as masks) of `vals` summing to exactly `target`, every one of them up to
 /// [`MAX_GROUPS`]; `{}` when `target` is 0.
-pub fn subsets_summing(vals: &[u32], target: u32) -> Vec<u64> {
-    let mut out = Vec::new();
+pub fn subsets_summing(vals: &[u32], target: u32) -> Found<Vec<u64>> {
     if vals.len() > 64 {
-        return out;
+        return Found {
+            items: Vec::new(),
+            complete: false,
+        };
     }
-    fn go(
-        vals: &[u32],
-        i: usize,
-        mask: u64,
-        remaining: u32,
-        out: &mut Vec<u64>,
-        tried: &mut usize,
-    ) {
-        *tried += 1;
+    struct Walk<'a> {
+        vals: &'a [u32],
+        out: Vec<u64>,
+        tried: usize,
+        cut: bool,
+    }
+    fn go(w: &mut Walk<'_>, i: usize, mask: u64, remaining: u32) {
+        w.tried += 1;
         if remaining == 0 {
-            out.push(mask);
+            w.out.push(mask);
             return;
         }
-        for j in i..vals.len() {
-            if out.len() >= MAX_GROUPS || *tried >= MAX_TRIED {
+        for j in i..w.vals.len() {
+            if w.out.len() >= MAX_GROUPS || w.tried >= MAX_TRIED {
+                w.cut = true;
                 return;
             }
-            if vals[j] != 0 && vals[j] <= remaining {
-                go(
-                    vals,
-                    j + 1,
-                    mask | (1u64 << j),
-                    remaining - vals[j],
-                    out,
-                    tried,
-                );
+            let v = w.vals[j];
+            if v != 0 && v <= remaining {
+                go(w, j + 1, mask | (1u64 << j), remaining - v);
             }
         }
     }
-    go(vals, 0, 0, target, &mut out, &mut 0);
-    out
+    let mut walk = Walk {
+        vals,
+        out: Vec::new(),
+        tried: 0,
+        cut: false,
+    };
+    go(&mut walk, 0, 0, target);
+    Found {
+        items: walk.out,
+        complete: !walk.cut,
+    }
 }
 
 /// Distinct sets reachable from one of `starts` by adding disjoint `groups`, the starts
 /// included, every one of them up to [`MAX_SETS`]. Each set is produced once however many
 /// ways it splits into groups.
-pub fn unions(starts: &[u64], groups: &[u64]) -> BTreeSet<u64> {
+pub fn unions(starts: &[u64], groups: &[u64]) -> Found<BTreeSet<u64>> {
     let mut seen: BTreeSet<u64> = starts.iter().copied().take(MAX_SETS).collect();
+    let mut complete = starts.len() <= MAX_SETS;
     let mut queue: Vec<u64> = seen.iter().copied().collect();
-    while let Some(mask) = queue.pop() {
+    'all: while let Some(mask) = queue.pop() {
         for &g in groups {
-            if seen.len() >= MAX_SETS {
-                return seen;
-            }
             if g & mask == 0 {
                 let m = g | mask;
-                if seen.insert(m) {
+                if !seen.contains(&m) {
+                    if seen.len() >= MAX_SETS {
+                        complete = false;
+                        break 'all;
+                    }
+                    seen.insert(m);
                     queue.push(m);
                 }
             }
         }
     }
-    seen
+    Found {
+        items: seen,
+        complete,
+    }
 }
 
 /// The indices set in `mask`, ascending.
@@ -193,12 +213,34 @@ mod tests {
         // 1+2+3 | 3+3 and 1+2+3' | 3+3'' cover the same five cards: one set.
         let vals = [1, 2, 3, 3, 3];
         let groups = subsets_summing(&vals, 6);
-        let all = unions(&[0], &groups);
+        assert!(groups.complete);
+        let all = unions(&[0], &groups.items);
+        assert!(all.complete);
+        let all = all.items;
         assert!(all.contains(&0b11111));
         assert_eq!(all.iter().filter(|&&m| m == 0b11111).count(), 1);
         for m in &all {
             let v: Vec<u32> = bits(*m).map(|i| vals[i]).collect();
             assert!(partition(&v, 6).is_some());
         }
+    }
+
+    #[test]
+    fn enumerations_say_when_they_stop_at_their_bound() {
+        // Twenty ones make C(20, 10) subsets of ten: far beyond MAX_GROUPS.
+        let ones = [1u32; 20];
+        let many = subsets_summing(&ones, 10);
+        assert!(!many.complete);
+        assert_eq!(many.items.len(), MAX_GROUPS);
+        let few = subsets_summing(&ones[..4], 2);
+        assert!(few.complete);
+        assert_eq!(few.items.len(), 6);
+        let singles: Vec<u64> = (0..20).map(|i| 1u64 << i).collect();
+        let sets = unions(&[0], &singles);
+        assert!(!sets.complete);
+        assert_eq!(sets.items.len(), MAX_SETS);
+        let sets = unions(&[0], &singles[..5]);
+        assert!(sets.complete);
+        assert_eq!(sets.items.len(), 32);
     }
 }

@@ -7,11 +7,17 @@ mod bot;
 mod combos;
 mod data;
 mod invariants;
+mod largest;
+mod notation;
 mod render;
 mod scoring;
 mod state;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_crowded;
+#[cfg(test)]
+mod tests_notation;
 
 pub use actions::Action;
 pub use data::Params;
@@ -77,6 +83,36 @@ impl Game for Kasino {
 
     fn legal_actions(&self, state: &State, seat: Seat) -> Vec<Action> {
         actions::legal(state, seat)
+    }
+
+    /// On a crowded table the captures and builds are a bounded sample (each card's
+    /// largest capture always among them); `apply` accepts any the rules allow.
+    fn legal_actions_complete(&self) -> bool {
+        false
+    }
+
+    /// The only listed action plays itself when the list is known to be whole: a sample
+    /// is only drawn from thousands of ways, so a forced last card (HR-12) is never one.
+    fn forced_action(&self, state: &State, seat: Seat) -> Option<Action> {
+        let listed = actions::listing(state, seat);
+        if !listed.complete {
+            return None;
+        }
+        crate::engine::only_choice(listed.actions)
+    }
+
+    fn parse_notation(
+        &self,
+        state: &State,
+        seat: Seat,
+        text: &str,
+    ) -> Option<Result<Action, String>> {
+        notation::parse(state, seat, text)
+    }
+
+    /// Only on the seat's own turn, with its own hand in the example.
+    fn notation_help(&self, state: &State, seat: Seat) -> Option<String> {
+        (!state.finished && state.turn == seat).then(|| notation::help(state, seat))
     }
 
     fn apply(&self, state: &State, seat: Seat, action: &Action) -> Result<State, RuleError> {
