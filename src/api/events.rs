@@ -6,8 +6,8 @@ use crate::store::kinds::{AccountId, GameId};
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
-use actix_web::web::Bytes;
 use actix_web::http::StatusCode;
+use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, ResponseError, get, web};
 use serde::Deserialize;
 use serde_json::json;
@@ -16,8 +16,8 @@ use tokio::time::{Instant, timeout_at};
 use utoipa::IntoParams;
 
 use super::auth::{Caller, authenticate, bearer_token};
-use super::stream_limits::{StreamLimits, StreamPermit};
 use super::problem::{ApiError, Problem};
+use super::stream_limits::{StreamLimits, StreamPermit};
 use crate::domain::Domain;
 use crate::domain::shapes::GameResponse;
 use crate::notify::events::{EventHub, GameEvent};
@@ -80,9 +80,13 @@ pub async fn events(
     let Caller(account) = authenticate(domain.clone(), &token).await?;
     let permit = permit(limits, &req)?;
     let recheck = Recheck { domain, token };
-    Ok(sse(hub.subscribe(), Vec::new(), permit, Some(recheck), move |event| {
-        frames(event, account)
-    }))
+    Ok(sse(
+        hub.subscribe(),
+        Vec::new(),
+        permit,
+        Some(recheck),
+        move |event| frames(event, account),
+    ))
 }
 
 /// How often a stream opened with a token checks that the token is still good: a stream
@@ -260,9 +264,13 @@ pub async fn game_events(
         "event: game_changed\ndata: {}\n\n",
         json!({"id": game.id, "version": game.version, "status": game.status, "to_act": game.to_act})
     );
-    Ok(sse(receiver, first.into_bytes(), permit, recheck, move |event| {
-        watch_frames(event, id)
-    }))
+    Ok(sse(
+        receiver,
+        first.into_bytes(),
+        permit,
+        recheck,
+        move |event| watch_frames(event, id),
+    ))
 }
 
 #[cfg(test)]

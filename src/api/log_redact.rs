@@ -136,15 +136,27 @@ mod tests {
                 None,
                 "/api/v1/calendar/[redacted].ics",
             ),
-            ("/api/v1/unsubscribe/ab", None, "/api/v1/unsubscribe/[redacted]"),
-            ("/api/v1/verify-email/ab", None, "/api/v1/verify-email/[redacted]"),
+            (
+                "/api/v1/unsubscribe/ab",
+                None,
+                "/api/v1/unsubscribe/[redacted]",
+            ),
+            (
+                "/api/v1/verify-email/ab",
+                None,
+                "/api/v1/verify-email/[redacted]",
+            ),
             (
                 "/api/v1/games/4/invitations/17",
                 None,
                 "/api/v1/games/4/invitations/17",
             ),
             ("/api/v1/games/4", Some("page=2"), "/api/v1/games/4?page=2"),
-            ("/api/v1/me/calendar/reset", None, "/api/v1/me/calendar/reset"),
+            (
+                "/api/v1/me/calendar/reset",
+                None,
+                "/api/v1/me/calendar/reset",
+            ),
         ];
         for (path, query, want) in cases {
             assert_eq!(redact_target(path, query), want, "{path} {query:?}");

@@ -53,7 +53,10 @@ pub async fn gate(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let gate = req.app_data::<web::Data<WriteGate>>().cloned();
     let Some(gate) = gate.filter(|_| changes_a_game(&req)) else {
-        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_boxed_body);
     };
     let permit = tokio::time::timeout(gate.wait, Arc::clone(&gate.permits).acquire_owned()).await;
     match permit {

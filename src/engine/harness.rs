@@ -738,8 +738,10 @@ pub fn resample_depends_only_on_view<G: Game>(
         let from_other = game.resample_hidden(other, viewer, &mut GameRng::seed_from_u64(seed));
         let (a, b) = (json(&from_state), json(&from_other));
         if a != b {
-            let (a, b) = (flatten(&serde_json::to_value(&from_state).unwrap_or(Value::Null)),
-                flatten(&serde_json::to_value(&from_other).unwrap_or(Value::Null)));
+            let (a, b) = (
+                flatten(&serde_json::to_value(&from_state).unwrap_or(Value::Null)),
+                flatten(&serde_json::to_value(&from_other).unwrap_or(Value::Null)),
+            );
             let differ: Vec<&String> = a
                 .keys()
                 .chain(b.keys())
@@ -962,7 +964,10 @@ mod tests {
     #[test]
     fn a_resample_that_reads_hidden_values_is_caught() {
         let e = run(Fault::PeeksAtHidden).unwrap_err();
-        assert!(e.contains("depends on more than the viewer can know"), "{e}");
+        assert!(
+            e.contains("depends on more than the viewer can know"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -51,7 +51,11 @@ fn an_unconfirmed_account_invites_nobody_and_no_free_text_reaches_a_subject() {
     let mails = app.wait_for_mails("the invitation", |m| m.iter().any(|m| m.to == stranger));
     let mail = mails.iter().find(|m| m.to == stranger).unwrap();
     assert_eq!(mail.subject, "[Turnpost] An invitation to play Kasino");
-    assert!(mail.text.contains("Cheap pills"), "the name is in the body: {}", mail.text);
+    assert!(
+        mail.text.contains("Cheap pills"),
+        "the name is in the body: {}",
+        mail.text
+    );
 }
 
 #[test]
@@ -66,16 +70,30 @@ fn invite_and_leave_cycles_mail_an_address_once() {
         let body: Value = r.json().unwrap();
         if status == 201 {
             let id = body["id"].as_i64().unwrap();
-            let r = app.post(&format!("/api/v1/games/{id}/leave"), Some(&ada.token), &json!({}));
+            let r = app.post(
+                &format!("/api/v1/games/{id}/leave"),
+                Some(&ada.token),
+                &json!({}),
+            );
             assert_eq!(r.status(), 204, "leave");
         } else {
             assert_eq!(status, 429, "{body}");
-            assert!(body["detail"].as_str().unwrap().contains("did not answer"), "{body}");
+            assert!(
+                body["detail"].as_str().unwrap().contains("did not answer"),
+                "{body}"
+            );
         }
         answers.push((status, body["code"].as_str().unwrap_or("").to_string()));
     }
-    assert_eq!(answers.iter().filter(|a| a.0 == 201).count(), 1, "{answers:?}");
-    assert!(answers[1..].iter().all(|a| a.1 == "invitee_not_answering"), "{answers:?}");
+    assert_eq!(
+        answers.iter().filter(|a| a.0 == 201).count(),
+        1,
+        "{answers:?}"
+    );
+    assert!(
+        answers[1..].iter().all(|a| a.1 == "invitee_not_answering"),
+        "{answers:?}"
+    );
     settle(&app);
     assert!(invitation_mails_to(&app, victim) <= 1);
     // Another inviter is not held to Ada's silence, but the address's daily limit holds
@@ -86,12 +104,20 @@ fn invite_and_leave_cycles_mail_an_address_once() {
         .map(|p| {
             let r = create(&app, p, &[victim]);
             let s = r.status().as_u16();
-            (s, r.json::<Value>().unwrap()["code"].as_str().unwrap_or("").to_string())
+            (
+                s,
+                r.json::<Value>().unwrap()["code"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+            )
         })
         .collect();
     assert_eq!(codes.iter().filter(|c| c.0 == 201).count(), 2, "{codes:?}");
     assert!(
-        codes.iter().all(|c| c.0 == 201 || (c.0 == 429 && c.1 == "invitee_invited_enough")),
+        codes
+            .iter()
+            .all(|c| c.0 == 201 || (c.0 == 429 && c.1 == "invitee_invited_enough")),
         "{codes:?}"
     );
 }
@@ -102,18 +128,27 @@ fn an_account_sends_at_most_twenty_invitations_a_day() {
     let ada = app.player("Ada");
     let mut sent = 0;
     for game in 0..6 {
-        let addresses: Vec<String> = (0..3).map(|i| format!("friend{game}{i}@example.org")).collect();
+        let addresses: Vec<String> = (0..3)
+            .map(|i| format!("friend{game}{i}@example.org"))
+            .collect();
         let refs: Vec<&str> = addresses.iter().map(String::as_str).collect();
         assert_eq!(create(&app, &ada, &refs).status(), 201);
         sent += 3;
     }
     assert_eq!(sent, 18);
-    let r = create(&app, &ada, &["a@example.org", "b@example.org", "c@example.org"]);
+    let r = create(
+        &app,
+        &ada,
+        &["a@example.org", "b@example.org", "c@example.org"],
+    );
     assert!(r.headers().contains_key("retry-after"));
     let (s, v) = assert_problem(r, "21 invitations");
     assert_eq!((s, v["code"].as_str()), (429, Some("too_many_invitations")));
     // Two more fit.
-    assert_eq!(create(&app, &ada, &["a@example.org", "b@example.org"]).status(), 201);
+    assert_eq!(
+        create(&app, &ada, &["a@example.org", "b@example.org"]).status(),
+        201
+    );
 }
 
 #[test]
@@ -138,9 +173,15 @@ fn twenty_invitations_of_one_address_at_once_stay_within_its_limit() {
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    assert_eq!(answers.iter().filter(|a| a.0 == 201).count(), 3, "{answers:?}");
+    assert_eq!(
+        answers.iter().filter(|a| a.0 == 201).count(),
+        3,
+        "{answers:?}"
+    );
     assert!(
-        answers.iter().all(|a| a.0 == 201 || (a.0 == 429 && a.1 == "invitee_invited_enough")),
+        answers
+            .iter()
+            .all(|a| a.0 == 201 || (a.0 == 429 && a.1 == "invitee_invited_enough")),
         "{answers:?}"
     );
     app.wait_for_mails("three invitations", |m| {
@@ -195,11 +236,17 @@ fn a_flood_of_streams_is_refused_before_the_server_runs_out_of_descriptors() {
     let port = free_port();
     let mut server = Command::new("bash")
         .arg("-c")
-        .arg(format!("ulimit -n 600 && exec {} serve", env!("CARGO_BIN_EXE_turnpost")))
+        .arg(format!(
+            "ulimit -n 600 && exec {} serve",
+            env!("CARGO_BIN_EXE_turnpost")
+        ))
         .env("DATABASE_URL", &app.database_url)
         .env("TURNPOST_BIND", format!("127.0.0.1:{port}"))
         .env("TURNPOST_JWT_SECRET", "x".repeat(40))
-        .env("TURNPOST_VAR_DIR", app.settings.var_dir.display().to_string())
+        .env(
+            "TURNPOST_VAR_DIR",
+            app.settings.var_dir.display().to_string(),
+        )
         .env("TURNPOST_MAX_EVENT_STREAMS_PER_ADDRESS", "100000")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
@@ -213,7 +260,10 @@ fn a_flood_of_streams_is_refused_before_the_server_runs_out_of_descriptors() {
         .unwrap();
     let start = Instant::now();
     while client.get(format!("{base}/healthz")).send().is_err() {
-        assert!(start.elapsed() < Duration::from_secs(60), "the server did not come up");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the server did not come up"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let mut open = Vec::new();
@@ -238,9 +288,21 @@ fn a_flood_of_streams_is_refused_before_the_server_runs_out_of_descriptors() {
         }
     }
     assert_eq!(open.len(), 88, "600 descriptors less the reserve of 512");
-    assert!(refused.iter().all(|r| *r == (503, "streams_full".to_string())), "{refused:?}");
+    assert!(
+        refused
+            .iter()
+            .all(|r| *r == (503, "streams_full".to_string())),
+        "{refused:?}"
+    );
     // With every stream place taken, the server still does all the rest.
-    assert_eq!(client.get(format!("{base}/healthz")).send().unwrap().status(), 200);
+    assert_eq!(
+        client
+            .get(format!("{base}/healthz"))
+            .send()
+            .unwrap()
+            .status(),
+        200
+    );
     let r = client
         .post(format!("{base}/api/v1/auth/token"))
         .json(&json!({"email": ada.email, "password": "correct horse battery"}))
@@ -248,7 +310,10 @@ fn a_flood_of_streams_is_refused_before_the_server_runs_out_of_descriptors() {
         .unwrap();
     assert_eq!(r.status(), 200);
     // This server signs its own tokens.
-    let token = r.json::<Value>().unwrap()["access_token"].as_str().unwrap().to_string();
+    let token = r.json::<Value>().unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let r = client
         .get(format!("{base}/api/v1/games/{id}"))
         .bearer_auth(&token)
@@ -259,11 +324,17 @@ fn a_flood_of_streams_is_refused_before_the_server_runs_out_of_descriptors() {
     open.truncate(80);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let r = client.get(format!("{base}/api/v1/games/{id}/events")).send().unwrap();
+        let r = client
+            .get(format!("{base}/api/v1/games/{id}/events"))
+            .send()
+            .unwrap();
         if r.status() == 200 {
             break;
         }
-        assert!(Instant::now() < deadline, "closed streams never gave their places back");
+        assert!(
+            Instant::now() < deadline,
+            "closed streams never gave their places back"
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
     let _ = server.kill();
@@ -282,7 +353,10 @@ fn one_address_holds_a_bounded_number_of_streams() {
         .unwrap();
     let mut open = Vec::new();
     for _ in 0..5 {
-        let r = client.get(app.url(&format!("/api/v1/games/{id}/events"))).send().unwrap();
+        let r = client
+            .get(app.url(&format!("/api/v1/games/{id}/events")))
+            .send()
+            .unwrap();
         assert_eq!(r.status(), 200);
         open.push(r);
     }
@@ -326,9 +400,17 @@ fn requests_waiting_on_a_held_game_leave_connections_for_everyone_else() {
         let nudges: Vec<_> = (0..15)
             .map(|_| {
                 let app = &app;
-                let token = if rand::random::<bool>() { &ada.token } else { &bo.token };
+                let token = if rand::random::<bool>() {
+                    &ada.token
+                } else {
+                    &bo.token
+                };
                 s.spawn(move || {
-                    let r = app.post(&format!("/api/v1/games/{id}/nudge"), Some(token), &json!({}));
+                    let r = app.post(
+                        &format!("/api/v1/games/{id}/nudge"),
+                        Some(token),
+                        &json!({}),
+                    );
                     let status = r.status().as_u16();
                     let v: Value = r.json().unwrap_or(Value::Null);
                     (status, v["code"].as_str().unwrap_or("").to_string())
@@ -344,7 +426,12 @@ fn requests_waiting_on_a_held_game_leave_connections_for_everyone_else() {
                 &json!({"email": cy.email, "password": "correct horse battery"}),
             );
             others.push(("login", login.status().as_u16()));
-            others.push(("read", app.get(&format!("/api/v1/games/{other}"), Some(&cy.token)).status().as_u16()));
+            others.push((
+                "read",
+                app.get(&format!("/api/v1/games/{other}"), Some(&cy.token))
+                    .status()
+                    .as_u16(),
+            ));
             others.push(("readyz", app.get("/readyz", None).status().as_u16()));
             std::thread::sleep(Duration::from_millis(300));
         }
@@ -353,18 +440,27 @@ fn requests_waiting_on_a_held_game_leave_connections_for_everyone_else() {
     });
     let _ = holder.wait();
     assert!(others.len() >= 20, "{others:?}");
-    assert!(others.iter().all(|o| o.1 == 200), "others were refused: {others:?}");
+    assert!(
+        others.iter().all(|o| o.1 == 200),
+        "others were refused: {others:?}"
+    );
     // Each nudge is answered: waited out (resource_busy), refused for the usual reasons
     // (not the other's turn, too soon), queued, or told the server is busy.
     assert!(
-        nudges.iter().all(|n| n.0 < 500 || (n.0 == 503 && n.1 == "busy")),
+        nudges
+            .iter()
+            .all(|n| n.0 < 500 || (n.0 == 503 && n.1 == "busy")),
         "{nudges:?}"
     );
     assert!(nudges.iter().any(|n| n.1 == "resource_busy"), "{nudges:?}");
     // Once the row is free, the game is played on.
     let g = app.game(id, &ada);
     let seat = g["to_act"][0].as_i64().unwrap();
-    let mover = if seat == g["your_seat"].as_i64().unwrap() { &ada } else { &bo };
+    let mover = if seat == g["your_seat"].as_i64().unwrap() {
+        &ada
+    } else {
+        &bo
+    };
     let g = app.game(id, mover);
     let r = app.post(
         &format!("/api/v1/games/{id}/actions"),

@@ -59,7 +59,11 @@ fn assert_started_once(app: &TestApp, id: i64, p: &Player, players: usize) {
     let mut distinct = seated.clone();
     distinct.sort_unstable();
     distinct.dedup();
-    assert_eq!(distinct.len(), players, "an account seated twice: {seated:?}");
+    assert_eq!(
+        distinct.len(),
+        players,
+        "an account seated twice: {seated:?}"
+    );
     let log = app.log(id, p);
     assert_eq!(log.len() as i64, g["version"].as_i64().unwrap(), "{log:?}");
 }
@@ -113,8 +117,10 @@ fn twenty_joins_at_once_seat_each_account_once_and_start_the_game_once() {
 
 /// The token of the invitation emailed to `address`.
 fn invitation_token(app: &TestApp, address: &str) -> String {
-    let invitation =
-        |m: &&Mail| m.to.eq_ignore_ascii_case(address) && m.subject.starts_with("[Turnpost] An invitation to play");
+    let invitation = |m: &&Mail| {
+        m.to.eq_ignore_ascii_case(address)
+            && m.subject.starts_with("[Turnpost] An invitation to play")
+    };
     let mails = app.wait_for_mails(&format!("invitation to {address}"), |m| {
         m.iter().any(|m| invitation(&m))
     });
@@ -140,7 +146,9 @@ fn acceptances_and_joins_at_once_fill_each_seat_once_and_start_once() {
     let ada = app.player("Ada");
     let signed_in: Vec<Player> = (0..20).map(|i| app.player(&format!("S{i}"))).collect();
     for round in 0..3 {
-        let invited: Vec<String> = (0..3).map(|i| fresh_address(&format!("i{round}{i}"))).collect();
+        let invited: Vec<String> = (0..3)
+            .map(|i| fresh_address(&format!("i{round}{i}")))
+            .collect();
         let id = created(
             &app,
             &ada,
@@ -161,12 +169,16 @@ fn acceptances_and_joins_at_once_fill_each_seat_once_and_start_once() {
             })
             .collect();
         let answers = at_once(&app, requests);
-        assert!(answers.iter().all(|a| a.0 < 500), "round {round}: {answers:?}");
+        assert!(
+            answers.iter().all(|a| a.0 < 500),
+            "round {round}: {answers:?}"
+        );
         let ok = answers.iter().filter(|a| a.0 == 200).count();
         assert_eq!(ok, 3, "round {round}: {answers:?}");
         assert!(
             answers.iter().all(|a| a.0 == 200
-                || ["invitation_closed", "game_not_open", "seats_reserved"].contains(&a.1.as_str())),
+                || ["invitation_closed", "game_not_open", "seats_reserved"]
+                    .contains(&a.1.as_str())),
             "round {round}: {answers:?}"
         );
         assert_started_once(&app, id, &ada, 4);
@@ -183,17 +195,45 @@ fn an_outsider_cannot_tell_a_private_game_from_a_missing_one() {
         &ada,
         json!({"game_type": "kasino", "players": 2, "private": true, "invite": [bo.email]}),
     );
-    let r = app.post(&format!("/api/v1/games/{id}/join"), Some(&bo.token), &json!({}));
+    let r = app.post(
+        &format!("/api/v1/games/{id}/join"),
+        Some(&bo.token),
+        &json!({}),
+    );
     assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
-    for path in ["rematch", "resume", "takeback", "takeback/accept", "takeback/decline"] {
+    for path in [
+        "rematch",
+        "resume",
+        "takeback",
+        "takeback/accept",
+        "takeback/decline",
+    ] {
         let mut seen = Vec::new();
         for game in [id, 987_654_321] {
-            let r = app.post(&format!("/api/v1/games/{game}/{path}"), Some(&eve.token), &json!({}));
+            let r = app.post(
+                &format!("/api/v1/games/{game}/{path}"),
+                Some(&eve.token),
+                &json!({}),
+            );
             let (s, v) = assert_problem(r, path);
-            seen.push((s, v["code"].clone(), v["detail"].as_str().unwrap().replace(&game.to_string(), "N")));
+            seen.push((
+                s,
+                v["code"].clone(),
+                v["detail"]
+                    .as_str()
+                    .unwrap()
+                    .replace(&game.to_string(), "N"),
+            ));
         }
-        assert_eq!(seen[0], seen[1], "{path}: a private game answers as a missing one");
-        assert_eq!((seen[0].0, seen[0].1.as_str()), (404, Some("game_not_found")), "{path}");
+        assert_eq!(
+            seen[0], seen[1],
+            "{path}: a private game answers as a missing one"
+        );
+        assert_eq!(
+            (seen[0].0, seen[0].1.as_str()),
+            (404, Some("game_not_found")),
+            "{path}"
+        );
     }
 }
 
@@ -208,8 +248,12 @@ fn ratings_list_a_private_game_only_to_its_players() {
         json!({"game_type": "kasino", "players": 2, "private": true, "invite": [bo.email]}),
     );
     assert_eq!(
-        app.post(&format!("/api/v1/games/{id}/join"), Some(&bo.token), &json!({}))
-            .status(),
+        app.post(
+            &format!("/api/v1/games/{id}/join"),
+            Some(&bo.token),
+            &json!({})
+        )
+        .status(),
         200
     );
     play_random(&app, id, &[&ada, &bo], 7, 5_000);
@@ -217,7 +261,10 @@ fn ratings_list_a_private_game_only_to_its_players() {
         let r = app.get(&format!("/api/v1/accounts/{}/ratings", ada.id), token);
         assert_eq!(r.status(), 200);
         let v: Value = r.json().unwrap();
-        assert_eq!(v["total"].as_u64().unwrap() as usize, v["history"].as_array().unwrap().len());
+        assert_eq!(
+            v["total"].as_u64().unwrap() as usize,
+            v["history"].as_array().unwrap().len()
+        );
         v["history"]
             .as_array()
             .unwrap()
@@ -253,16 +300,34 @@ fn an_unconfirmed_sign_up_with_an_invitees_address_gets_neither_the_seat_nor_the
         None,
         &json!({"email": address, "password": "a long enough password"}),
     );
-    let mallory = r.json::<Value>().unwrap()["access_token"].as_str().unwrap().to_string();
-    let r = app.post(&format!("/api/v1/games/{id}/join"), Some(&mallory), &json!({}));
+    let mallory = r.json::<Value>().unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = app.post(
+        &format!("/api/v1/games/{id}/join"),
+        Some(&mallory),
+        &json!({}),
+    );
     let (s, v) = assert_problem(r, "unconfirmed join");
     assert_eq!((s, v["code"].as_str()), (404, Some("game_not_found")));
-    assert_eq!(app.get(&format!("/api/v1/games/{id}"), Some(&mallory)).status(), 404);
+    assert_eq!(
+        app.get(&format!("/api/v1/games/{id}"), Some(&mallory))
+            .status(),
+        404
+    );
     // The link alone does not hand the seat to Mallory's account either.
     let link = invitation_token(&app, &address);
-    let page = app.get(&format!("/api/v1/invitations/{link}"), None).text().unwrap();
+    let page = app
+        .get(&format!("/api/v1/invitations/{link}"), None)
+        .text()
+        .unwrap();
     assert!(!page.contains("Accept and play as Mallory"), "{page}");
-    let r = app.post(&format!("/api/v1/invitations/{link}/accept"), None, &json!({}));
+    let r = app.post(
+        &format!("/api/v1/invitations/{link}/accept"),
+        None,
+        &json!({}),
+    );
     let (s, v) = assert_problem(r, "link without sign-in");
     assert_eq!((s, v["code"].as_str()), (409, Some("sign_in_required")));
     // The real invitee, signed in under another address, still has the seat.
@@ -292,8 +357,15 @@ fn an_unconfirmed_sign_up_with_an_invitees_address_gets_neither_the_seat_nor_the
         None,
         &json!({"email": address, "password": "a long enough password"}),
     );
-    let mallory = r.json::<Value>().unwrap()["access_token"].as_str().unwrap().to_string();
-    let r = app.post(&format!("/api/v1/games/{id}/join"), Some(&mallory), &json!({}));
+    let mallory = r.json::<Value>().unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = app.post(
+        &format!("/api/v1/games/{id}/join"),
+        Some(&mallory),
+        &json!({}),
+    );
     let (s, v) = assert_problem(r, "unconfirmed join of a public game");
     assert_eq!((s, v["code"].as_str()), (409, Some("seats_reserved")));
 }
@@ -302,9 +374,17 @@ fn an_unconfirmed_sign_up_with_an_invitees_address_gets_neither_the_seat_nor_the
 fn a_rematch_against_the_computer_is_played_by_the_computer() {
     let app = spawn_app();
     let ada = app.player("Ada");
-    let id = created(&app, &ada, json!({"game_type": "kasino", "players": 2, "bots": 1}));
+    let id = created(
+        &app,
+        &ada,
+        json!({"game_type": "kasino", "players": 2, "bots": 1}),
+    );
     play_random(&app, id, &[&ada, &ada], 3, 5_000);
-    let r = app.post(&format!("/api/v1/games/{id}/rematch"), Some(&ada.token), &json!({}));
+    let r = app.post(
+        &format!("/api/v1/games/{id}/rematch"),
+        Some(&ada.token),
+        &json!({}),
+    );
     assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
     let new = r.json::<Value>().unwrap()["id"].as_i64().unwrap();
     // Rotated: the computer has the first seat now. Whenever the game waits for it, it
@@ -325,7 +405,10 @@ fn a_rematch_against_the_computer_is_played_by_the_computer() {
             mine += 1;
             continue;
         }
-        assert!(start.elapsed() < Duration::from_secs(60), "the computer never moved: {g}");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the computer never moved: {g}"
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
     let log = app.log(new, &ada);
@@ -369,10 +452,16 @@ fn streams_end_within_seconds_once_their_token_is_revoked() {
         .send()
         .unwrap();
     assert_eq!(game.status(), 200);
-    let (mine, game) = (read_to_end_in_background(mine), read_to_end_in_background(game));
+    let (mine, game) = (
+        read_to_end_in_background(mine),
+        read_to_end_in_background(game),
+    );
     // Bo's streams are not Ada's business: they go on.
     let bos = client
-        .get(app.url(&format!("/api/v1/games/{id}/events?access_token={}", bo.token)))
+        .get(app.url(&format!(
+            "/api/v1/games/{id}/events?access_token={}",
+            bo.token
+        )))
         .send()
         .unwrap();
     let bos = read_to_end_in_background(bos);
@@ -390,10 +479,19 @@ fn streams_end_within_seconds_once_their_token_is_revoked() {
         let text = rx
             .recv_timeout(Duration::from_secs(30))
             .unwrap_or_else(|_| panic!("{what} still open 30 s after the password change"));
-        assert!(text.ends_with("event: unauthorized\ndata: {\"code\": \"token_revoked\"}\n\n"), "{what}: {text}");
+        assert!(
+            text.ends_with("event: unauthorized\ndata: {\"code\": \"token_revoked\"}\n\n"),
+            "{what}: {text}"
+        );
     }
-    eprintln!("streams closed {:?} after the password change", changed.elapsed());
-    assert!(bos.recv_timeout(Duration::from_secs(8)).is_err(), "Bo's stream ended too");
+    eprintln!(
+        "streams closed {:?} after the password change",
+        changed.elapsed()
+    );
+    assert!(
+        bos.recv_timeout(Duration::from_secs(8)).is_err(),
+        "Bo's stream ended too"
+    );
 }
 
 #[test]
@@ -406,7 +504,10 @@ fn a_token_in_a_query_or_a_link_path_never_reaches_the_log() {
         &[
             ("DATABASE_URL", app.database_url.clone()),
             ("TURNPOST_JWT_SECRET", "x".repeat(40)),
-            ("TURNPOST_VAR_DIR", app.settings.var_dir.display().to_string()),
+            (
+                "TURNPOST_VAR_DIR",
+                app.settings.var_dir.display().to_string(),
+            ),
             ("RUST_LOG", "info".into()),
         ],
         port,
@@ -426,7 +527,10 @@ fn a_token_in_a_query_or_a_link_path_never_reaches_the_log() {
         .json(&json!({"email": "logged@example.org", "password": "correct horse battery"}))
         .send()
         .unwrap();
-    let token = r.json::<Value>().unwrap()["access_token"].as_str().unwrap().to_string();
+    let token = r.json::<Value>().unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
     // Requests that fail, with the token in the query (as a browser's EventSource sends it)
     // and secrets in link paths.
     for path in [
@@ -436,13 +540,20 @@ fn a_token_in_a_query_or_a_link_path_never_reaches_the_log() {
         format!("/invitations/{}", "ab".repeat(32)),
         format!("/calendar/{}.ics", "cd".repeat(32)),
     ] {
-        let r = client.get(format!("{base}{path}")).bearer_auth(&token).send().unwrap();
+        let r = client
+            .get(format!("{base}{path}"))
+            .bearer_auth(&token)
+            .send()
+            .unwrap();
         assert!(r.status().is_client_error(), "{path}: {}", r.status());
     }
     let _ = server.kill();
     let _ = server.wait();
     let text = std::fs::read_to_string(&log).unwrap();
-    assert!(text.contains("[redacted]"), "the failed requests are logged: {text}");
+    assert!(
+        text.contains("[redacted]"),
+        "the failed requests are logged: {text}"
+    );
     for secret in [token.as_str(), &"ab".repeat(32), &"cd".repeat(32)] {
         assert!(!text.contains(secret), "a secret in the log:\n{text}");
     }

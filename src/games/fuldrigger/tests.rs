@@ -1719,10 +1719,20 @@ fn every_single_choice_outside_the_offer_phases_plays_itself() {
     let game = g();
     let (mut decisions, mut forced) = (0usize, 0usize);
     for seed in 0..12u64 {
-        let p = crate::engine::harness::random_playout(&game, &Options::default(), 2 + (seed as usize % 3), seed, 4_000)
-            .expect("playout");
+        let p = crate::engine::harness::random_playout(
+            &game,
+            &Options::default(),
+            2 + (seed as usize % 3),
+            seed,
+            4_000,
+        )
+        .expect("playout");
         let mut st = game
-            .setup(&Options::default(), 2 + (seed as usize % 3), GameRng::seed_from_u64(seed))
+            .setup(
+                &Options::default(),
+                2 + (seed as usize % 3),
+                GameRng::seed_from_u64(seed),
+            )
             .unwrap();
         for (seat, a) in &p.log {
             if let Status::Active { to_act } = game.status(&st) {

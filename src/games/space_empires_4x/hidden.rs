@@ -63,6 +63,9 @@ pub fn resample(state: &State, d: Option<&Data>, viewer: Viewer, rng: &mut GameR
             })
             .collect();
         let mut ms: Vec<Marker> = idx.iter().map(|i| s.cells[*i].marker).collect();
+        // Sorted first, so the world drawn depends only on which markers are unknown, not
+        // on where they really lie (the contract's resample check, issue 28).
+        ms.sort_unstable();
         rng.shuffle(&mut ms);
         for (i, m) in idx.into_iter().zip(ms) {
             s.cells[i].marker = m;
@@ -77,6 +80,7 @@ pub fn resample(state: &State, d: Option<&Data>, viewer: Viewer, rng: &mut GameR
         }
     }
     for st in s.home_stock.iter_mut() {
+        st.sort_unstable();
         rng.shuffle(st);
     }
 

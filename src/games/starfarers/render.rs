@@ -681,6 +681,9 @@ pub fn resample(d: &Data, s: &State, viewer: Viewer, rng: &mut GameRng) -> State
         .filter(|&i| unseen(i) && !s.planets[i].from_reserve)
         .collect();
     let mut chips: Vec<Chip> = outer.iter().filter_map(|&i| s.planets[i].chip).collect();
+    // Sorted before each shuffle, so the world drawn depends only on what is unknown, not
+    // on where it really lies (the contract's resample check, issue 28).
+    chips.sort_unstable();
     rng.shuffle(&mut chips);
     for (&i, c) in outer.iter().zip(chips) {
         t.planets[i].chip = Some(c);
@@ -690,6 +693,7 @@ pub fn resample(d: &Data, s: &State, viewer: Viewer, rng: &mut GameRng) -> State
         .collect();
     let mut pool: Vec<Chip> = born.iter().filter_map(|&i| s.planets[i].chip).collect();
     pool.extend(s.reserve.iter().copied());
+    pool.sort_unstable();
     rng.shuffle(&mut pool);
     let mut it = pool.into_iter();
     for &i in &born {
@@ -699,6 +703,7 @@ pub fn resample(d: &Data, s: &State, viewer: Viewer, rng: &mut GameRng) -> State
     // The unknown part of the encounter deck.
     let unknown = t.deck.len().saturating_sub(t.deck_known_bottom);
     if let Some(part) = t.deck.get_mut(..unknown) {
+        part.sort_unstable();
         rng.shuffle(part);
     }
     // A third party does not know the offer's terms: any cards the offerer now holds

@@ -18,7 +18,11 @@ fn resample_pinning_the_real_hand(st: &State, viewer: Viewer, rng: &mut GameRng)
     if let Some(m) = me {
         let mine = |r: &&StealRecord| r.age == st.age && r.victim == m && r.thief != m;
         for r in st.steals.iter().filter(mine) {
-            let held = st.players[r.thief].hand.iter().filter(|&&c| c == r.card).count();
+            let held = st.players[r.thief]
+                .hand
+                .iter()
+                .filter(|&&c| c == r.card)
+                .count();
             let pin = &mut pinned[r.thief];
             if pin.iter().filter(|&&c| c == r.card).count() < held {
                 pin.push(r.card);
@@ -103,11 +107,13 @@ impl Game for PinsRealHand {
 #[test]
 fn the_contract_catches_a_resample_that_reads_the_thiefs_real_hand() {
     let cfg = PlayoutConfig::default();
-    let caught = (1..=10u64).find_map(|seed| {
-        check_playout(&PinsRealHand, &Options::default(), 3, seed, &cfg).err()
-    });
+    let caught = (1..=10u64)
+        .find_map(|seed| check_playout(&PinsRealHand, &Options::default(), 3, seed, &cfg).err());
     let e = caught.expect("the planted resample is caught in one of ten playouts");
-    assert!(e.contains("depends on more than the viewer can know"), "{e}");
+    assert!(
+        e.contains("depends on more than the viewer can know"),
+        "{e}"
+    );
     // Today's resample passes the same playouts (the contract tests run many more).
     for seed in 1..=3u64 {
         let today = check_playout(&Sp4x, &Options::default(), 3, seed, &cfg);
@@ -150,10 +156,18 @@ fn the_victims_worlds_do_not_follow_the_thiefs_real_hand() {
         .iter()
         .find(|&&c| c != rec.card)
         .unwrap();
-    let at = moved.players[rec.thief].hand.iter().position(|&c| c == rec.card).unwrap();
+    let at = moved.players[rec.thief]
+        .hand
+        .iter()
+        .position(|&c| c == rec.card)
+        .unwrap();
     moved.players[rec.thief].hand[at] = swap;
     moved.players[rec.thief].hand.sort_unstable();
-    let at = moved.players[third].hand.iter().position(|&c| c == swap).unwrap();
+    let at = moved.players[third]
+        .hand
+        .iter()
+        .position(|&c| c == swap)
+        .unwrap();
     moved.players[third].hand[at] = rec.card;
     moved.players[third].hand.sort_unstable();
     let view = |s: &State| serde_json::to_string(&Sp4x.view(s, Viewer::Seat(rec.victim))).unwrap();
