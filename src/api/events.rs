@@ -78,7 +78,7 @@ pub async fn events(
         ));
     };
     let Caller(account) = authenticate(domain.clone(), &token).await?;
-    let permit = permit(limits, &req)?;
+    let permit = permit(limits, &req).map_err(|e| *e)?;
     let recheck = Recheck { domain, token };
     Ok(sse(
         hub.subscribe(),
@@ -101,7 +101,10 @@ struct Recheck {
 }
 
 /// A place among the node's streams for the client of `req`.
-fn permit(limits: web::Data<StreamLimits>, req: &HttpRequest) -> Result<StreamPermit, ApiError> {
+fn permit(
+    limits: web::Data<StreamLimits>,
+    req: &HttpRequest,
+) -> Result<StreamPermit, Box<ApiError>> {
     let address = req
         .peer_addr()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
@@ -256,7 +259,7 @@ pub async fn game_events(
         domain: domain.clone(),
         token,
     });
-    let permit = permit(limits, &req)?;
+    let permit = permit(limits, &req).map_err(|e| *e)?;
     // Subscribed before reading, so that no change falls between the two.
     let receiver = hub.subscribe();
     let game: GameResponse = web::block(move || domain.get_game(viewer, id)).await??;

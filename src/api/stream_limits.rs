@@ -76,7 +76,7 @@ impl StreamLimits {
     }
 
     /// A place for one more stream from `address`, or the problem to answer.
-    pub fn acquire(self: &Arc<Self>, address: IpAddr) -> Result<StreamPermit, ApiError> {
+    pub fn acquire(self: &Arc<Self>, address: IpAddr) -> Result<StreamPermit, Box<ApiError>> {
         let mut c = self.counts.lock().unwrap_or_else(|p| p.into_inner());
         let mine = c.by_address.get(&address).copied().unwrap_or(0);
         if mine >= self.max_per_address {
@@ -88,7 +88,7 @@ impl StreamLimits {
                 ),
             );
             e.retry_after = Some(RETRY_AFTER_SECS);
-            return Err(e);
+            return Err(Box::new(e));
         }
         if c.total >= self.max_total {
             let mut e = ApiError::new(
@@ -97,7 +97,7 @@ impl StreamLimits {
                 "this server holds as many event streams as it can: poll the game instead, or retry later",
             );
             e.retry_after = Some(RETRY_AFTER_SECS);
-            return Err(e);
+            return Err(Box::new(e));
         }
         c.total += 1;
         *c.by_address.entry(address).or_insert(0) += 1;

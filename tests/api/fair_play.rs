@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::hardening::{free_port, serve};
-use crate::helpers::{Mail, Player, TestApp, assert_problem, play_random, spawn_app};
+use crate::helpers::{Player, TestApp, assert_problem, invitation_token, play_random, spawn_app};
 
 fn created(app: &TestApp, p: &Player, body: Value) -> i64 {
     let r = app.post("/api/v1/games", Some(&p.token), &body);
@@ -113,24 +113,6 @@ fn twenty_joins_at_once_seat_each_account_once_and_start_the_game_once() {
         );
         assert_started_once(&app, id, &ada, 4);
     }
-}
-
-/// The token of the invitation emailed to `address`.
-fn invitation_token(app: &TestApp, address: &str) -> String {
-    let invitation = |m: &&Mail| {
-        m.to.eq_ignore_ascii_case(address)
-            && m.subject.starts_with("[Turnpost] An invitation to play")
-    };
-    let mails = app.wait_for_mails(&format!("invitation to {address}"), |m| {
-        m.iter().any(|m| invitation(&m))
-    });
-    let mail = mails.iter().find(invitation).unwrap();
-    let marker = "http://turnpost.test/api/v1/invitations/";
-    let at = mail.text.find(marker).expect("a link") + marker.len();
-    mail.text[at..]
-        .chars()
-        .take_while(char::is_ascii_hexdigit)
-        .collect()
 }
 
 fn fresh_address(name: &str) -> String {
@@ -278,17 +260,8 @@ fn ratings_list_a_private_game_only_to_its_players() {
     assert!(history(Some(&eve.token)).is_empty(), "an outsider");
 }
 
-#[test]
-fn an_unconfirmed_sign_up_with_an_invitees_address_gets_neither_the_seat_nor_the_game() {
-    let app = spawn_app();
-    let (ada, friend) = (app.player("Ada"), app.player("Friend"));
-    let address = fresh_address("invitee");
-    let id = created(
-        &app,
-        &ada,
-        json!({"game_type": "kasino", "players": 2, "private": true, "invite": [address]}),
-    );
-    // Mallory signs up with the invitee's address, which she cannot confirm.
+/// A token of Mallory's new account under `address`, which she cannot confirm.
+fn unconfirmed_account(app: &TestApp, address: &str) -> String {
     let r = app.post(
         "/api/v1/accounts",
         None,
@@ -300,10 +273,24 @@ fn an_unconfirmed_sign_up_with_an_invitees_address_gets_neither_the_seat_nor_the
         None,
         &json!({"email": address, "password": "a long enough password"}),
     );
-    let mallory = r.json::<Value>().unwrap()["access_token"]
+    r.json::<Value>().unwrap()["access_token"]
         .as_str()
         .unwrap()
-        .to_string();
+        .to_string()
+}
+
+#[test]
+fn an_unconfirmed_sign_up_with_an_invitees_address_gets_neither_the_seat_nor_the_game() {
+    let app = spawn_app();
+    let (ada, friend) = (app.player("Ada"), app.player("Friend"));
+    let address = fresh_address("invitee");
+    let id = created(
+        &app,
+        &ada,
+        json!({"game_type": "kasino", "players": 2, "private": true, "invite": [address]}),
+    );
+    // Mallory signs up with the invitee's address, which she cannot confirm.
+    let mallory = unconfirmed_account(&app, &address);
     let r = app.post(
         &format!("/api/v1/games/{id}/join"),
         Some(&mallory),
@@ -347,20 +334,7 @@ fn an_unconfirmed_sign_up_with_an_invitees_address_gets_neither_the_seat_nor_the
         &ada,
         json!({"game_type": "kasino", "players": 2, "invite": [address]}),
     );
-    app.post(
-        "/api/v1/accounts",
-        None,
-        &json!({"email": address, "name": "Mallory", "password": "a long enough password"}),
-    );
-    let r = app.post(
-        "/api/v1/auth/token",
-        None,
-        &json!({"email": address, "password": "a long enough password"}),
-    );
-    let mallory = r.json::<Value>().unwrap()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let mallory = unconfirmed_account(&app, &address);
     let r = app.post(
         &format!("/api/v1/games/{id}/join"),
         Some(&mallory),

@@ -5,7 +5,7 @@
 use reqwest::blocking::Response;
 use serde_json::{Value, json};
 
-use crate::helpers::{Mail, Player, TestApp, assert_problem, spawn_app};
+use crate::helpers::{Player, TestApp, assert_problem, invitation_token, spawn_app};
 
 fn create(app: &TestApp, p: &Player, body: Value) -> Response {
     app.post("/api/v1/games", Some(&p.token), &body)
@@ -22,29 +22,6 @@ fn fresh_address(name: &str) -> String {
         "{name}-{}@example.org",
         hex::encode(rand::random::<[u8; 4]>())
     )
-}
-
-/// The token of the invitation emailed to `address` (waits for the email).
-fn invitation_token(app: &TestApp, address: &str) -> String {
-    let invitation = |m: &&Mail| {
-        m.to.eq_ignore_ascii_case(address)
-            && m.subject.starts_with("[Turnpost] An invitation to play")
-    };
-    let mails = app.wait_for_mails(&format!("invitation to {address}"), |m| {
-        m.iter().any(|m| invitation(&m))
-    });
-    let mail = mails.iter().find(invitation).unwrap();
-    // The inviter's name is free text: never in the subject (issue 29).
-    assert!(!mail.subject.contains("Ada"), "{}", mail.subject);
-    let marker = "http://turnpost.test/api/v1/invitations/";
-    let at = mail.text.find(marker).expect("a link in the email") + marker.len();
-    let token: String = mail.text[at..]
-        .chars()
-        .take_while(char::is_ascii_hexdigit)
-        .collect();
-    assert_eq!(token.len(), 64, "{}", mail.text);
-    assert!(mail.html.contains(&token), "the HTML part has the link too");
-    token
 }
 
 fn lobby_ids(app: &TestApp, p: &Player) -> Vec<i64> {
