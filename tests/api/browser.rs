@@ -475,9 +475,13 @@ fn advance(app: &TestApp, id: i64, players: &[&Player], n: usize) {
 /// The game types with a move editor (`src/web/editors/`), and action kinds each one
 /// composes: its page is checked at a point where one of them is legal, so the editor
 /// shows.
-const EDITED: [(&str, &[&str]); 4] = [
+const EDITED: [(&str, &[&str]); 5] = [
     ("crossword-rummy", &["take_display", "draw_bag", "meld"]),
     ("fuldrigger", &["offer"]),
+    (
+        "kasino",
+        &["trail", "capture", "clear_table", "build", "raise", "add_to_build"],
+    ),
     ("space-empires-4x", &["move", "build", "research", "bid"]),
     ("starfarers", &["offer_trade", "fly"]),
 ];
