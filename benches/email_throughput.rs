@@ -187,6 +187,7 @@ fn run(
     );
     let stop = Arc::new(AtomicBool::new(false));
     let worker = Worker {
+        lane: turnpost::notify::worker::Lane::Email,
         domain: domain.clone(),
         mailer: Mailer::from_settings(
             Some(&format!("smtp://127.0.0.1:{}", sink.port)),

@@ -25,7 +25,7 @@ use crate::domain::clocks::SystemClock;
 use crate::games::Registry;
 use crate::notify::links::SignedLinks;
 use crate::notify::reply::ReplyAddress;
-use crate::notify::worker::{Mailer, Worker};
+use crate::notify::worker::{Lane, Mailer, Worker};
 use crate::settings::Settings;
 use crate::store;
 use crate::store::announcer::Announcer;
@@ -125,6 +125,7 @@ pub struct Application {
     domain: Domain,
     worker_stop: Arc<AtomicBool>,
     worker: Option<JoinHandle<()>>,
+    hooks: Option<JoinHandle<()>>,
     sweeper: Option<JoinHandle<()>>,
     bots: Option<JoinHandle<()>>,
     events: Option<JoinHandle<()>>,
@@ -164,6 +165,8 @@ impl Application {
         })
         .await??;
 
+        // The metrics recorder, before the workers count anything.
+        let _ = api::metrics::handle();
         let worker_stop = Arc::new(AtomicBool::new(false));
         let (announcer, announcer_thread) =
             Announcer::spawn(database_url.to_string(), Arc::clone(&worker_stop))
@@ -185,17 +188,19 @@ impl Application {
             senders as u32 + 1,
             Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
         )?;
+        let from: lettre::message::Mailbox = settings
+            .mail_from
+            .parse()
+            .context("invalid mail_from address")?;
         let worker = Worker {
+            lane: Lane::Email,
             domain: Domain {
                 pool: worker_pool,
                 ..domain.clone()
             },
             mailer,
             senders,
-            from: settings
-                .mail_from
-                .parse()
-                .context("invalid mail_from address")?,
+            from: from.clone(),
             poll: Duration::from_millis(settings.outbox_poll_ms),
             max_attempts: settings.outbox_max_attempts,
             lease: Duration::from_secs(settings.outbox_lease_secs),
@@ -205,6 +210,32 @@ impl Application {
             .name("outbox".into())
             .spawn(move || worker.run())
             .context("starting the outbox worker")?;
+
+        // Webhooks have senders (and connections) of their own: a receiver that never
+        // answers must not delay anyone's email. Their mailer is never used.
+        let hook_senders = settings.webhook_senders.max(1);
+        let hooks = Worker {
+            lane: Lane::Webhooks,
+            domain: Domain {
+                pool: store::pool(
+                    database_url,
+                    hook_senders as u32 + 1,
+                    Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
+                )?,
+                ..domain.clone()
+            },
+            mailer: Mailer::Files(lettre::FileTransport::new(settings.mail_dir())),
+            senders: hook_senders,
+            from,
+            poll: Duration::from_millis(settings.outbox_poll_ms),
+            max_attempts: settings.outbox_max_attempts,
+            lease: Duration::from_secs(settings.webhook_timeout_secs.max(1) * 3 + 30),
+            stop: Arc::clone(&worker_stop),
+        };
+        let hooks = std::thread::Builder::new()
+            .name("webhooks".into())
+            .spawn(move || hooks.run())
+            .context("starting the webhook senders")?;
 
         // The clock sweeper: reminders and timeouts, each applied exactly once (see
         // domain::clocks), so a restart or a second server never repeats one.
@@ -272,6 +303,9 @@ impl Application {
             .with_context(|| format!("binding {}", settings.bind))?;
         let port = listener.local_addr()?.port();
         let data = web::Data::new(domain.clone());
+        let metrics_access = web::Data::new(api::metrics::MetricsAccess {
+            token: settings.metrics_token.clone(),
+        });
         let spec = web::Data::new(OpenApiText(api::openapi_yaml()));
         let mut routes = api::spec::routes(&api::openapi());
         routes.extend(
@@ -303,6 +337,7 @@ impl Application {
                 .app_data(stream_limits.clone())
                 .app_data(data.clone())
                 .app_data(spec.clone())
+                .app_data(metrics_access.clone())
                 .app_data(
                     web::JsonConfig::default()
                         .limit(256 * 1024)
@@ -332,6 +367,7 @@ impl Application {
             domain,
             worker_stop,
             worker: Some(worker),
+            hooks: Some(hooks),
             sweeper: Some(sweeper),
             bots: Some(bots),
             events: Some(events),
@@ -358,6 +394,7 @@ impl Application {
         self.worker_stop.store(true, Ordering::Relaxed);
         for w in [
             self.worker.take(),
+            self.hooks.take(),
             self.sweeper.take(),
             self.bots.take(),
             self.events.take(),

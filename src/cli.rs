@@ -1,4 +1,4 @@
-//! The command line: serve, migrate, verify, simulate, openapi.
+//! The command line: serve, migrate, verify, simulate, openapi, outbox.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -57,6 +57,30 @@ enum Command {
     },
     /// Print the OpenAPI description (the content of openapi.yaml).
     Openapi,
+    /// Messages (emails, webhook deliveries) the server gave up on after their last attempt.
+    Outbox {
+        #[command(subcommand)]
+        command: OutboxCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum OutboxCommand {
+    /// List the messages given up and not requeued, oldest first.
+    Failed {
+        /// List at most this many.
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+    },
+    /// Give messages given up their attempts back, due now (fix the cause first: the
+    /// last error of each is in `outbox failed`).
+    Requeue {
+        /// Every message given up.
+        #[arg(long, conflicts_with = "ids", required_unless_present = "ids")]
+        all: bool,
+        /// The ids of the messages to requeue.
+        ids: Vec<i64>,
+    },
 }
 
 pub fn main() -> ExitCode {
@@ -74,6 +98,7 @@ pub fn main() -> ExitCode {
             options,
             max_actions,
         } => simulate(&game, games, seed, players, &options, max_actions),
+        Command::Outbox { command } => outbox(command),
         Command::Openapi => {
             print!("{}", crate::api::openapi_yaml());
             Ok(ExitCode::SUCCESS)
@@ -166,6 +191,42 @@ fn migrate() -> Result<ExitCode> {
         let mut conn = connect(&url)?;
         let applied = crate::store::migrate(&mut conn)?;
         println!("{} migration(s) applied", applied.len());
+        Ok(())
+    })();
+    if let Some(c) = cluster {
+        c.stop();
+    }
+    result.map(|_| ExitCode::SUCCESS)
+}
+
+fn outbox(command: OutboxCommand) -> Result<ExitCode> {
+    use crate::domain::mail_status::{given_up, requeue};
+    let settings = Settings::load()?;
+    let (url, cluster) = database(&settings)?;
+    let result = (|| -> Result<()> {
+        let mut conn = connect(&url)?;
+        crate::store::migrate(&mut conn)?;
+        match command {
+            OutboxCommand::Failed { limit } => {
+                let rows = given_up(&mut conn, limit.max(1))?;
+                for r in &rows {
+                    println!(
+                        "{}\t{}\t{}\t{} attempt(s)\tgiven up {}\t{}",
+                        r.id,
+                        r.kind.as_deref().unwrap_or("-"),
+                        r.to_address,
+                        r.attempts,
+                        r.failed_at.to_rfc3339(),
+                        r.last_error.as_deref().unwrap_or("").replace('\n', " ")
+                    );
+                }
+                println!("{} message(s) given up", rows.len());
+            }
+            OutboxCommand::Requeue { all, ids } => {
+                let n = requeue(&mut conn, (!all).then_some(ids.as_slice()))?;
+                println!("{n} message(s) requeued");
+            }
+        }
         Ok(())
     })();
     if let Some(c) = cluster {

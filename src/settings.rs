@@ -30,6 +30,9 @@ pub struct Settings {
     pub reply_address: Option<String>,
     #[serde(default)]
     pub jwt_secret: Option<SecretString>,
+    /// The Bearer token a Prometheus scraper sends to `GET /metrics`; unset: no metrics.
+    #[serde(default)]
+    pub metrics_token: Option<SecretString>,
     #[serde(default)]
     pub database_url: Option<SecretString>,
     pub var_dir: PathBuf,
@@ -74,6 +77,10 @@ pub struct Settings {
     pub webhook_allow_private: bool,
     /// A webhook receiver must answer within this time, else the delivery is retried.
     pub webhook_timeout_secs: u64,
+    /// Sender threads for webhooks (apart from the email senders; each receiver gets one
+    /// at a time).
+    #[serde(default = "default_webhook_senders")]
+    pub webhook_senders: usize,
     /// Event streams (SSE) this node holds open at most; 0: as many as its open-file
     /// limit allows after a reserve for everything else.
     #[serde(default)]
@@ -81,6 +88,10 @@ pub struct Settings {
     /// Event streams one client address may hold open.
     #[serde(default = "default_streams_per_address")]
     pub max_event_streams_per_address: usize,
+}
+
+fn default_webhook_senders() -> usize {
+    4
 }
 
 fn default_streams_per_address() -> usize {

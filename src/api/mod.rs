@@ -12,6 +12,7 @@ pub mod health;
 pub mod inbound;
 pub mod invitations;
 pub mod log_redact;
+pub mod metrics;
 pub mod problem;
 pub mod problem_types;
 pub mod ratings;
@@ -65,6 +66,15 @@ impl Modify for BearerAuth {
                     .build(),
             ),
         );
+        components.add_security_scheme(
+            "metrics",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("The operator's TURNPOST_METRICS_TOKEN"))
+                    .build(),
+            ),
+        );
     }
 }
 
@@ -72,6 +82,7 @@ impl Modify for BearerAuth {
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(health::healthz)
         .service(health::readyz)
+        .service(metrics::metrics)
         .service(health::openapi_yaml)
         .service(problem_types::problem_type)
         .service(

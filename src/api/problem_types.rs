@@ -125,6 +125,16 @@ pub const PROBLEM_TYPES: &[(&str, u16, &str)] = &[
         "An address gets at most 3 invitation emails in 24 hours, from everyone together. Wait for Retry-After seconds, or ask the person to join by the game's link.",
     ),
     (
+        "metrics_disabled",
+        404,
+        "This server's operator has not turned metrics on (TURNPOST_METRICS_TOKEN).",
+    ),
+    (
+        "too_many_pings",
+        429,
+        "A webhook may be pinged once a minute, and an account's webhooks 20 times an hour together. See the webhook's deliveries for the last ping's answer; wait for Retry-After seconds.",
+    ),
+    (
         "invitee_not_answering",
         429,
         "Your last invitation to this address went unanswered (it expired, or its game or the invitation was withdrawn): you may invite it again 30 days after it.",

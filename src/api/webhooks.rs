@@ -85,6 +85,7 @@ pub async fn delete_webhook(
         (status = 202, description = "Queued", body = WebhookDeliveryResponse),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`: no such webhook of the caller's", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_pings`: one ping per webhook a minute, 20 an hour per account; `Retry-After` says when", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64, description = "Seconds until a ping would be accepted"))),
     )
 )]
 #[post("/me/webhooks/{id}/test")]

@@ -220,6 +220,8 @@ pub struct SweepReport {
     pub timeouts: usize,
     /// Daily digests queued.
     pub digests: usize,
+    /// Webhook deliveries dropped as too old (their receiver was paused for days).
+    pub expired_webhooks: usize,
 }
 
 #[derive(QueryableByName)]
@@ -287,6 +289,7 @@ impl Domain {
             report.timeouts += r.timeouts;
         }
         report.digests = self.send_digests(now)?;
+        report.expired_webhooks = super::webhooks::expire_deliveries(&mut conn, now)?;
         Ok(report)
     }
 

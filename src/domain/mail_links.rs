@@ -4,7 +4,8 @@
 //!
 //! An address's state, as `GET /api/v1/me` shows it (`email_status`): `unverified` until
 //! the link sent to it is followed, then `verified`; `bouncing` once a report says mail to
-//! it fails. Game email goes only to confirmed addresses (when the server requires it)
+//! it fails; `failing` once an email to it was given up after its last attempt (see
+//! `mail_status`), until a later one goes out. Game email goes only to confirmed addresses (when the server requires it)
 //! and never to bouncing ones; following a confirmation link clears a bounce.
 
 use crate::store::kinds::GameStatus;
@@ -19,10 +20,12 @@ use crate::notify::letter::Letter;
 use crate::store::models::{Account, NewOutbox};
 use crate::store::schema::{accounts, game_seats, games, outbox};
 
-/// `unverified`, `verified` or `bouncing`.
+/// `unverified`, `verified`, `bouncing` or `failing`.
 pub fn email_status(a: &Account) -> &'static str {
     if a.email_bouncing_at.is_some() {
         "bouncing"
+    } else if a.email_failing_at.is_some() {
+        "failing"
     } else if a.email_verified_at.is_some() {
         "verified"
     } else {

@@ -19,6 +19,7 @@ pub mod invitations;
 pub mod locked;
 pub mod mail_events;
 pub mod mail_links;
+pub mod mail_status;
 pub mod rating_math;
 pub mod ratings;
 pub mod rematch;

@@ -43,7 +43,9 @@ pub struct AccountResponse {
     /// `unverified` (the confirmation link sent at sign-up was not followed yet; no game
     /// email goes out until it is, where the server requires it), `verified`, or `bouncing`
     /// (a delivery-status report said mail to the address fails: nothing is sent to it
-    /// until it is confirmed again, see `POST /api/v1/me/verify-email`).
+    /// until it is confirmed again, see `POST /api/v1/me/verify-email`), or `failing` (our
+    /// last email to it could not be handed over after every attempt, say because its mail
+    /// server refused it; mail is still tried, and the state ends when one goes out).
     #[schema(example = "verified")]
     pub email_status: String,
     pub created_at: DateTime<Utc>,

@@ -29,7 +29,7 @@ use crate::engine::Status;
 use crate::notify::webhook::WebhookPolicy;
 use crate::store::kinds::AccountId;
 use crate::store::models::{GameRow, NewOutbox, OutboxRow, SeatInfo, WebhookRow};
-use crate::store::schema::{accounts, outbox, webhooks};
+use crate::store::schema::{accounts, outbox, webhook_receivers, webhooks};
 
 /// The outbox kind of a webhook delivery.
 pub const WEBHOOK: &str = "webhook";
@@ -37,6 +37,78 @@ pub const WEBHOOK: &str = "webhook";
 pub const MAX_WEBHOOKS: i64 = 10;
 /// Characters of a webhook URL.
 pub const MAX_URL_CHARS: usize = 2048;
+/// Test pings an account may ask for in an hour (and one per webhook a minute).
+pub const PINGS_PER_HOUR: i64 = 20;
+const PING_GAP_SECS: i64 = 60;
+
+#[derive(QueryableByName)]
+struct PingCounts {
+    /// Seconds until this webhook may be pinged again (0: now).
+    #[diesel(sql_type = BigInt)]
+    hook_wait: i64,
+    #[diesel(sql_type = BigInt)]
+    hour: i64,
+    /// Seconds until the account's oldest ping of the hour leaves it.
+    #[diesel(sql_type = BigInt)]
+    hour_wait: i64,
+}
+
+/// Refuses a ping sooner than a minute after the webhook's last one, or past the
+/// account's hourly budget (429 with the wait).
+fn check_ping_limits(conn: &mut PgConnection, account: AccountId, hook: i64) -> DomainResult<()> {
+    let c: PingCounts = diesel::sql_query(
+        "SELECT \
+           COALESCE((SELECT GREATEST(0, CEIL(EXTRACT(EPOCH FROM \
+               max(created_at) + make_interval(secs => $3) - now())))::BIGINT \
+             FROM outbox WHERE kind = 'webhook' AND detail->>'event' = 'ping' \
+               AND (detail->>'webhook')::BIGINT = $2), 0) AS hook_wait, \
+           count(*) AS hour, \
+           COALESCE(GREATEST(0, CEIL(EXTRACT(EPOCH FROM \
+               min(created_at) + interval '1 hour' - now())))::BIGINT, 0) AS hour_wait \
+         FROM outbox WHERE kind = 'webhook' AND detail->>'event' = 'ping' \
+           AND account_id = $1 AND created_at > now() - interval '1 hour'",
+    )
+    .bind::<BigInt, _>(account)
+    .bind::<BigInt, _>(hook)
+    .bind::<diesel::sql_types::Double, _>(PING_GAP_SECS as f64)
+    .get_result(conn)?;
+    if c.hook_wait > 0 {
+        return Err(DomainError::Limited {
+            code: "too_many_pings",
+            message: format!(
+                "this webhook was pinged less than {PING_GAP_SECS} seconds ago: \
+                 see its deliveries for the answer, or ping again later"
+            ),
+            retry_after_secs: c.hook_wait.max(1) as u64,
+        });
+    }
+    if c.hour >= PINGS_PER_HOUR {
+        return Err(DomainError::Limited {
+            code: "too_many_pings",
+            message: format!("an account may ping its webhooks {PINGS_PER_HOUR} times an hour"),
+            retry_after_secs: c.hour_wait.max(1) as u64,
+        });
+    }
+    Ok(())
+}
+
+/// A webhook delivery still pending this long after it was owed is dropped (`expired`):
+/// news that old is no use, and a receiver paused for days must not pile up work.
+pub const DELIVERY_EXPIRY_HOURS: i64 = 72;
+
+/// Drops webhook deliveries pending longer than [`DELIVERY_EXPIRY_HOURS`] at `now`;
+/// returns how many.
+pub fn expire_deliveries(conn: &mut PgConnection, now: DateTime<Utc>) -> DomainResult<usize> {
+    Ok(diesel::sql_query(
+        "UPDATE outbox SET dropped_at = now(), drop_reason = 'expired', claimed_until = NULL \
+         WHERE kind = 'webhook' AND sent_at IS NULL AND failed_at IS NULL \
+           AND dropped_at IS NULL AND created_at < $1 \
+           AND (claimed_until IS NULL OR claimed_until <= now())",
+    )
+    .bind::<Timestamptz, _>(now - chrono::Duration::hours(DELIVERY_EXPIRY_HOURS))
+    .execute(conn)?)
+}
+
 /// Deliveries listed per webhook (the newest).
 pub const DELIVERIES_LISTED: i64 = 50;
 
@@ -72,6 +144,11 @@ pub struct WebhookResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "whsec_5f0c2a9e1b7d3c445f0c2a9e1b7d3c445f0c2a9e1b7d3c44")]
     pub secret: Option<String>,
+    /// Set while nothing is posted to this webhook's receiver (its host and port): it
+    /// failed 3 deliveries in a row, so it is left alone until then (30 s, doubling with
+    /// each further failure up to an hour). Deliveries wait meanwhile without using
+    /// their attempts; the next one that succeeds ends the pause.
+    pub paused_until: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -86,7 +163,8 @@ pub struct WebhookDeliveryResponse {
     pub version: Option<i64>,
     /// `pending` (waiting for its first or next attempt), `delivered` (the receiver
     /// answered 2xx), `failed` (given up after the last attempt), or `dropped` (no longer
-    /// worth sending: the seat acted, the game ended, the webhook was deleted).
+    /// worth sending: the seat acted, the game ended, the webhook was deleted, or it was
+    /// still pending 72 hours after it was owed: `expired`).
     #[schema(example = "delivered")]
     pub status: String,
     /// Failed attempts so far.
@@ -216,6 +294,7 @@ fn response(w: WebhookRow, secret: bool) -> WebhookResponse {
         events: w.events,
         created_at: w.created_at,
         secret: secret.then_some(w.secret),
+        paused_until: None,
     }
 }
 
@@ -342,12 +421,25 @@ impl Domain {
 
     /// The caller's webhooks, oldest first, without their secrets.
     pub fn list_webhooks(&self, account: AccountId) -> DomainResult<Vec<WebhookResponse>> {
-        let rows: Vec<WebhookRow> = webhooks::table
+        let rows: Vec<(WebhookRow, Option<DateTime<Utc>>)> = webhooks::table
+            .left_join(
+                webhook_receivers::table.on(webhook_receivers::receiver.eq(webhooks::receiver)),
+            )
             .filter(webhooks::account_id.eq(account))
             .order(webhooks::id.asc())
-            .select(WebhookRow::as_select())
+            .select((
+                WebhookRow::as_select(),
+                webhook_receivers::paused_until.nullable(),
+            ))
             .load(&mut *self.conn()?)?;
-        Ok(rows.into_iter().map(|w| response(w, false)).collect())
+        let now = Utc::now();
+        Ok(rows
+            .into_iter()
+            .map(|(w, paused)| WebhookResponse {
+                paused_until: paused.filter(|p| *p > now),
+                ..response(w, false)
+            })
+            .collect())
     }
 
     fn own_webhook(
@@ -386,35 +478,48 @@ impl Domain {
         })
     }
 
-    /// Queues a `ping` delivery to one of the caller's webhooks.
+    /// Queues a `ping` delivery to one of the caller's webhooks: one per webhook a minute
+    /// and [`PINGS_PER_HOUR`] an hour per account, so that test pings cannot make the
+    /// server knock on a receiver's door over and over.
     pub fn ping_webhook(
         &self,
         account: AccountId,
         id: i64,
     ) -> DomainResult<WebhookDeliveryResponse> {
         let mut conn = self.conn()?;
-        let hook = Self::own_webhook(&mut conn, account, id)?;
-        let row: OutboxRow = diesel::insert_into(outbox::table)
-            .values(&NewOutbox {
-                dedupe_key: format!(
-                    "webhook:{}:ping:{}",
-                    hook.id,
-                    hex::encode(rand::random::<[u8; 12]>())
-                ),
-                account_id: Some(account),
-                to_address: hook.url.clone(),
-                kind: Some(WEBHOOK.to_string()),
-                detail: Some(json!({ "webhook": hook.id, "event": PING })),
-                ..NewOutbox::default()
-            })
-            .returning(OutboxRow::as_returning())
-            .get_result(&mut conn)?;
-        let delivered = diesel::sql_query(format!(
-            "SELECT {DELIVERY_COLUMNS} FROM outbox WHERE id = $1"
-        ))
-        .bind::<BigInt, _>(row.id)
-        .get_result::<DeliveryRow>(&mut conn)?;
-        Ok(delivered.into())
+        conn.transaction::<_, DomainError, _>(|conn| {
+            // The account's row puts its pings in line for both counts.
+            accounts::table
+                .find(account)
+                .select(accounts::id)
+                .for_no_key_update()
+                .first::<AccountId>(conn)
+                .optional()?
+                .ok_or_else(|| DomainError::not_found("account"))?;
+            let hook = Self::own_webhook(conn, account, id)?;
+            check_ping_limits(conn, account, hook.id)?;
+            let row: OutboxRow = diesel::insert_into(outbox::table)
+                .values(&NewOutbox {
+                    dedupe_key: format!(
+                        "webhook:{}:ping:{}",
+                        hook.id,
+                        hex::encode(rand::random::<[u8; 12]>())
+                    ),
+                    account_id: Some(account),
+                    to_address: hook.url.clone(),
+                    kind: Some(WEBHOOK.to_string()),
+                    detail: Some(json!({ "webhook": hook.id, "event": PING })),
+                    ..NewOutbox::default()
+                })
+                .returning(OutboxRow::as_returning())
+                .get_result(conn)?;
+            let delivered = diesel::sql_query(format!(
+                "SELECT {DELIVERY_COLUMNS} FROM outbox WHERE id = $1"
+            ))
+            .bind::<BigInt, _>(row.id)
+            .get_result::<DeliveryRow>(conn)?;
+            Ok(delivered.into())
+        })
     }
 
     /// The newest deliveries of one of the caller's webhooks, newest first.

@@ -11,7 +11,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -80,6 +80,14 @@ impl Mailer {
     }
 }
 
+/// What became of a delivery attempt, for the receiver's record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Sent,
+    Dropped,
+    Failed,
+}
+
 /// What became of a claimed row.
 #[derive(Debug)]
 pub enum Delivered {
@@ -89,7 +97,18 @@ pub enum Delivered {
     Dropped(&'static str),
 }
 
+/// Which rows a worker sends. Emails and webhooks have senders of their own, so that an
+/// email never waits behind a receiver that does not answer (each webhook may take the
+/// whole timeout), and a slow mail server never holds up a webhook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    Email,
+    Webhooks,
+}
+
 pub struct Worker {
+    /// Which rows this worker's senders claim.
+    pub lane: Lane,
     /// Renders game emails; its pool is the worker's own.
     pub domain: Domain,
     pub mailer: Mailer,
@@ -131,11 +150,19 @@ impl Worker {
     /// Runs `senders` sender threads until `stop` is set. Meant for its own thread.
     pub fn run(self) {
         let me = &self;
+        // Senders busy with a receiver that failed last time (webhooks): at most half of
+        // them, so that receivers that answer keep being served.
+        let failing = AtomicUsize::new(0);
+        let failing = &failing;
+        let name = match self.lane {
+            Lane::Email => "outbox",
+            Lane::Webhooks => "webhooks",
+        };
         std::thread::scope(|s| {
             for i in 0..self.senders.max(1) {
                 let spawned = std::thread::Builder::new()
-                    .name(format!("outbox-{i}"))
-                    .spawn_scoped(s, move || me.run_sender());
+                    .name(format!("{name}-{i}"))
+                    .spawn_scoped(s, move || me.run_sender(failing));
                 if let Err(e) = spawned {
                     tracing::error!(error = %e, "an outbox sender did not start");
                 }
@@ -143,10 +170,10 @@ impl Worker {
         });
     }
 
-    fn run_sender(&self) {
+    fn run_sender(&self, failing: &AtomicUsize) {
         background_priority();
         while !self.stop.load(Ordering::Relaxed) {
-            match self.send_due() {
+            match self.send_pass(None, failing) {
                 Ok(n) if n > 0 => continue,
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "outbox pass failed"),
@@ -157,24 +184,32 @@ impl Worker {
 
     /// Sends every message due now; returns how many were handled.
     pub fn send_due(&self) -> Result<usize> {
-        self.send_pass(None)
+        self.send_pass(None, &AtomicUsize::new(0))
     }
 
     /// Sends every message due at `due` (tests pass a later time to let grace periods run
     /// out; leases still follow the clock); returns how many were handled (sent or
     /// dropped).
     pub fn send_due_at(&self, due: DateTime<Utc>) -> Result<usize> {
-        self.send_pass(Some(due))
+        self.send_pass(Some(due), &AtomicUsize::new(0))
     }
 
     /// One connection for the whole pass (the worker's pool has one per sender): a
     /// checkout is a round trip of its own, and a row needs several statements.
-    fn send_pass(&self, due: Option<DateTime<Utc>>) -> Result<usize> {
+    fn send_pass(&self, due: Option<DateTime<Utc>>, failing: &AtomicUsize) -> Result<usize> {
         let mut handled = 0;
         let mut conn = self.domain.pool.get()?;
         while !self.stop.load(Ordering::Relaxed) {
-            let Some(row) = self.claim_due(&mut conn, due)? else {
-                break;
+            // The slot (a webhook sender at a receiver that failed) is held until marked.
+            let (row, _slot) = match self.lane {
+                Lane::Email => match self.claim_due(&mut conn, due)? {
+                    Some(row) => (row, None),
+                    None => break,
+                },
+                Lane::Webhooks => match self.claim_webhook_fairly(&mut conn, due, failing)? {
+                    Some(claimed) => claimed,
+                    None => break,
+                },
             };
             let result = self.deliver_on(&mut conn, &row);
             self.mark_on(&mut conn, &row, result)?;
@@ -183,18 +218,26 @@ impl Worker {
         Ok(handled)
     }
 
-    /// Claims the oldest message due now (see [`Worker::claim_at`]).
+    /// Claims the oldest message of this worker's lane due now (see [`Worker::claim_at`]).
     pub fn claim(&self) -> Result<Option<OutboxRow>> {
-        self.claim_due(&mut *self.domain.pool.get()?, None)
+        self.claim_at_or_now(None)
     }
 
-    /// Claims the oldest message due at `due` (tests pass a later time, as to
-    /// [`Worker::send_due_at`]).
+    /// Claims the oldest message of this worker's lane due at `due` (tests pass a later
+    /// time, as to [`Worker::send_due_at`]).
     pub fn claim_at(&self, due: DateTime<Utc>) -> Result<Option<OutboxRow>> {
-        self.claim_due(&mut *self.domain.pool.get()?, Some(due))
+        self.claim_at_or_now(Some(due))
     }
 
-    /// Claims the oldest message due (now, or at `due`) for `lease` and commits the claim
+    fn claim_at_or_now(&self, due: Option<DateTime<Utc>>) -> Result<Option<OutboxRow>> {
+        let conn = &mut *self.domain.pool.get()?;
+        match self.lane {
+            Lane::Email => self.claim_due(conn, due),
+            Lane::Webhooks => self.claim_webhook(conn, due, true),
+        }
+    }
+
+    /// Claims the oldest email due (now, or at `due`) for `lease` and commits the claim
     /// before anything is sent. SKIP LOCKED: several senders (or servers) never claim the
     /// same row; the lease: a crash after the send and before `mark` does not make a
     /// restarted worker send the message again at once, only after the lease (SMTP allows
@@ -216,6 +259,7 @@ impl Worker {
             "UPDATE outbox SET next_attempt_at = due_at \
              WHERE id IN (SELECT id FROM outbox \
                WHERE sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL \
+                 AND kind IS DISTINCT FROM 'webhook' \
                  AND next_attempt_at <= COALESCE($1, now()) AND due_at > next_attempt_at \
                  AND (claimed_until IS NULL OR claimed_until <= now()) \
                FOR UPDATE SKIP LOCKED)",
@@ -226,6 +270,7 @@ impl Worker {
             "UPDATE outbox SET claimed_until = now() + make_interval(secs => $2::float8 / 1000) \
              WHERE id = (SELECT id FROM outbox \
                          WHERE sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL \
+                           AND kind IS DISTINCT FROM 'webhook' \
                            AND next_attempt_at <= COALESCE($1, now()) \
                            AND (due_at IS NULL OR due_at <= COALESCE($1, now())) \
                            AND (claimed_until IS NULL OR claimed_until <= now()) \
@@ -275,6 +320,12 @@ impl Worker {
         result: Result<Delivered>,
     ) -> Result<()> {
         let none = None::<DateTime<Utc>>;
+        let is_webhook = row.kind.as_deref() == Some(crate::domain::webhooks::WEBHOOK);
+        let outcome = match &result {
+            Ok(Delivered::Sent { .. }) => Outcome::Sent,
+            Ok(Delivered::Dropped(_)) => Outcome::Dropped,
+            Err(_) => Outcome::Failed,
+        };
         match result {
             Ok(Delivered::Sent { shown_version }) => {
                 diesel::update(outbox::table.find(row.id))
@@ -298,7 +349,7 @@ impl Worker {
                 let attempts = row.attempts + 1;
                 let backoff = 2i64.saturating_pow(attempts.min(12) as u32).min(3600);
                 let failed = attempts >= self.max_attempts;
-                tracing::warn!(id = row.id, attempts, error = %e, "email not sent");
+                tracing::warn!(id = row.id, attempts, error = %e, "not sent");
                 diesel::update(outbox::table.find(row.id))
                     .set((
                         outbox::attempts.eq(attempts),
@@ -308,7 +359,15 @@ impl Worker {
                         outbox::claimed_until.eq(none),
                     ))
                     .execute(conn)?;
+                if failed {
+                    crate::domain::mail_status::gave_up(conn, row)?;
+                }
             }
+        }
+        if is_webhook {
+            self.settle_receiver(conn, row, outcome)?;
+        } else if outcome == Outcome::Sent {
+            crate::domain::mail_status::reached(conn, row)?;
         }
         Ok(())
     }

@@ -31,6 +31,8 @@ pub struct Account {
     pub email_bounce_status: Option<String>,
     /// A computer player: no password, no mail.
     pub bot: bool,
+    /// Our last email to the address was given up after its last attempt.
+    pub email_failing_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Insertable)]

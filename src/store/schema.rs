@@ -22,6 +22,7 @@ diesel::table! {
         email_bouncing_at -> Nullable<Timestamptz>,
         email_bounce_status -> Nullable<Text>,
         bot -> Bool,
+        email_failing_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -165,6 +166,16 @@ diesel::table! {
         events -> Array<Text>,
         secret -> Text,
         created_at -> Timestamptz,
+        receiver -> Text,
+    }
+}
+
+diesel::table! {
+    webhook_receivers (receiver) {
+        receiver -> Text,
+        busy_until -> Nullable<Timestamptz>,
+        failures -> Int4,
+        paused_until -> Nullable<Timestamptz>,
     }
 }
 
@@ -239,5 +250,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     ratings,
     rating_history,
     webhooks,
+    webhook_receivers,
     calendar_feeds
 );

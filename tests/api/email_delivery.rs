@@ -270,6 +270,7 @@ fn a_turn_email_over_smtp_has_the_seats_picture_its_thread_and_one_click_unsubsc
 /// A worker the test drives by hand, sending to files (the app's own sleeps).
 fn test_worker(app: &TestApp) -> Worker {
     Worker {
+        lane: turnpost::notify::worker::Lane::Email,
         domain: app.domain(),
         mailer: Mailer::from_settings(None, app.settings.var_dir.join("fast-mail"), 1).unwrap(),
         from: "Turnpost <turnpost@localhost>".parse().unwrap(),

@@ -574,6 +574,7 @@ fn the_senders_pass_never_waits_for_a_turn_row_a_move_holds() {
         .execute(&mut conn)
         .unwrap();
     let worker = Worker {
+        lane: turnpost::notify::worker::Lane::Email,
         domain: app.domain(),
         mailer: Mailer::from_settings(None, app.settings.var_dir.join("held-mail"), 1).unwrap(),
         senders: 1,
@@ -638,6 +639,7 @@ fn a_crash_between_send_and_mark_sends_nothing_twice_within_the_lease() {
     }
     let dir = app.settings.var_dir.join("crash-mail");
     let worker = |lease: Duration| Worker {
+        lane: turnpost::notify::worker::Lane::Email,
         domain: app.domain(),
         mailer: Mailer::from_settings(None, dir.clone(), 1).unwrap(),
         senders: 1,

@@ -97,6 +97,7 @@ pub fn spawn_app_on(database_url: String, adjust: impl FnOnce(&mut Settings)) ->
     settings.turn_email_grace_secs = 0;
     settings.require_email_verification = false;
     settings.outbox_senders = 2;
+    settings.webhook_senders = 2;
     adjust(&mut settings);
     let mail_dir = settings.mail_dir();
     let secret = SecretString::from(JWT_SECRET.repeat(4));

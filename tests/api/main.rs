@@ -14,6 +14,7 @@ mod fair_play;
 mod fuldrigger;
 mod games;
 mod generated;
+mod given_up;
 mod hardening;
 mod helpers;
 mod invitations;

@@ -35,6 +35,11 @@ impl Sink {
             .local_addr()
             .unwrap()
             .port();
+        Sink::start_on(port)
+    }
+
+    /// A sink on `port` (one nothing listens on yet).
+    pub fn start_on(port: u16) -> Sink {
         let dir = std::env::temp_dir().join(format!(
             "turnpost-smtp-{}",
             hex::encode(rand::random::<[u8; 6]>())

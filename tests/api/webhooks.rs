@@ -769,3 +769,211 @@ fn a_takeback_request_is_an_offer_to_each_player_asked() {
         "one offer per seat asked, none to the one asking"
     );
 }
+
+/// A receiver that takes every connection and never answers (each is kept until the
+/// sender hangs up), counting connections and how many were open at once.
+struct Hung {
+    url: String,
+    accepted: Arc<std::sync::atomic::AtomicUsize>,
+    most_open: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+fn hung_receiver() -> Hung {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let open = Arc::new(AtomicUsize::new(0));
+    let most_open = Arc::new(AtomicUsize::new(0));
+    let (a, o, m) = (
+        Arc::clone(&accepted),
+        Arc::clone(&open),
+        Arc::clone(&most_open),
+    );
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            a.fetch_add(1, Ordering::SeqCst);
+            let now_open = o.fetch_add(1, Ordering::SeqCst) + 1;
+            m.fetch_max(now_open, Ordering::SeqCst);
+            let o = Arc::clone(&o);
+            std::thread::spawn(move || {
+                // Read (and ignore) until the sender gives up and closes.
+                let mut buf = [0u8; 4096];
+                while matches!(stream.read(&mut buf), Ok(n) if n > 0) {}
+                o.fetch_sub(1, Ordering::SeqCst);
+            });
+        }
+    });
+    Hung {
+        url,
+        accepted,
+        most_open,
+    }
+}
+
+impl Hung {
+    fn accepted(&self) -> usize {
+        self.accepted.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+fn list_hooks(app: &TestApp, p: &Player) -> Vec<Value> {
+    let r = app.get("/api/v1/me/webhooks", Some(&p.token));
+    assert_eq!(r.status(), 200);
+    r.json::<Vec<Value>>().unwrap()
+}
+
+#[test]
+fn a_receiver_that_never_answers_holds_one_sender_is_paused_and_delays_no_email() {
+    let app = spawn_app_with(|s| {
+        s.webhook_allow_private = true;
+        s.webhook_timeout_secs = 2;
+        s.webhook_senders = 2;
+    });
+    let rx = hung_receiver();
+    // Four accounts with ten webhooks each at the one receiver, each pinged once.
+    let owners: Vec<Player> = (0..4).map(|i| app.player(&format!("Hook{i}"))).collect();
+    let mut hooks = Vec::new();
+    for p in &owners {
+        for k in 0..10 {
+            let (id, _) = register(&app, p, &format!("{}/{k}", rx.url), &["game_finished"]);
+            hooks.push((p, id));
+        }
+    }
+    for (p, id) in &hooks {
+        let r = app.post(
+            &format!("/api/v1/me/webhooks/{id}/test"),
+            Some(&p.token),
+            &json!({}),
+        );
+        assert_eq!(r.status(), 202, "{}", r.text().unwrap_or_default());
+    }
+    // An unrelated game's first turn email goes out while the pings wait for their
+    // receiver: before webhooks had senders of their own, it waited behind the 40 pings
+    // (owed earlier), each taking the whole timeout.
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    let game = app.start_game("kasino", json!({}), &[&ada, &bo]);
+    let turn = format!("#{game}: your turn");
+    app.wait_for_mails("the unrelated game's turn email", |m| {
+        m.iter().any(|x| x.subject.ends_with(&turn))
+    });
+    let tried = rx.accepted();
+    assert!(
+        tried <= 3,
+        "the turn email went out only after {tried} pings had been tried"
+    );
+    // The receiver is paused after three failures in a row, every owner sees it, and
+    // the waiting pings keep their attempts.
+    let until = Instant::now() + PATIENCE;
+    while rx.accepted() < 3 {
+        assert!(Instant::now() < until, "three attempts never came");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let until = Instant::now() + PATIENCE;
+    while list_hooks(&app, &owners[3])[0]["paused_until"].is_null() {
+        assert!(Instant::now() < until, "the receiver was never paused");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for p in &owners {
+        for h in list_hooks(&app, p) {
+            assert!(h["paused_until"].is_string(), "{h}");
+        }
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(rx.accepted(), 3, "nothing is posted to a paused receiver");
+    assert_eq!(
+        rx.most_open.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "one delivery at a time per receiver"
+    );
+    let waiting: usize = hooks
+        .iter()
+        .map(|(p, id)| deliveries(&app, p, *id))
+        .filter(|d| d[0]["status"] == "pending" && d[0]["attempts"] == 0)
+        .count();
+    assert_eq!(waiting, 37, "the pings not yet tried still have all their attempts");
+}
+
+#[test]
+fn pings_are_one_a_minute_per_webhook_and_twenty_an_hour_per_account() {
+    let app = open_app();
+    let ada = app.player("Ada");
+    let rx = receiver(vec![]);
+    let (hook, _) = register(&app, &ada, &rx.url, &["game_finished"]);
+    let path = format!("/api/v1/me/webhooks/{hook}/test");
+    // Twenty at once: one is queued, the others are told when to try again.
+    let answers: Vec<(u16, Value, String)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..20)
+            .map(|_| {
+                s.spawn(|| {
+                    let r = app.post(&path, Some(&ada.token), &json!({}));
+                    let status = r.status().as_u16();
+                    let retry = r
+                        .headers()
+                        .get("retry-after")
+                        .map(|v| v.to_str().unwrap().to_string())
+                        .unwrap_or_default();
+                    (status, r.json::<Value>().unwrap(), retry)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(answers.iter().filter(|a| a.0 == 202).count(), 1, "{answers:?}");
+    for (status, body, retry) in answers.iter().filter(|a| a.0 != 202) {
+        assert_eq!(*status, 429, "{body}");
+        assert_eq!(body["code"], "too_many_pings", "{body}");
+        let secs: u64 = retry.parse().expect("Retry-After in seconds");
+        assert!((1..=60).contains(&secs), "Retry-After {secs}");
+    }
+    rx.wait("the one ping", |h| h.len() == 1);
+    assert_eq!(deliveries(&app, &ada, hook).len(), 1);
+    // The hourly budget across the account's webhooks: ten webhooks, pings a minute
+    // apart (the clock moved back in the database), the 21st of the hour refused.
+    let mut ids = vec![hook];
+    for k in 1..10 {
+        ids.push(register(&app, &ada, &format!("{}/{k}", rx.url), &["game_finished"]).0);
+    }
+    let mut conn = {
+        use diesel::Connection;
+        diesel::PgConnection::establish(&app.database_url).expect("connect")
+    };
+    let age_pings = |conn: &mut diesel::PgConnection| {
+        use diesel::RunQueryDsl;
+        diesel::sql_query(
+            "UPDATE outbox SET created_at = created_at - interval '61 seconds' \
+             WHERE kind = 'webhook'",
+        )
+        .execute(conn)
+        .expect("age the pings");
+    };
+    age_pings(&mut conn);
+    let mut queued = 1;
+    for round in 0..2 {
+        for id in &ids {
+            if round == 1 && queued == 20 {
+                break;
+            }
+            let r = app.post(
+                &format!("/api/v1/me/webhooks/{id}/test"),
+                Some(&ada.token),
+                &json!({}),
+            );
+            assert_eq!(r.status(), 202, "ping {}: {}", queued + 1, r.text().unwrap());
+            queued += 1;
+        }
+        age_pings(&mut conn);
+    }
+    assert_eq!(queued, 20);
+    let r = app.post(
+        &format!("/api/v1/me/webhooks/{}/test", ids[9]),
+        Some(&ada.token),
+        &json!({}),
+    );
+    let (status, body) = assert_problem(r, "the 21st ping of the hour");
+    assert_eq!(status, 429, "{body}");
+    assert_eq!(body["code"], "too_many_pings", "{body}");
+    assert!(body["detail"].as_str().unwrap().contains("20 times an hour"), "{body}");
+}

@@ -1,0 +1,144 @@
+//! What the outbox's results say about an account's address, and the operator's view of
+//! messages given up.
+//!
+//! A message is given up after its last attempt (`outbox_max_attempts`) and never tried
+//! again by itself. That is reported three ways: the account's `email_status` becomes
+//! `failing` (until a later email to it goes out), the counter
+//! `turnpost_outbox_given_up_total` and the gauge `turnpost_outbox_failed` (see
+//! `api::metrics`), and `turnpost outbox failed` lists them; `turnpost outbox requeue`
+//! gives them their attempts back, once the cause (say, the mail server's settings) is
+//! fixed.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Text};
+
+use crate::store::kinds::AccountId;
+use crate::store::models::OutboxRow;
+use crate::store::schema::accounts;
+
+/// Records that `row` was given up: an email's address is failing. Webhook rows say
+/// nothing of the address (their deliveries list shows them).
+pub fn gave_up(conn: &mut PgConnection, row: &OutboxRow) -> QueryResult<()> {
+    metrics::counter!(
+        "turnpost_outbox_given_up_total",
+        "kind" => outbox_kind(row.kind.as_deref())
+    )
+    .increment(1);
+    if let (Some(account), false) = (row.account_id, is_webhook(row)) {
+        diesel::update(accounts::table.find(account))
+            .set(accounts::email_failing_at.eq(diesel::dsl::now))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Records that an email to `row`'s account went out: its address works again.
+pub fn reached(conn: &mut PgConnection, row: &OutboxRow) -> QueryResult<()> {
+    if let (Some(account), false) = (row.account_id, is_webhook(row)) {
+        diesel::update(
+            accounts::table
+                .find(account)
+                .filter(accounts::email_failing_at.is_not_null()),
+        )
+        .set(accounts::email_failing_at.eq(None::<DateTime<Utc>>))
+        .execute(conn)?;
+    }
+    Ok(())
+}
+
+fn is_webhook(row: &OutboxRow) -> bool {
+    row.kind.as_deref() == Some(super::webhooks::WEBHOOK)
+}
+
+/// Every word [`outbox_kind`] gives.
+pub const KINDS: [&str; 12] = [
+    "turn", "reminder", "nudge", "over", "takeback", "answer", "digest", "verify", "invite",
+    "webhook", "other", "rendered",
+];
+
+/// An outbox row's kind as a metric label: one of [`KINDS`], never free text.
+pub fn outbox_kind(kind: Option<&str>) -> &'static str {
+    match kind {
+        Some("turn") => "turn",
+        Some("reminder") => "reminder",
+        Some("nudge") => "nudge",
+        Some("over") => "over",
+        Some("takeback") => "takeback",
+        Some("answer") => "answer",
+        Some("digest") => "digest",
+        Some("verify") => "verify",
+        Some("invite") => "invite",
+        Some("webhook") => "webhook",
+        Some(_) => "other",
+        None => "rendered",
+    }
+}
+
+/// A message given up, as `turnpost outbox failed` lists it.
+#[derive(Debug, QueryableByName)]
+pub struct GivenUp {
+    #[diesel(sql_type = BigInt)]
+    pub id: i64,
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    pub kind: Option<String>,
+    #[diesel(sql_type = Text)]
+    pub to_address: String,
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    pub attempts: i32,
+    #[diesel(sql_type = diesel::sql_types::Timestamptz)]
+    pub failed_at: DateTime<Utc>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    pub last_error: Option<String>,
+}
+
+/// Messages given up and not requeued, oldest first.
+pub fn given_up(conn: &mut PgConnection, limit: i64) -> QueryResult<Vec<GivenUp>> {
+    diesel::sql_query(
+        "SELECT id, kind, to_address, attempts, failed_at, last_error FROM outbox \
+         WHERE failed_at IS NOT NULL AND sent_at IS NULL AND dropped_at IS NULL \
+         ORDER BY failed_at, id LIMIT $1",
+    )
+    .bind::<BigInt, _>(limit)
+    .load(conn)
+}
+
+/// Given-up messages by kind, for the `turnpost_outbox_failed` gauge.
+#[derive(Debug, QueryableByName)]
+pub struct FailedCount {
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    pub kind: Option<String>,
+    #[diesel(sql_type = BigInt)]
+    pub count: i64,
+}
+
+pub fn failed_counts(conn: &mut PgConnection) -> QueryResult<Vec<FailedCount>> {
+    diesel::sql_query(
+        "SELECT kind, count(*) AS count FROM outbox \
+         WHERE failed_at IS NOT NULL AND sent_at IS NULL AND dropped_at IS NULL \
+         GROUP BY kind",
+    )
+    .load(conn)
+}
+
+/// Gives given-up messages (all of them, or those with the given ids) their attempts back
+/// and makes them due now; returns how many. A message sent or dropped meanwhile is left
+/// alone. The address's `failing` state stays until one of them goes out.
+pub fn requeue(conn: &mut PgConnection, ids: Option<&[i64]>) -> QueryResult<usize> {
+    diesel::sql_query(
+        "UPDATE outbox SET failed_at = NULL, attempts = 0, next_attempt_at = now(), \
+           claimed_until = NULL \
+         WHERE failed_at IS NOT NULL AND sent_at IS NULL AND dropped_at IS NULL \
+           AND ($1::BIGINT[] IS NULL OR id = ANY ($1))",
+    )
+    .bind::<diesel::sql_types::Nullable<Array<BigInt>>, _>(ids.map(<[i64]>::to_vec))
+    .execute(conn)
+}
+
+/// Whether `account`'s address is failing (for tests and the account view).
+pub fn is_failing(conn: &mut PgConnection, account: AccountId) -> QueryResult<bool> {
+    accounts::table
+        .find(account)
+        .select(accounts::email_failing_at.is_not_null())
+        .first(conn)
+}
