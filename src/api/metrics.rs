@@ -35,12 +35,10 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
 }
 
 fn check_token(access: &MetricsAccess, req: &HttpRequest) -> Result<(), Box<ApiError>> {
-    let Some(token) = &access.token else {
-        return Err(Box::new(ApiError::new(
-            StatusCode::NOT_FOUND,
-            "metrics_disabled",
-            "metrics are off on this server (its operator sets TURNPOST_METRICS_TOKEN)",
-        )));
+    let unauthorized = || {
+        Box::new(ApiError::unauthorized(
+            "send Authorization: Bearer <the metrics token>",
+        ))
     };
     let given = req
         .headers()
@@ -49,13 +47,18 @@ fn check_token(access: &MetricsAccess, req: &HttpRequest) -> Result<(), Box<ApiE
         .and_then(|v| v.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, t)| t.trim())
-        .unwrap_or("");
+        .ok_or_else(unauthorized)?;
+    let Some(token) = &access.token else {
+        return Err(Box::new(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "metrics_disabled",
+            "metrics are off on this server (its operator sets TURNPOST_METRICS_TOKEN)",
+        )));
+    };
     if bool::from(given.as_bytes().ct_eq(token.expose_secret().as_bytes())) {
         Ok(())
     } else {
-        Err(Box::new(ApiError::unauthorized(
-            "send Authorization: Bearer <the metrics token>",
-        )))
+        Err(unauthorized())
     }
 }
 
@@ -66,7 +69,7 @@ fn check_token(access: &MetricsAccess, req: &HttpRequest) -> Result<(), Box<ApiE
     responses(
         (status = 200, description = "Prometheus text format 0.0.4: `turnpost_outbox_given_up_total{kind}` (messages given up after their last attempt, by this process), `turnpost_outbox_failed{kind}` (messages given up and not requeued, in the database)", content_type = "text/plain"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`metrics_disabled`: no metrics token is configured", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`metrics_disabled`: a token was sent, but no metrics token is configured", body = Problem, content_type = "application/problem+json"),
         (status = 503, body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -142,6 +142,13 @@ fn metrics_need_the_operators_token() {
     assert!(scrape(&app).contains("# TYPE turnpost_outbox_failed gauge"));
     let closed = spawn_app_with(|_| {});
     let r = closed.client.get(closed.url("/metrics")).send().unwrap();
+    assert_eq!(assert_problem(r, "metrics off, no token").0, 401);
+    let r = closed
+        .client
+        .get(closed.url("/metrics"))
+        .bearer_auth(METRICS_TOKEN)
+        .send()
+        .unwrap();
     let (status, body) = assert_problem(r, "metrics off");
     assert_eq!((status, body["code"].as_str()), (404, Some("metrics_disabled")));
 }
