@@ -214,6 +214,17 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    sign_ups (email_lower) {
+        email_lower -> Text,
+        email -> Text,
+        name -> Text,
+        password_hash -> Text,
+        token_hash -> Bytea,
+        created_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(invitation_sends -> invitations (invitation_id));
 diesel::joinable!(invitations -> games (game_id));
@@ -239,5 +250,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     ratings,
     rating_history,
     webhooks,
-    calendar_feeds
+    calendar_feeds,
+    sign_ups
 );

@@ -480,7 +480,14 @@ const EDITED: [(&str, &[&str]); 5] = [
     ("fuldrigger", &["offer"]),
     (
         "kasino",
-        &["trail", "capture", "clear_table", "build", "raise", "add_to_build"],
+        &[
+            "trail",
+            "capture",
+            "clear_table",
+            "build",
+            "raise",
+            "add_to_build",
+        ],
     ),
     ("space-empires-4x", &["move", "build", "research", "bid"]),
     ("starfarers", &["offer_trade", "fly"]),
