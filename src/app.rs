@@ -18,7 +18,7 @@ use crate::api::deadline::{self, RequestDeadline};
 use crate::api::{self, health::OpenApiText, problem};
 use crate::auth::jwt::Tokens;
 use crate::auth::password::HashGate;
-use crate::auth::throttle::LoginThrottle;
+use crate::auth::throttle::{Limits, LoginThrottle};
 use crate::domain::Domain;
 use crate::domain::bot_worker::BotWorker;
 use crate::domain::clocks::SystemClock;
@@ -56,11 +56,13 @@ pub fn domain(
         pool,
         registry,
         tokens: Tokens::new(jwt_secret, settings.jwt_ttl_hours as i64 * 3600),
-        throttle: Arc::new(LoginThrottle::new(
-            settings.login_max_failures,
-            settings.login_max_failures_per_address,
-            Duration::from_secs(settings.login_window_secs),
-        )),
+        throttle: Arc::new(LoginThrottle::new(Limits {
+            per_pair: settings.login_max_failures as usize,
+            per_address: settings.login_max_failures_per_address as usize,
+            per_account: settings.login_max_failures_per_account as usize,
+            window: Duration::from_secs(settings.login_window_secs),
+            pace: Duration::from_millis(settings.login_slow_lane_ms),
+        })),
         hashes: Arc::new(HashGate::new(
             settings.password_hash_slots,
             Duration::from_secs(settings.password_queue_secs),

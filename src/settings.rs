@@ -37,9 +37,20 @@ pub struct Settings {
     pub database_url: Option<SecretString>,
     pub var_dir: PathBuf,
     pub jwt_ttl_hours: u64,
+    /// Failed logins per (account, client address) in the window before that pair is
+    /// refused (429).
     pub login_max_failures: u32,
+    /// Failed logins per client address, across accounts, in the window before its
+    /// logins go through a slow lane (paced, not refused).
     pub login_max_failures_per_address: u32,
+    /// Failed logins per account, across addresses, in the window before its logins go
+    /// through a slow lane (paced, not refused).
+    #[serde(default = "default_failures_per_account")]
+    pub login_max_failures_per_account: u32,
     pub login_window_secs: u64,
+    /// A slow lane lets one login through per this many milliseconds.
+    #[serde(default = "default_slow_lane_ms")]
+    pub login_slow_lane_ms: u64,
     /// Password hashes computed at once (0: one per core): each takes 19 MiB.
     pub password_hash_slots: usize,
     /// How long a login waits for a hashing slot before 503.
@@ -96,6 +107,14 @@ fn default_webhook_senders() -> usize {
 
 fn default_streams_per_address() -> usize {
     64
+}
+
+fn default_failures_per_account() -> u32 {
+    20
+}
+
+fn default_slow_lane_ms() -> u64 {
+    3000
 }
 
 impl Settings {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's "API in a few requests", as a script that really plays a move:
 #   BASE=http://127.0.0.1:8080 bash tests/readme_requests.sh
-# Needs curl and jq. `cargo test` runs it against a test server.
+# Needs curl and jq. `cargo test` runs it against a test server. The server must make
+# accounts at once (TURNPOST_REQUIRE_EMAIL_VERIFICATION=false): where addresses must be
+# confirmed, a sign-up waits for the link mailed to the address.
 set -euo pipefail
 B=${BASE:-http://127.0.0.1:8080}/api/v1
 J='content-type: application/json'

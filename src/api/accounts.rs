@@ -7,19 +7,34 @@ use super::problem::{ApiError, Problem};
 use crate::domain::accounts::to_response;
 use crate::domain::clocks::{VacationRequest, VacationResponse};
 use crate::domain::shapes::{
-    AccountResponse, NewAccountRequest, TokenRequest, TokenResponse, UpdateAccountRequest,
+    AccountResponse, NewAccountRequest, SignUpAccepted, TokenRequest, TokenResponse,
+    UpdateAccountRequest,
 };
+use crate::domain::sign_ups::SignUp;
 use crate::domain::{Domain, DomainError};
 
 /// Create an account.
+///
+/// Where the server requires confirmed addresses (`require_email_verification`, the
+/// default), this makes no account yet and answers `202` with the same body whatever the
+/// address, so that nobody learns from it whether an address has an account: a new address
+/// is mailed a link (`/api/v1/sign-ups/{token}`, working for 2 days) that makes the
+/// account, its address confirmed; the owner of a taken address is told that someone tried
+/// (at most once a day). Sign in once the link is followed.
+///
+/// Where the server does not require confirmed addresses, the account works at once, so
+/// the answer cannot hide that the address was free: `201` with the account, or
+/// `409 email_taken` (and its owner is told).
 #[utoipa::path(
     tag = "accounts",
     request_body = NewAccountRequest,
     responses(
-        (status = 201, description = "Created", body = AccountResponse),
+        (status = 201, description = "Created (only where the server does not require confirmed addresses)", body = AccountResponse),
+        (status = 202, description = "Check your email: the same answer for a new and a taken address (where the server requires confirmed addresses)", body = SignUpAccepted),
         (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`email_taken`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`invalid_email`, `invalid_name`, `password_too_short`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`email_taken` (only where the server does not require confirmed addresses)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_email`, `invalid_name`, `password_too_short`, `password_too_long`, `invalid_password`, `weak_password`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`busy`: too many password hashes at once; with Retry-After", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/accounts")]
@@ -28,20 +43,29 @@ pub async fn create_account(
     body: web::Json<NewAccountRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let _admitted = domain.hashes.admit().await.map_err(DomainError::from)?;
-    let account = web::block(move || domain.create_account(body.into_inner())).await??;
-    Ok(HttpResponse::Created()
-        .insert_header(("Location", format!("/api/v1/accounts/{}", account.id)))
-        .json(account))
+    match web::block(move || domain.create_account(body.into_inner())).await?? {
+        SignUp::Created(account) => Ok(HttpResponse::Created()
+            .insert_header(("Location", format!("/api/v1/accounts/{}", account.id)))
+            .json(account)),
+        SignUp::CheckYourEmail(accepted) => Ok(HttpResponse::Accepted().json(accepted)),
+    }
 }
 
 /// Exchange email and password for a bearer token.
+///
+/// Failed logins are throttled: 5 per (account, client address) in 15 minutes, then that
+/// pair gets `429`. Past 50 failures from one address (across accounts), or 20 at one
+/// account (across addresses), logins from that address or at that account are not
+/// refused but paced, one every 3 seconds, so a right password still gets in; only a login
+/// that would wait more than 10 s for its turn gets `429`. A pair that signed in within 30
+/// days is not paced.
 #[utoipa::path(
     tag = "accounts",
     request_body = TokenRequest,
     responses(
         (status = 200, description = "A bearer token", body = TokenResponse),
         (status = 401, description = "`invalid_credentials` (same answer for an unknown email)", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`too_many_attempts`: too many failed logins for this account from this address, or from this address overall; with Retry-After", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_attempts`: too many failed logins for this account from this address; or, past the budgets of the address or of the account, too many logins waiting in its slow lane (paced one at a time); with Retry-After", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`busy`: too many logins at once; with Retry-After", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -57,8 +81,12 @@ pub async fn token(
         .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |a| {
             a.ip()
         });
+    let TokenRequest { email, password } = body.into_inner();
+    let ticket = domain.begin_login(&email, client)?;
+    // A slow lane's wait is spent here, without a thread or a hashing slot.
+    tokio::time::sleep_until(tokio::time::Instant::from_std(ticket.not_before())).await;
     let _admitted = domain.hashes.admit().await.map_err(DomainError::from)?;
-    let t = web::block(move || domain.issue_token(body.into_inner(), client)).await??;
+    let t = web::block(move || domain.issue_token(ticket, &password)).await??;
     Ok(web::Json(t))
 }
 
@@ -89,7 +117,7 @@ pub async fn me(
         (status = 200, body = AccountResponse),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`current_password_wrong`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_name`, `password_too_short`, `password_too_long`, `invalid_password`, `weak_password`, `invalid_time_zone`, `invalid_quiet_hours`, `invalid_digest_hour`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[patch("/me")]

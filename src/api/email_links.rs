@@ -129,3 +129,67 @@ pub async fn resend_confirmation(
     web::block(move || domain.resend_confirmation(caller.0)).await??;
     Ok(HttpResponse::Accepted().finish())
 }
+
+/// The page of a sign-up link: the account it makes, and a button that makes it (a POST to
+/// the same URL, so that a link scanner that follows the link makes nothing).
+#[utoipa::path(
+    tag = "accounts",
+    params(("token" = String, Path, description = "The token of the link mailed at sign-up")),
+    responses(
+        (status = 200, description = "A page with a button that makes the account (a POST to the same URL)", content_type = "text/html", body = String),
+        (status = 403, description = "`invalid_link`: the link was used already, is older than 2 days, or was altered", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/sign-ups/{token}")]
+pub async fn sign_up_page(
+    domain: web::Data<Domain>,
+    token: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let t = token.into_inner();
+    let check = t.clone();
+    let pending = web::block(move || domain.pending_sign_up(&check)).await??;
+    let action = format!("/api/v1/sign-ups/{t}");
+    Ok(page(
+        "Finish creating your account",
+        &format!(
+            "<p>This makes the Turnpost account <strong>{}</strong> for {}, with the password \
+             chosen at sign-up. If you did not sign up, close this page: nothing is made.</p>\
+             <form method=\"post\" action=\"{}\">\
+             <button type=\"submit\" style=\"font-size:16px;padding:10px 18px;background:#2f6f4f;\
+             color:#fff;border:none;border-radius:6px\">Make my account</button></form>",
+            html_escape::encode_text(&pending.name),
+            html_escape::encode_text(&pending.email),
+            html_escape::encode_double_quoted_attribute(&action)
+        ),
+    ))
+}
+
+/// Follows a sign-up link: makes the account, its address confirmed. A link works once.
+#[utoipa::path(
+    tag = "accounts",
+    params(("token" = String, Path, description = "The token of the link mailed at sign-up")),
+    responses(
+        (status = 200, description = "The account is made: sign in", content_type = "text/html", body = String),
+        (status = 403, description = "`invalid_link`: the link was used already, is older than 2 days, or was altered", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`email_taken`: the address got an account after this link was sent (by an invitation); sign in to it", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/sign-ups/{token}")]
+pub async fn complete_sign_up(
+    domain: web::Data<Domain>,
+    token: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let t = token.into_inner();
+    let sign_in = format!("{}/#/signin", domain.public_url.trim_end_matches('/'));
+    let account = web::block(move || domain.complete_sign_up(&t)).await??;
+    Ok(page(
+        "Your account is ready",
+        &format!(
+            "<p>Welcome, {}. Your address {} is confirmed: \
+             <a href=\"{}\">sign in</a> with it and your password.</p>",
+            html_escape::encode_text(&account.name),
+            html_escape::encode_text(&account.email),
+            html_escape::encode_double_quoted_attribute(&sign_in)
+        ),
+    ))
+}

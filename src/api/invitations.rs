@@ -116,7 +116,7 @@ pub async fn invitation_page(
              password, and it is made as you accept (your address counts as confirmed).</p>\
              <form method=\"post\" action=\"{}/accept\" style=\"margin:0 0 12px\">\
              <label>Your name<input name=\"name\" required maxlength=\"80\" autocomplete=\"name\" style=\"{FIELD}\"></label>\
-             <label>Password (at least 10 characters)<input name=\"password\" type=\"password\" required minlength=\"10\" maxlength=\"1024\" autocomplete=\"new-password\" style=\"{FIELD}\"></label>\
+             <label>Password (at least 10 characters and hard to guess: a few words do well)<input name=\"password\" type=\"password\" required minlength=\"10\" maxlength=\"1024\" autocomplete=\"new-password\" style=\"{FIELD}\"></label>\
              {}</form>",
             attr(&base),
             button("Make my account and accept", PRIMARY)
@@ -161,7 +161,7 @@ pub async fn invitation_page(
         (status = 403, description = "`invalid_link`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`already_joined`, `game_not_open`, `email_taken`, `sign_in_required` (an account with the invited address has not confirmed it: sign in and accept again)", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "`invitation_closed`, `invitation_expired`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`account_details_required`, `invalid_name`, `password_too_short`, `password_too_long`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`account_details_required`, `invalid_name`, `password_too_short`, `password_too_long`, `invalid_password`, `weak_password`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/invitations/{token}/accept")]

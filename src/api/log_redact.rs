@@ -1,7 +1,8 @@
 //! The request log never holds a secret: an access token passed as `?access_token=` (a
 //! browser's `EventSource` cannot send a header), and the tokens that are the path of a
-//! link (invitations, calendar feeds, unsubscribe and confirmation links) are replaced by
-//! `[redacted]` before the request's span is made; `Authorization` is never recorded.
+//! link (invitations, calendar feeds, unsubscribe, confirmation and sign-up links) are
+//! replaced by `[redacted]` before the request's span is made; `Authorization` is never
+//! recorded.
 
 use actix_web::Error;
 use actix_web::body::MessageBody;
@@ -13,8 +14,15 @@ use tracing_actix_web::{DefaultRootSpanBuilder, RootSpanBuilder};
 const SECRET_QUERY_KEYS: &[&str] = &["access_token", "token"];
 
 /// Path segments after which the next segment is a secret token (`/invitations/{token}`,
-/// `/calendar/{token}.ics`, `/unsubscribe/{token}`, `/verify-email/{token}`).
-const SECRET_AFTER: &[&str] = &["invitations", "calendar", "unsubscribe", "verify-email"];
+/// `/calendar/{token}.ics`, `/unsubscribe/{token}`, `/verify-email/{token}`,
+/// `/sign-ups/{token}`).
+const SECRET_AFTER: &[&str] = &[
+    "invitations",
+    "calendar",
+    "unsubscribe",
+    "verify-email",
+    "sign-ups",
+];
 
 const REDACTED: &str = "[redacted]";
 
@@ -146,6 +154,7 @@ mod tests {
                 None,
                 "/api/v1/verify-email/[redacted]",
             ),
+            ("/api/v1/sign-ups/ab", None, "/api/v1/sign-ups/[redacted]"),
             (
                 "/api/v1/games/4/invitations/17",
                 None,

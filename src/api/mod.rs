@@ -119,6 +119,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(email_links::unsubscribe)
                 .service(email_links::verify_email)
                 .service(email_links::resend_confirmation)
+                .service(email_links::sign_up_page)
+                .service(email_links::complete_sign_up)
                 .service(events::game_events)
                 .service(invitations::invitation_page)
                 .service(invitations::accept_invitation)

@@ -71,7 +71,7 @@ pub const PROBLEM_TYPES: &[(&str, u16, &str)] = &[
     (
         "too_many_attempts",
         429,
-        "Too many failed sign-ins for this account from this address, or from this address overall. Wait for Retry-After seconds.",
+        "Too many failed sign-ins for this account from this address; or, past the failures allowed from this address or at this account, too many sign-ins waiting for their turn in its slow lane (paced, one every few seconds). Wait for Retry-After seconds.",
     ),
     (
         "busy",
@@ -105,9 +105,19 @@ pub const PROBLEM_TYPES: &[(&str, u16, &str)] = &[
         "Passwords have at most 1024 bytes.",
     ),
     (
+        "invalid_password",
+        422,
+        "Passwords are printable characters: no control characters such as NUL or a newline.",
+    ),
+    (
+        "weak_password",
+        422,
+        "The password is too easy to guess: a common password, a repeat or sequence, a date, or the account's email address or name. The detail says why; a few ordinary words (four make a strong one) do well.",
+    ),
+    (
         "email_taken",
         409,
-        "An account with this email exists already. Sign in instead.",
+        "An account with this email exists already. Sign in instead. (Answered to a sign-up only where the server does not require confirmed addresses; elsewhere sign-up answers 202 for every address and mails the owner instead.)",
     ),
     (
         "email_unconfirmed",
@@ -339,7 +349,7 @@ pub const PROBLEM_TYPES: &[(&str, u16, &str)] = &[
     (
         "invalid_link",
         403,
-        "The unsubscribe, confirmation or invitation link was altered, was not made by this server, or was made for another address. Use the link from the email as it came.",
+        "The unsubscribe, confirmation, sign-up or invitation link was altered, was not made by this server, or was made for another address; a sign-up link also works only once and for 2 days (sign up again for a new one). Use the link from the email as it came.",
     ),
     (
         "already_verified",

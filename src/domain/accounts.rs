@@ -7,11 +7,13 @@ use std::time::Instant;
 use diesel::prelude::*;
 
 use super::shapes::{
-    AccountResponse, EmailMode, EmailSetting, NewAccountRequest, TokenRequest, TokenResponse,
+    AccountResponse, EmailMode, EmailSetting, NewAccountRequest, TokenResponse,
     UpdateAccountRequest,
 };
+use super::sign_ups::{Requested, SignUp};
 use super::{Domain, DomainError, DomainResult};
 use crate::auth::jwt::TokenSubject;
+use crate::auth::throttle::Attempt;
 use crate::store::models::{Account, NewAccount};
 use crate::store::schema::accounts;
 
@@ -57,7 +59,14 @@ pub(crate) fn parse_name(raw: &str) -> DomainResult<String> {
     Ok(name.to_string())
 }
 
-pub(crate) fn check_password(pw: &str) -> DomainResult<()> {
+/// A new password: 10 characters to 1024 bytes, printable, and hard to guess. `personal`
+/// are the words a guesser tries first for this account (its address, its name).
+///
+/// Strength is zxcvbn's estimate: at least [`MIN_SCORE`] (more than 10^8 guesses), which
+/// refuses the common passwords, repeats, sequences, keyboard rows and dates, and
+/// anything built on `personal`, while a few ordinary words pass. Login throttling makes
+/// online guessing slow; this makes sure there is something to guess.
+pub(crate) fn check_password(pw: &str, personal: &[&str]) -> DomainResult<()> {
     let n = pw.chars().count();
     if n < MIN_PASSWORD {
         return Err(DomainError::invalid(
@@ -71,7 +80,82 @@ pub(crate) fn check_password(pw: &str) -> DomainResult<()> {
             format!("password must have at most {MAX_PASSWORD} bytes"),
         ));
     }
-    Ok(())
+    // Control characters (a NUL, a newline) cannot be typed into a login form, so a
+    // password made of them is a client's bug or an attack on the hasher, not a secret.
+    if pw.chars().any(char::is_control) {
+        return Err(DomainError::invalid(
+            "invalid_password",
+            "password must be printable characters (no control characters such as NUL or a newline)",
+        ));
+    }
+    check_strength(pw, personal)
+}
+
+/// zxcvbn's scores go from 0 to 4; 3 means more than 10^8 guesses.
+const MIN_SCORE: zxcvbn::Score = zxcvbn::Score::Three;
+
+fn weak(why: impl Into<String>) -> DomainError {
+    DomainError::invalid("weak_password", why)
+}
+
+fn check_strength(pw: &str, personal: &[&str]) -> DomainResult<()> {
+    let folded = pw.trim().to_lowercase();
+    if personal
+        .iter()
+        .any(|p| !p.trim().is_empty() && p.trim().to_lowercase() == folded)
+    {
+        return Err(weak(
+            "password must not be your email address or your name: choose a few words nobody would connect with you",
+        ));
+    }
+    // Each part of the address counts on its own too (`ada` of `ada@example.org`).
+    let mut words: Vec<&str> = Vec::new();
+    for p in personal {
+        words.push(p);
+        words.extend(
+            p.split(['@', '.', ' ', '-', '_', '+'])
+                .filter(|w| w.len() > 2),
+        );
+    }
+    let estimate = zxcvbn::zxcvbn(pw, &words);
+    if estimate.score() >= MIN_SCORE {
+        return Ok(());
+    }
+    let advice = estimate.feedback().map(|f| {
+        f.warning()
+            .map(|w| w.to_string())
+            .into_iter()
+            .chain(f.suggestions().iter().map(|s| s.to_string()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    Err(weak(format!(
+        "password is too easy to guess{}",
+        advice.filter(|a| !a.is_empty()).map_or_else(
+            || ": add another word or two".to_string(),
+            |a| format!(": {a}")
+        )
+    )))
+}
+
+/// A login attempt holding its place in the throttle (see [`Domain::begin_login`]).
+pub struct LoginTicket {
+    key: String,
+    attempt: Attempt,
+}
+
+impl LoginTicket {
+    /// When the password may be checked: later than now in a slow lane.
+    pub fn not_before(&self) -> Instant {
+        self.attempt.not_before()
+    }
+}
+
+fn wrong_login() -> DomainError {
+    DomainError::Unauthorized {
+        code: "invalid_credentials",
+        message: "email or password is wrong".into(),
+    }
 }
 
 #[derive(QueryableByName)]
@@ -103,55 +187,71 @@ pub fn to_response(a: &Account) -> AccountResponse {
 }
 
 impl Domain {
-    pub fn create_account(&self, req: NewAccountRequest) -> DomainResult<AccountResponse> {
+    /// Sign-up (see `domain::sign_ups` for why its answer does not depend on the address
+    /// where the server requires confirmed addresses).
+    pub fn create_account(&self, req: NewAccountRequest) -> DomainResult<SignUp> {
         let email = parse_email(&req.email)?;
         let name = parse_name(&req.name)?;
-        check_password(&req.password)?;
+        check_password(&req.password, &[&email, &name])?;
+        // Hashed whatever the address, so that the time taken tells nothing either.
         let hash = self.hashes.hash(&req.password)?;
         let lower = email.to_lowercase();
-        let mut conn = self.conn()?;
-        let inserted = conn.transaction::<_, DomainError, _>(|conn| {
-            let inserted = diesel::insert_into(accounts::table)
-                .values(NewAccount {
-                    email: &email,
-                    email_lower: &lower,
-                    name: &name,
-                    password_hash: &hash,
-                })
-                .on_conflict(accounts::email_lower)
-                .do_nothing()
-                .returning(Account::as_returning())
-                .get_result(conn)
-                .optional()?;
-            // The address is confirmed by a link before any game email goes to it.
-            if let Some(a) = &inserted
-                && self.require_email_verification
-            {
-                self.send_confirmation(conn, a)?;
-            }
-            Ok(inserted)
-        })?;
-        match inserted {
-            Some(a) => Ok(to_response(&a)),
-            None => Err(DomainError::conflict(
-                "email_taken",
-                "an account with this email already exists",
-            )),
+        let requested = Requested {
+            email: &email,
+            lower: &lower,
+            name: &name,
+            password_hash: &hash,
+        };
+        if self.require_email_verification {
+            return self.sign_up_by_mail(&requested);
         }
+        self.sign_up_at_once(&requested)
+            .map(|a| SignUp::Created(to_response(&a)))
     }
 
-    /// A token for the right password. `client` is the peer address: failures are
-    /// throttled per (account, address) and per address.
-    pub fn issue_token(&self, req: TokenRequest, client: IpAddr) -> DomainResult<TokenResponse> {
-        let wrong = || DomainError::Unauthorized {
-            code: "invalid_credentials",
-            message: "email or password is wrong".into(),
-        };
-        let key = req.email.trim().to_lowercase();
+    /// Makes the account at once (where addresses need no confirmation); for a taken
+    /// address, tells its owner and answers `email_taken`.
+    fn sign_up_at_once(&self, req: &Requested) -> DomainResult<Account> {
+        let mut conn = self.conn()?;
+        let inserted = diesel::insert_into(accounts::table)
+            .values(NewAccount {
+                email: req.email,
+                email_lower: req.lower,
+                name: req.name,
+                password_hash: req.password_hash,
+            })
+            .on_conflict(accounts::email_lower)
+            .do_nothing()
+            .returning(Account::as_returning())
+            .get_result(&mut conn)
+            .optional()?;
+        if let Some(a) = inserted {
+            return Ok(a);
+        }
+        let owner: Option<Account> = accounts::table
+            .filter(accounts::email_lower.eq(req.lower))
+            .select(Account::as_select())
+            .first(&mut conn)
+            .optional()?;
+        if let Some(owner) = owner {
+            self.notify_sign_up_taken(&mut conn, &owner)?;
+        }
+        Err(DomainError::conflict(
+            "email_taken",
+            "an account with this email already exists",
+        ))
+    }
+
+    /// Reserves a login attempt for `email` from `client` (the peer address), throttled
+    /// per (account, address), and paced per address and per account (see
+    /// `auth::throttle`). The caller waits until `LoginTicket::not_before`, then checks the
+    /// password with [`Domain::issue_token`].
+    pub fn begin_login(&self, email: &str, client: IpAddr) -> DomainResult<LoginTicket> {
+        let key = email.trim().to_lowercase();
         // No account has such an address (the database cannot even store a NUL): a wrong
         // login, answered without touching the database.
         if key.is_empty() || key.len() > 254 || key.chars().any(char::is_control) {
-            return Err(wrong());
+            return Err(wrong_login());
         }
         let attempt = self
             .throttle
@@ -159,15 +259,20 @@ impl Domain {
             .map_err(|wait| DomainError::TooManyRequests {
                 retry_after_secs: wait,
             })?;
-        let result = self.check_login(&key, &req.password);
-        let succeeded = matches!(result, Ok(Some(_)));
-        // A busy hasher or a database error is nobody's failed guess.
-        if result.is_err() {
-            self.throttle.finish(attempt, true, Instant::now());
-        } else {
-            self.throttle.finish(attempt, succeeded, Instant::now());
+        Ok(LoginTicket { key, attempt })
+    }
+
+    /// A token for the right password.
+    pub fn issue_token(&self, ticket: LoginTicket, password: &str) -> DomainResult<TokenResponse> {
+        let LoginTicket { key, attempt } = ticket;
+        let result = self.check_login(&key, password);
+        // A busy hasher or a database error is nobody's failed guess: dropping the attempt
+        // gives its place back without counting.
+        match &result {
+            Ok(found) => attempt.finish(found.is_some(), Instant::now()),
+            Err(_) => drop(attempt),
         }
-        let account = result?.ok_or_else(wrong)?;
+        let account = result?.ok_or_else(wrong_login)?;
         let token = self.tokens.issue(
             account.id,
             account.token_generation,
@@ -258,7 +363,8 @@ impl Domain {
         let name = req.name.as_deref().map(parse_name).transpose()?;
         let hash = match &req.password {
             Some(pw) => {
-                check_password(pw)?;
+                let new_name = name.as_deref().unwrap_or(&current.name);
+                check_password(pw, &[&current.email, &current.name, new_name])?;
                 let given = req.current_password.as_deref().unwrap_or("");
                 if !self.hashes.verify(given, Some(&current.password_hash))? {
                     return Err(DomainError::forbidden(
@@ -350,7 +456,39 @@ impl Domain {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_email;
+    use super::{check_password, parse_email};
+
+    #[test]
+    fn easy_passwords_are_refused_and_a_few_words_pass() {
+        let me = ["ada@example.org", "Ada Lovelace"];
+        let code = |pw: &str| check_password(pw, &me).err().map(|e| e.code());
+        for weak in [
+            "aaaaaaaaaa",
+            "password12",
+            "password123",
+            "1234567890",
+            "qwertyuiop",
+            "abcdefghij",
+            "iloveyou12",
+            "ADA@example.org",
+            " Ada Lovelace ",
+            "ada@example.org1",
+        ] {
+            assert_eq!(code(weak), Some("weak_password"), "{weak}");
+        }
+        for control in ["\0".repeat(10), "correct horse\nbattery".into()] {
+            assert_eq!(code(&control), Some("invalid_password"), "{control:?}");
+        }
+        assert_eq!(code("short"), Some("password_too_short"));
+        for strong in [
+            "correct horse battery",
+            "a brand new passphrase",
+            "ivy is a climbing plant",
+            "gr8-Pumpkin-42",
+        ] {
+            assert_eq!(code(strong), None, "{strong}");
+        }
+    }
 
     #[test]
     fn emails() {

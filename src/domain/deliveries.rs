@@ -90,9 +90,15 @@ impl Domain {
         {
             return Ok(Delivery::Drop("address_bouncing"));
         }
+        // Mail about the account itself is not game email: "stop game emails" is no
+        // answer to it.
+        let about_the_account = matches!(
+            kind,
+            "verify" | super::sign_ups::LINK_KIND | super::sign_ups::NOTICE_KIND
+        );
         let unsubscribe = account
             .as_ref()
-            .filter(|_| kind != "verify")
+            .filter(|_| !about_the_account)
             .map(|a| self.links.unsubscribe_url(a.id));
         match kind {
             TURN | REMINDER | NUDGE | OVER | TAKEBACK => {

@@ -500,7 +500,7 @@ impl Domain {
                     ));
                 };
                 let name = parse_name(&name)?;
-                check_password(&password)?;
+                check_password(&password, &[&inv.email, &name])?;
                 Some((name, self.hashes.hash(&password)?))
             }
         };

@@ -26,6 +26,7 @@ pub mod rematch;
 pub mod replay;
 pub mod sessions;
 pub mod shapes;
+pub mod sign_ups;
 pub mod steps;
 pub mod takeback;
 pub mod verify;

@@ -16,9 +16,26 @@ pub struct NewAccountRequest {
     pub email: String,
     #[schema(example = "Ada")]
     pub name: String,
-    /// At least 10 characters.
+    /// At least 10 characters, none of them control characters, and hard to guess: not a
+    /// common password, a repeat or sequence, nor the email address or the name
+    /// (`weak_password`, with the reason in `detail`). A few ordinary words do well.
     #[schema(example = "correct horse battery", min_length = 10, max_length = 256)]
     pub password: String,
+}
+
+/// The answer to a sign-up where the server requires confirmed addresses: the same for
+/// every address, whether it has an account or not. A new address gets a link that makes
+/// the account; the owner of a taken one, a notice.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SignUpAccepted {
+    /// Always `check_your_email`.
+    #[schema(example = "check_your_email")]
+    pub status: String,
+    /// The address, as given.
+    #[schema(example = "ada@example.org")]
+    pub email: String,
+    /// What to do next, for people.
+    pub detail: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -55,7 +72,8 @@ pub struct AccountResponse {
 #[serde(deny_unknown_fields)]
 pub struct UpdateAccountRequest {
     pub name: Option<String>,
-    /// A new password (at least 10 characters); requires `current_password`.
+    /// A new password (at least 10 characters and hard to guess, as at sign-up); requires
+    /// `current_password`.
     pub password: Option<String>,
     pub current_password: Option<String>,
     /// `true`/`false` (turn emails on or off), or `"each_turn"`, `"daily_digest"`, `"off"`.

@@ -225,6 +225,17 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    sign_ups (email_lower) {
+        email_lower -> Text,
+        email -> Text,
+        name -> Text,
+        password_hash -> Text,
+        token_hash -> Bytea,
+        created_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(invitation_sends -> invitations (invitation_id));
 diesel::joinable!(invitations -> games (game_id));
@@ -251,5 +262,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     rating_history,
     webhooks,
     webhook_receivers,
-    calendar_feeds
+    calendar_feeds,
+    sign_ups
 );

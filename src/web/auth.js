@@ -1,6 +1,6 @@
 // Sign in and sign up.
 
-import { post, signIn as apiSignIn } from './api.js';
+import { request, signIn as apiSignIn } from './api.js';
 import { h, fill } from './dom.js';
 import * as live from './live.js';
 
@@ -53,18 +53,40 @@ export async function signUp(main, _params, app) {
     [
       field('Name (shown to other players)', { name: 'name', autocomplete: 'nickname', required: true }),
       field('Email (turn notifications go here)', { name: 'email', type: 'email', autocomplete: 'email', required: true }),
-      field('Password (at least 10 characters)', {
+      field('Password (at least 10 characters, hard to guess: a few words do well)', {
         name: 'password', type: 'password', autocomplete: 'new-password', minlength: 10, required: true,
       }),
     ],
     'Sign up',
     async (d) => {
       const email = d.get('email');
-      await post('/api/v1/accounts', { email, name: d.get('name'), password: d.get('password') }, { auth: false });
+      const body = { email, name: d.get('name'), password: d.get('password') };
+      const r = await request('POST', '/api/v1/accounts', { body, auth: false });
+      // 202: the server makes the account once the address is confirmed, and answers so
+      // for every address (whether it has an account is for its mailbox to say).
+      if (r.status === 202) {
+        checkYourEmail(main, r.data);
+        return;
+      }
       await apiSignIn(email, d.get('password'), false);
       live.start();
       app.navigate('#/lobby', 'Welcome! Join an open game or start one.');
     },
     h('p', {}, 'Have an account? ', h('a', { href: '#/signin' }, 'Sign in')),
+  );
+}
+
+/** After a sign-up that waits for the address: where to look, and the way to sign in. */
+function checkYourEmail(main, accepted) {
+  fill(
+    main,
+    h(
+      'section',
+      { class: 'card narrow', id: 'check-your-email' },
+      h('h1', {}, 'Check your email'),
+      h('p', {}, accepted.detail),
+      h('p', {}, 'Nothing came? Look in the spam folder, or sign up again for a new link.'),
+      h('p', {}, h('a', { href: '#/signin' }, 'Sign in')),
+    ),
   );
 }

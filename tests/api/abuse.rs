@@ -32,7 +32,7 @@ fn settle(app: &TestApp) {
 #[test]
 fn an_unconfirmed_account_invites_nobody_and_no_free_text_reaches_a_subject() {
     let app = spawn_app_with(|s| s.require_email_verification = true);
-    let ada = app.player("Ada");
+    let ada = app.unconfirmed_player("Ada");
     let r = app
         .client
         .patch(app.url("/api/v1/me"))

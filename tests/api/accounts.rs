@@ -1,6 +1,16 @@
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::{Duration, Instant};
+
+use diesel::prelude::*;
+use reqwest::blocking::Client;
 use serde_json::{Value, json};
 
-use crate::helpers::spawn_app;
+use crate::helpers::{
+    TestApp, assert_problem, fresh_email, invitation_token, spawn_app, spawn_app_with,
+};
+
+const NOTICE: &str = "[Turnpost] Someone tried to sign up with your address";
+const LINK: &str = "[Turnpost] Finish creating your account";
 
 #[test]
 fn sign_up_login_me_and_the_errors_around_them() {
@@ -13,7 +23,10 @@ fn sign_up_login_me_and_the_errors_around_them() {
     assert_eq!(created["email"], "Ada@Example.org");
     assert!(created.get("password_hash").is_none());
 
-    // Same email in another case: taken.
+    // Same email in another case: taken. This server does not require confirmed
+    // addresses, so an account works at once and the answer cannot hide that (see
+    // `sign_up_answers_alike_whether_or_not_the_address_has_an_account`); the owner is
+    // told all the same.
     let r = app.post(
         "/api/v1/accounts",
         None,
@@ -22,6 +35,10 @@ fn sign_up_login_me_and_the_errors_around_them() {
     assert_eq!(r.status(), 409);
     assert_eq!(r.headers()["content-type"], "application/problem+json");
     assert_eq!(r.json::<Value>().unwrap()["code"], "email_taken");
+    app.wait_for_mails("the notice to the owner", |m| {
+        m.iter()
+            .any(|m| m.to == "Ada@Example.org" && m.subject == NOTICE)
+    });
 
     for (bad, code) in [
         (
@@ -171,4 +188,410 @@ fn health_readiness_and_unknown_paths() {
     let r = app.get("/api/v1/nothing-here", None);
     assert_eq!(r.status(), 404);
     assert_eq!(r.headers()["content-type"], "application/problem+json");
+}
+
+/// A client whose requests come from 127.0.0.`n` (all of 127/8 is this machine).
+fn from(n: u8) -> Client {
+    Client::builder()
+        .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, n)))
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap()
+}
+
+fn login(
+    app: &TestApp,
+    client: &Client,
+    email: &str,
+    password: &str,
+) -> reqwest::blocking::Response {
+    client
+        .post(app.url("/api/v1/auth/token"))
+        .json(&json!({"email": email, "password": password}))
+        .send()
+        .unwrap()
+}
+
+/// Issue 29: after 50 failures from one address every login from it was refused, the right
+/// passwords of other accounts included.
+#[test]
+fn a_right_password_gets_in_from_an_address_that_failed_fifty_times() {
+    let app = spawn_app_with(|s| s.login_slow_lane_ms = 2000);
+    let here = from(1);
+    // Known has signed in from here before; Newbie never has.
+    let known = app.player("Known");
+    let newbie = fresh_email("newbie");
+    let r = app.post(
+        "/api/v1/accounts",
+        None,
+        &json!({"email": newbie, "name": "Newbie", "password": "correct horse battery"}),
+    );
+    assert_eq!(r.status(), 201);
+    // Someone at the same address sprays guesses over 50 accounts: each is answered.
+    for i in 0..50 {
+        let r = login(
+            &app,
+            &here,
+            &format!("guess{i}@example.org"),
+            "password1234",
+        );
+        assert_eq!(r.status(), 401, "guess {i}");
+    }
+    // Past the address's budget, guesses are paced (one per 2 s), not refused.
+    let start = Instant::now();
+    for i in 50..52 {
+        let r = login(
+            &app,
+            &here,
+            &format!("guess{i}@example.org"),
+            "password1234",
+        );
+        assert_eq!(r.status(), 401, "guess {i}");
+    }
+    assert!(
+        start.elapsed() >= Duration::from_millis(1500),
+        "the second paced guess waited {:?}",
+        start.elapsed()
+    );
+    // The right password of an account that never signed in here: slower, and in.
+    let r = login(&app, &here, &newbie, "correct horse battery");
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    // Known signed in from here before: not paced at all, though the lane is busy for
+    // the next 2 s.
+    let start = Instant::now();
+    let r = login(&app, &here, &known.email, "correct horse battery");
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    assert!(
+        start.elapsed() < Duration::from_millis(1500),
+        "a trusted sign-in waited {:?}",
+        start.elapsed()
+    );
+}
+
+/// Issue 29: 40 guesses at one account from 40 addresses were all checked at once.
+#[test]
+fn guesses_at_one_account_from_many_addresses_are_paced_and_its_owner_still_gets_in() {
+    let app = spawn_app_with(|s| {
+        s.login_max_failures_per_account = 10;
+        s.login_slow_lane_ms = 1000;
+    });
+    // The owner signs in from 127.0.0.1 as usual.
+    let owner = app.player("Owner");
+    let guess = |n: u8| {
+        login(&app, &from(n), &owner.email, "password1234")
+            .status()
+            .as_u16()
+    };
+    for n in 10..20 {
+        assert_eq!(guess(n), 401, "guess from 127.0.0.{n}");
+    }
+    // Past the account's budget, each guess waits its turn: one a second.
+    let start = Instant::now();
+    for n in 20..24 {
+        assert_eq!(guess(n), 401, "guess from 127.0.0.{n}");
+    }
+    assert!(
+        start.elapsed() >= Duration::from_millis(2500),
+        "four paced guesses took {:?}",
+        start.elapsed()
+    );
+    // A burst from 30 more addresses: the lane takes what fits in 10 s and refuses the
+    // rest with the time to come back.
+    let url = app.url("/api/v1/auth/token");
+    let burst: Vec<_> = (30..60u8)
+        .map(|n| {
+            let (url, email) = (url.clone(), owner.email.clone());
+            std::thread::spawn(move || {
+                let r = from(n)
+                    .post(url)
+                    .json(&json!({"email": email, "password": "password1234"}))
+                    .send()
+                    .unwrap();
+                let (status, retry) =
+                    (r.status().as_u16(), r.headers().contains_key("retry-after"));
+                (status, retry, r.json::<Value>().unwrap()["code"].clone())
+            })
+        })
+        .collect();
+    // Meanwhile the owner, at their usual address, gets in at once.
+    std::thread::sleep(Duration::from_millis(500));
+    let start = Instant::now();
+    let r = login(&app, &from(1), &owner.email, "correct horse battery");
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "the owner waited {:?} behind the guesses",
+        start.elapsed()
+    );
+    let answers: Vec<(u16, bool, Value)> = burst.into_iter().map(|t| t.join().unwrap()).collect();
+    let checked = answers.iter().filter(|a| a.0 == 401).count();
+    let refused = answers.iter().filter(|a| a.0 == 429).count();
+    assert_eq!(checked + refused, 30, "{answers:?}");
+    assert!((5..=13).contains(&checked), "{answers:?}");
+    assert!(
+        answers
+            .iter()
+            .filter(|a| a.0 == 429)
+            .all(|a| a.1 && a.2 == "too_many_attempts"),
+        "{answers:?}"
+    );
+    // The owner at a new address is paced like anyone, but not locked out.
+    let r = login(&app, &from(99), &owner.email, "correct horse battery");
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+}
+
+/// Issue 29: `aaaaaaaaaa`, `password12` and ten NUL characters were accepted.
+#[test]
+fn easy_passwords_are_refused_wherever_a_password_is_set() {
+    let app = spawn_app();
+    let email = "grace@example.org";
+    let nuls = "\u{0}".repeat(10);
+    for (password, code, why) in [
+        ("aaaaaaaaaa", "weak_password", "Repeats"),
+        ("password12", "weak_password", "common password"),
+        ("password123", "weak_password", "common password"),
+        ("qwertyuiop", "weak_password", "common password"),
+        (
+            "Grace@Example.org",
+            "weak_password",
+            "email address or your name",
+        ),
+        (
+            "Grace Hopper",
+            "weak_password",
+            "email address or your name",
+        ),
+        ("grace hopper 1906", "weak_password", ""),
+        (nuls.as_str(), "invalid_password", "control characters"),
+        (
+            "correct\nhorse battery",
+            "invalid_password",
+            "control characters",
+        ),
+    ] {
+        let r = app.post(
+            "/api/v1/accounts",
+            None,
+            &json!({"email": email, "name": "Grace Hopper", "password": password}),
+        );
+        let (status, v) = assert_problem(r, password);
+        assert_eq!(
+            (status, v["code"].as_str()),
+            (422, Some(code)),
+            "{password:?}: {v}"
+        );
+        let detail = v["detail"].as_str().unwrap();
+        assert!(detail.contains(why), "{password:?}: {detail}");
+    }
+    // Nothing was made: a good password now signs the address up.
+    let r = app.post(
+        "/api/v1/accounts",
+        None,
+        &json!({"email": email, "name": "Grace Hopper", "password": "correct horse battery staple"}),
+    );
+    assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
+    // A password change is held to the same rule, and changes nothing when refused.
+    let token = app.token_for(email, "correct horse battery staple");
+    for password in ["password123", "grace@example.org"] {
+        let r = app
+            .client
+            .patch(app.url("/api/v1/me"))
+            .bearer_auth(&token)
+            .json(
+                &json!({"password": password, "current_password": "correct horse battery staple"}),
+            )
+            .send()
+            .unwrap();
+        let (status, v) = assert_problem(r, password);
+        assert_eq!(
+            (status, v["code"].as_str()),
+            (422, Some("weak_password")),
+            "{v}"
+        );
+    }
+    assert_eq!(
+        app.get("/api/v1/me", Some(&token)).status(),
+        200,
+        "token not revoked"
+    );
+    app.token_for(email, "correct horse battery staple");
+    // So is the account an invitation makes.
+    let ada = app.player("Ada");
+    let invitee = fresh_email("invitee");
+    let r = app.post(
+        "/api/v1/games",
+        Some(&ada.token),
+        &json!({"game_type": "kasino", "players": 2, "invite": [invitee]}),
+    );
+    assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
+    let accept = format!(
+        "/api/v1/invitations/{}/accept",
+        invitation_token(&app, &invitee)
+    );
+    let r = app.post(
+        &accept,
+        None,
+        &json!({"name": "Ivy", "password": "aaaaaaaaaa"}),
+    );
+    let (status, v) = assert_problem(r, "weak password on accepting");
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (422, Some("weak_password")),
+        "{v}"
+    );
+    let r = app.post(
+        &accept,
+        None,
+        &json!({"name": "Ivy", "password": "ivy is a climbing plant"}),
+    );
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+}
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
+/// Emails of `kind` queued to `address` (sent or not).
+fn queued(app: &TestApp, kind: &str, address: &str) -> i64 {
+    diesel::sql_query(
+        "SELECT count(*) AS n FROM outbox WHERE kind = $1 AND lower(to_address) = lower($2)",
+    )
+    .bind::<diesel::sql_types::Text, _>(kind)
+    .bind::<diesel::sql_types::Text, _>(address)
+    .get_result::<Count>(&mut PgConnection::establish(&app.database_url).unwrap())
+    .unwrap()
+    .n
+}
+
+/// The tokens of the sign-up links mailed to `address`, once `n` have come.
+fn sign_up_links(app: &TestApp, address: &str, n: usize) -> Vec<String> {
+    let mine = |m: &crate::helpers::Mail| m.to == address && m.subject == LINK;
+    let mails = app.wait_for_mails("sign-up links", |m| {
+        m.iter().filter(|m| mine(m)).count() >= n
+    });
+    let marker = "http://turnpost.test/api/v1/sign-ups/";
+    mails
+        .iter()
+        .filter(|m| mine(m))
+        .map(|m| {
+            assert!(
+                m.reply_to.is_empty() && !m.text.contains("unsubscribe"),
+                "{}",
+                m.text
+            );
+            let at = m.text.find(marker).expect("a link") + marker.len();
+            m.text[at..]
+                .chars()
+                .take_while(char::is_ascii_hexdigit)
+                .collect()
+        })
+        .collect()
+}
+
+fn sign_up(app: &TestApp, email: &str, name: &str, password: &str) -> (u16, Value) {
+    let r = app.post(
+        "/api/v1/accounts",
+        None,
+        &json!({"email": email, "name": name, "password": password}),
+    );
+    assert!(r.headers().get("location").is_none());
+    (r.status().as_u16(), r.json().unwrap())
+}
+
+/// Issue 29: sign-up answered `409 email_taken`, telling anyone who has an account.
+#[test]
+fn sign_up_answers_alike_whether_or_not_the_address_has_an_account() {
+    let app = spawn_app_with(|s| s.require_email_verification = true);
+    let ada = "ada@example.org";
+    // A new address: 202, and a link in the mailbox. No account yet.
+    let new = sign_up(&app, ada, "Ada", "correct horse battery");
+    assert_eq!(new.0, 202, "{}", new.1);
+    assert_eq!(new.1["status"], "check_your_email");
+    let r = app.post(
+        "/api/v1/auth/token",
+        None,
+        &json!({"email": ada, "password": "correct horse battery"}),
+    );
+    assert_eq!(r.status(), 401, "no account before the link is followed");
+    let link = &sign_up_links(&app, ada, 1)[0];
+    let page = app.get(&format!("/api/v1/sign-ups/{link}"), None);
+    assert_eq!(page.status(), 200);
+    let html = page.text().unwrap();
+    assert!(
+        html.contains("Make my account") && html.contains(ada),
+        "{html}"
+    );
+    // Following the link (a GET, as a link scanner would) made nothing; the button does.
+    let r = app.post(&format!("/api/v1/sign-ups/{link}"), None, &json!({}));
+    assert_eq!(r.status(), 200);
+    assert!(r.text().unwrap().contains("Your account is ready"));
+    let token = app.token_for(ada, "correct horse battery");
+    let me: Value = app.get("/api/v1/me", Some(&token)).json().unwrap();
+    assert_eq!(
+        (me["name"].as_str(), me["email_status"].as_str()),
+        (Some("Ada"), Some("verified"))
+    );
+    // A link works once; a made-up one not at all.
+    for t in [link.clone(), "ab".repeat(32), "nonsense".into()] {
+        let (s, v) = assert_problem(
+            app.post(&format!("/api/v1/sign-ups/{t}"), None, &json!({})),
+            "used link",
+        );
+        assert_eq!((s, v["code"].as_str()), (403, Some("invalid_link")));
+    }
+
+    // The same address again, with another name and password: the very same answer.
+    for _ in 0..3 {
+        let taken = sign_up(&app, ada, "Mallory", "a long enough password");
+        assert_eq!(taken, new);
+    }
+    // Nothing changed for Ada; her mailbox got one notice (at most one a day), no link.
+    app.token_for(ada, "correct horse battery");
+    let r = app.post(
+        "/api/v1/auth/token",
+        None,
+        &json!({"email": ada, "password": "a long enough password"}),
+    );
+    assert_eq!(r.status(), 401);
+    let mails = app.wait_for_mails("the notice", |m| {
+        m.iter().any(|m| m.to == ada && m.subject == NOTICE)
+    });
+    let notice = mails
+        .iter()
+        .find(|m| m.to == ada && m.subject == NOTICE)
+        .unwrap();
+    assert!(
+        notice.text.contains("Hello Ada") && !notice.text.contains("Mallory"),
+        "{}",
+        notice.text
+    );
+    assert!(
+        notice.text.contains("http://turnpost.test/#/signin"),
+        "{}",
+        notice.text
+    );
+    assert_eq!(queued(&app, "sign_up_taken", ada), 1);
+    assert_eq!(queued(&app, "sign_up", ada), 1);
+
+    // A new address signed up for five times gets three links; the last one mailed is the
+    // one that works, with the password it was sent for.
+    let bo = "bo@example.org";
+    for i in 0..5 {
+        let (status, _) = sign_up(&app, bo, "Bo", &format!("correct horse battery {i}"));
+        assert_eq!(status, 202);
+    }
+    assert_eq!(queued(&app, "sign_up", bo), 3);
+    let links = sign_up_links(&app, bo, 3);
+    let made: Vec<u16> = links
+        .iter()
+        .map(|l| {
+            app.post(&format!("/api/v1/sign-ups/{l}"), None, &json!({}))
+                .status()
+                .as_u16()
+        })
+        .collect();
+    assert_eq!(made.iter().filter(|&&s| s == 200).count(), 1, "{made:?}");
+    app.token_for(bo, "correct horse battery 2");
 }

@@ -13,7 +13,7 @@ use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, spawn_app};
+use crate::helpers::{Player, TestApp, fresh_email, spawn_app, spawn_app_with};
 
 mod kasino_editor;
 
@@ -432,6 +432,47 @@ fn two_people_sign_up_open_join_and_play_kasino_to_the_end_by_clicking() {
     assert_eq!(g["version"], moves + forced);
 }
 
+/// Where addresses must be confirmed, sign-up answers every address alike (202) and makes
+/// the account once the mailed link is followed: the page says to check the mailbox
+/// rather than signing in.
+#[test]
+fn a_sign_up_that_waits_for_its_address_says_to_check_the_mailbox() {
+    let app = spawn_app_with(|s| s.require_email_verification = true);
+    let email = fresh_email("cy");
+    runtime().block_on(async {
+        let mut driver = Driver::start();
+        let c = driver.browser().await;
+        c.goto(&app.url("/#/signup")).await.expect("open sign-up");
+        type_into(&c, "input[name=name]", "Cy").await;
+        type_into(&c, "input[name=email]", &email).await;
+        type_into(&c, "input[name=password]", "correct horse battery").await;
+        css(&c, "form button[type=submit]")
+            .await
+            .click()
+            .await
+            .expect("sign up");
+        let text = wait_for(
+            &c,
+            "the check-your-email page",
+            "const s = document.getElementById('check-your-email'); return s && s.textContent;",
+        )
+        .await;
+        assert!(text.as_str().unwrap_or("").contains(&email), "{text}");
+        let token = js(&c, "return sessionStorage.getItem('turnpost.token');").await;
+        assert_eq!(token, Value::Null, "not signed in");
+        assert_eq!(
+            driver.severe(&c).await,
+            Vec::<String>::new(),
+            "browser errors"
+        );
+        let _ = c.close().await;
+    });
+    app.wait_for_mails("the sign-up link", |m| {
+        m.iter()
+            .any(|m| m.to == email && m.subject == "[Turnpost] Finish creating your account")
+    });
+}
+
 /// The player of `players` the game waits for first, with their view of it.
 fn mover<'a>(app: &TestApp, id: i64, players: &[&'a Player]) -> Option<(&'a Player, Value)> {
     let g = app.game(id, players[0]);
@@ -480,7 +521,14 @@ const EDITED: [(&str, &[&str]); 5] = [
     ("fuldrigger", &["offer"]),
     (
         "kasino",
-        &["trail", "capture", "clear_table", "build", "raise", "add_to_build"],
+        &[
+            "trail",
+            "capture",
+            "clear_table",
+            "build",
+            "raise",
+            "add_to_build",
+        ],
     ),
     ("space-empires-4x", &["move", "build", "research", "bid"]),
     ("starfarers", &["offer_trade", "fly"]),

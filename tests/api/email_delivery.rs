@@ -593,7 +593,7 @@ fn confirmation_link(app: &TestApp, p: &Player) -> String {
 #[test]
 fn an_unconfirmed_account_gets_no_game_email_until_it_follows_the_link() {
     let app = spawn_app_with(|s| s.require_email_verification = true);
-    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let (ada, bo) = (app.unconfirmed_player("Ada"), app.unconfirmed_player("Bo"));
     let players = [&ada, &bo];
     assert_eq!(me(&app, &ada)["email_status"], "unverified");
     let link = confirmation_link(&app, &ada);

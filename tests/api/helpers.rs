@@ -121,6 +121,15 @@ pub fn spawn_app_on(database_url: String, adjust: impl FnOnce(&mut Settings)) ->
 
 const JWT_SECRET: &str = "test-secret-";
 
+/// An address nobody has used yet: `name-<random>@example.org`.
+pub fn fresh_email(name: &str) -> String {
+    format!(
+        "{}-{}@example.org",
+        name.to_lowercase(),
+        hex::encode(rand::random::<[u8; 4]>())
+    )
+}
+
 pub fn spawn_app() -> TestApp {
     spawn_app_with(|_| {})
 }
@@ -148,11 +157,7 @@ impl TestApp {
 
     /// Signs up and logs in.
     pub fn player(&self, name: &str) -> Player {
-        let email = format!(
-            "{}-{}@example.org",
-            name.to_lowercase(),
-            hex::encode(rand::random::<[u8; 4]>())
-        );
+        let email = fresh_email(name);
         let r = self.post(
             "/api/v1/accounts",
             None,
@@ -160,16 +165,7 @@ impl TestApp {
         );
         assert_eq!(r.status(), 201, "sign-up");
         let id = r.json::<Value>().expect("json")["id"].as_i64().expect("id");
-        let r = self.post(
-            "/api/v1/auth/token",
-            None,
-            &json!({"email": email, "password": "correct horse battery"}),
-        );
-        assert_eq!(r.status(), 200, "login");
-        let token = r.json::<Value>().expect("json")["access_token"]
-            .as_str()
-            .expect("token")
-            .to_string();
+        let token = self.token_for(&email, "correct horse battery");
         Player { id, email, token }
     }
 
@@ -218,15 +214,66 @@ impl TestApp {
     /// A domain over the app's database, built afresh: what a (re)started server runs. For
     /// calling the domain directly, e.g. `sweep(now)` with a chosen time.
     pub fn domain(&self) -> turnpost::domain::Domain {
+        self.domain_with(&self.settings)
+    }
+
+    /// [`TestApp::domain`] with other settings: what another server on the same database
+    /// would run.
+    pub fn domain_with(&self, settings: &Settings) -> turnpost::domain::Domain {
         let pool =
             turnpost::store::pool(&self.database_url, 2, Duration::from_secs(10)).expect("pool");
         turnpost::app::domain(
-            &self.settings,
+            settings,
             pool,
             turnpost::games::Registry::standard(),
             &SecretString::from(JWT_SECRET.repeat(4)),
         )
         .expect("domain")
+    }
+
+    /// A signed-in player whose address is not confirmed, with a confirmation email on its
+    /// way, on a server that requires confirmed addresses. Its account was made as if by
+    /// a server that did not require them (where this one requires them, a sign-up makes
+    /// the account only when its address is confirmed): accounts from before the setting
+    /// was turned on, say.
+    pub fn unconfirmed_player(&self, name: &str) -> Player {
+        use turnpost::domain::sign_ups::SignUp;
+        let email = fresh_email(name);
+        let mut at_once = self.settings.clone();
+        at_once.require_email_verification = false;
+        let made = self
+            .domain_with(&at_once)
+            .create_account(turnpost::domain::shapes::NewAccountRequest {
+                email: email.clone(),
+                name: name.into(),
+                password: "correct horse battery".into(),
+            })
+            .expect("sign-up");
+        let SignUp::Created(account) = made else {
+            panic!("no account made");
+        };
+        let token = self.token_for(&email, "correct horse battery");
+        let r = self.post("/api/v1/me/verify-email", Some(&token), &json!({}));
+        assert_eq!(r.status(), 202, "ask for the confirmation email");
+        Player {
+            id: account.id.0,
+            email,
+            token,
+        }
+    }
+
+    /// Signs in: the access token for `email` and `password`.
+    pub fn token_for(&self, email: &str, password: &str) -> String {
+        let r = self.post(
+            "/api/v1/auth/token",
+            None,
+            &json!({"email": email, "password": password}),
+        );
+        assert_eq!(r.status(), 200, "login");
+        r.json::<Value>().expect("json")["access_token"]
+            .as_str()
+            .expect("token")
+            .to_string()
     }
 
     /// Delivers a raw email to the inbound endpoint, as an MTA would.
