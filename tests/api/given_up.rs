@@ -16,7 +16,10 @@ const METRICS_TOKEN: &str = "metrics-token-for-the-test-0123456789";
 
 fn email_status(app: &TestApp, p: &Player) -> String {
     let me: Value = app.get("/api/v1/me", Some(&p.token)).json().expect("me");
-    me["email_status"].as_str().expect("email_status").to_string()
+    me["email_status"]
+        .as_str()
+        .expect("email_status")
+        .to_string()
 }
 
 fn scrape(app: &TestApp) -> String {
@@ -78,7 +81,11 @@ fn an_email_given_up_is_reported_and_sent_once_the_operator_requeues_it() {
     let bo = app.player("Bo");
     let game = app.start_game("kasino", json!({}), &[&ada, &bo]);
     let to_act = app.game(game, &ada)["to_act"][0].as_u64().unwrap() as usize;
-    let (mover, other) = if to_act == 0 { (&ada, &bo) } else { (&bo, &ada) };
+    let (mover, other) = if to_act == 0 {
+        (&ada, &bo)
+    } else {
+        (&bo, &ada)
+    };
     // Two attempts (the second after a 2 s backoff), then the turn email is given up.
     let start = Instant::now();
     while email_status(&app, mover) != "failing" {
@@ -88,10 +95,21 @@ fn an_email_given_up_is_reported_and_sent_once_the_operator_requeues_it() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert_eq!(email_status(&app, other), "unverified", "nothing was sent to them");
+    assert_eq!(
+        email_status(&app, other),
+        "unverified",
+        "nothing was sent to them"
+    );
     let text = scrape(&app);
-    assert_eq!(sample(&text, "turnpost_outbox_failed{kind=\"turn\"}"), Some(1.0), "{text}");
-    assert_eq!(sample(&text, "turnpost_outbox_failed{kind=\"webhook\"}"), Some(0.0));
+    assert_eq!(
+        sample(&text, "turnpost_outbox_failed{kind=\"turn\"}"),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, "turnpost_outbox_failed{kind=\"webhook\"}"),
+        Some(0.0)
+    );
     assert!(
         sample(&text, "turnpost_outbox_given_up_total{kind=\"turn\"}").is_some_and(|n| n >= 1.0),
         "{text}"
@@ -104,7 +122,11 @@ fn an_email_given_up_is_reported_and_sent_once_the_operator_requeues_it() {
     let sink = Sink::start_on(port);
     assert!(cli(&app, &["outbox", "requeue", "--all"]).contains("1 message(s) requeued"));
     let mail = sink.wait_for("the requeued turn email", |m| m.to == mover.email);
-    assert!(mail.subject.ends_with(&format!("#{game}: your turn")), "{}", mail.subject);
+    assert!(
+        mail.subject.ends_with(&format!("#{game}: your turn")),
+        "{}",
+        mail.subject
+    );
     let start = Instant::now();
     while email_status(&app, mover) != "unverified" {
         assert!(
@@ -114,7 +136,11 @@ fn an_email_given_up_is_reported_and_sent_once_the_operator_requeues_it() {
         std::thread::sleep(Duration::from_millis(100));
     }
     let text = scrape(&app);
-    assert_eq!(sample(&text, "turnpost_outbox_failed{kind=\"turn\"}"), Some(0.0), "{text}");
+    assert_eq!(
+        sample(&text, "turnpost_outbox_failed{kind=\"turn\"}"),
+        Some(0.0),
+        "{text}"
+    );
     assert!(cli(&app, &["outbox", "failed"]).contains("0 message(s) given up"));
     assert!(cli(&app, &["outbox", "requeue", "--all"]).contains("0 message(s) requeued"));
 }
@@ -150,5 +176,8 @@ fn metrics_need_the_operators_token() {
         .send()
         .unwrap();
     let (status, body) = assert_problem(r, "metrics off");
-    assert_eq!((status, body["code"].as_str()), (404, Some("metrics_disabled")));
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (404, Some("metrics_disabled"))
+    );
 }
