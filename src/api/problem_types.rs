@@ -24,6 +24,21 @@ pub const PROBLEM_TYPES: &[(&str, u16, &str)] = &[
         "The body is JSON of the wrong shape: a missing or unknown member, or a value of the wrong type or out of range.",
     ),
     (
+        "invalid_if_match",
+        400,
+        "If-Match must hold exactly one ETag of this game, as GET /api/v1/games/{id} sent it, and name the same version as expected_version when both are sent.",
+    ),
+    (
+        "version_required",
+        428,
+        "An action must say which version of the game it was chosen on: send expected_version in the body, or If-Match with the game's ETag. Then a move chosen on an old position is refused (409) instead of played.",
+    ),
+    (
+        "your_move",
+        409,
+        "A nudge reminds the players the game waits for; this game waits for you. Make your move instead.",
+    ),
+    (
         "payload_too_large",
         413,
         "The body is larger than the endpoint accepts.",

@@ -19,7 +19,7 @@ use utoipa::ToSchema;
 use super::clocks::{DAY_MS, TimeControl, used_ms};
 use super::{Domain, DomainError, DomainResult};
 use crate::notify::links::SignedLinks;
-use crate::store::kinds::AccountId;
+use crate::store::kinds::{AccountId, TimeoutPolicy};
 use crate::store::schema::calendar_feeds;
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -58,7 +58,7 @@ struct Deadline {
     #[diesel(sql_type = Jsonb)]
     time_control: serde_json::Value,
     #[diesel(sql_type = Text)]
-    timeout_policy: String,
+    timeout_policy: TimeoutPolicy,
 }
 
 /// When `total_ms` of clock time starting at `since` runs out: wall time, plus the
@@ -176,10 +176,12 @@ impl Domain {
                 .get(&d.game_type)
                 .map_or(d.game_type.clone(), |g| g.info().name.to_string());
             let page = format!("{base}/#/game/{}", d.game_id);
-            let what = if d.timeout_policy == "random_move" {
-                "a random legal move is played for you"
-            } else {
-                "you forfeit the game"
+            let what = match d.timeout_policy {
+                TimeoutPolicy::Forfeit => "you forfeit the game",
+                TimeoutPolicy::RandomMove => "a random legal move is played for you",
+                TimeoutPolicy::Bot => {
+                    "the computer plays your seat until you take it back (Resume in the game)"
+                }
             };
             let mut event = Event::new();
             event

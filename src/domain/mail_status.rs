@@ -52,9 +52,21 @@ fn is_webhook(row: &OutboxRow) -> bool {
 }
 
 /// Every word [`outbox_kind`] gives.
-pub const KINDS: [&str; 12] = [
-    "turn", "reminder", "nudge", "over", "takeback", "answer", "digest", "verify", "invite",
-    "webhook", "other", "rendered",
+pub const KINDS: [&str; 14] = [
+    "turn",
+    "reminder",
+    "nudge",
+    "over",
+    "takeback",
+    "answer",
+    "digest",
+    "verify",
+    "invite",
+    "sign_up",
+    "sign_up_taken",
+    "webhook",
+    "other",
+    "rendered",
 ];
 
 /// An outbox row's kind as a metric label: one of [`KINDS`], never free text.
@@ -69,6 +81,8 @@ pub fn outbox_kind(kind: Option<&str>) -> &'static str {
         Some("digest") => "digest",
         Some("verify") => "verify",
         Some("invite") => "invite",
+        Some("sign_up") => "sign_up",
+        Some("sign_up_taken") => "sign_up_taken",
         Some("webhook") => "webhook",
         Some(_) => "other",
         None => "rendered",
@@ -141,4 +155,18 @@ pub fn is_failing(conn: &mut PgConnection, account: AccountId) -> QueryResult<bo
         .find(account)
         .select(accounts::email_failing_at.is_not_null())
         .first(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_is_its_own_label_and_anything_else_is_other() {
+        for k in KINDS.iter().filter(|k| !["other", "rendered"].contains(k)) {
+            assert_eq!(outbox_kind(Some(k)), *k);
+        }
+        assert_eq!(outbox_kind(None), "rendered");
+        assert_eq!(outbox_kind(Some("Cheap pills")), "other");
+    }
 }

@@ -595,3 +595,56 @@ fn sign_up_answers_alike_whether_or_not_the_address_has_an_account() {
     assert_eq!(made.iter().filter(|&&s| s == 200).count(), 1, "{made:?}");
     app.token_for(bo, "correct horse battery 2");
 }
+
+/// Twenty of the same at once, on every write path of signing up by mail.
+#[test]
+fn twenty_sign_ups_and_twenty_clicks_at_once_make_one_account_and_three_links() {
+    let app = spawn_app_with(|s| s.require_email_verification = true);
+    let cy = "cy@example.org";
+    let at_once = |f: &(dyn Fn() -> (u16, Value) + Sync)| -> Vec<(u16, Value)> {
+        std::thread::scope(|s| {
+            let hs: Vec<_> = (0..20).map(|_| s.spawn(f)).collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        })
+    };
+    let answers = at_once(&|| sign_up(&app, cy, "Cy", "correct horse battery"));
+    assert!(answers.iter().all(|a| *a == answers[0]), "{answers:?}");
+    assert_eq!(answers[0].0, 202);
+    // Three links a day, whatever the crowd; exactly one of them works (the newest).
+    assert_eq!(queued(&app, "sign_up", cy), 3);
+    let links = sign_up_links(&app, cy, 3);
+    let working: Vec<&String> = links
+        .iter()
+        .filter(|t| app.get(&format!("/api/v1/sign-ups/{t}"), None).status() == 200)
+        .collect();
+    assert_eq!(working.len(), 1, "{links:?}");
+    let path = format!("/api/v1/sign-ups/{}", working[0]);
+    let clicks = at_once(&|| {
+        let r = app.post(&path, None, &json!({}));
+        let status = r.status().as_u16();
+        let body = r.text().unwrap_or_default();
+        (status, json!(body))
+    });
+    assert_eq!(
+        clicks.iter().filter(|c| c.0 == 200).count(),
+        1,
+        "{clicks:?}"
+    );
+    for (status, body) in clicks.iter().filter(|c| c.0 != 200) {
+        assert_eq!(*status, 403, "{body}");
+        assert!(body.as_str().unwrap().contains("invalid_link"), "{body}");
+    }
+    let accounts: i64 = diesel::sql_query(
+        "SELECT count(*) AS n FROM accounts WHERE email_lower = 'cy@example.org'",
+    )
+    .get_result::<Count>(&mut PgConnection::establish(&app.database_url).unwrap())
+    .unwrap()
+    .n;
+    assert_eq!(accounts, 1);
+    app.token_for(cy, "correct horse battery");
+    // The address has an account now: twenty more sign-ups give the same answer and its
+    // owner one notice.
+    let again = at_once(&|| sign_up(&app, cy, "Mallory", "another long passphrase"));
+    assert!(again.iter().all(|a| *a == answers[0]), "{again:?}");
+    assert_eq!(queued(&app, "sign_up_taken", cy), 1);
+}

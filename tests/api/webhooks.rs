@@ -991,3 +991,53 @@ fn pings_are_one_a_minute_per_webhook_and_twenty_an_hour_per_account() {
         "{body}"
     );
 }
+
+/// Issue 30: a `bot`-policy game's deadline said "or you forfeit the game".
+#[test]
+fn the_calendar_feed_says_what_each_timeout_policy_does() {
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    for (policy, says, never) in [
+        ("forfeit", "or you forfeit the game", "computer"),
+        (
+            "random_move",
+            "a random legal move is played for you",
+            "forfeit",
+        ),
+        (
+            "bot",
+            "the computer plays your seat until you take it back",
+            "forfeit",
+        ),
+    ] {
+        let body = json!({"game_type": "kasino", "players": 2, "options": {},
+            "time_control": {"days_per_move": 3}, "timeout_policy": policy});
+        let r = app.post("/api/v1/games", Some(&ada.token), &body);
+        assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
+        let id = r.json::<Value>().unwrap()["id"].as_i64().unwrap();
+        let r = app.post(
+            &format!("/api/v1/games/{id}/join"),
+            Some(&bo.token),
+            &json!({}),
+        );
+        assert_eq!(r.status(), 200);
+        let seat = app.game(id, &ada)["to_act"][0].as_u64().unwrap();
+        let mover = if seat == 0 { &ada } else { &bo };
+        let ics = app
+            .get(&feed_path(&app, mover), None)
+            .text()
+            .unwrap()
+            .replace("\r\n ", "");
+        let event = ics
+            .split("BEGIN:VEVENT")
+            .find(|e| e.contains(&format!("game-{id}-seat-{seat}")))
+            .unwrap_or_else(|| panic!("no event for game {id}: {ics}"));
+        let description = event
+            .lines()
+            .find(|l| l.starts_with("DESCRIPTION:"))
+            .expect("a description");
+        assert!(description.contains(says), "{policy}: {description}");
+        assert!(!description.contains(never), "{policy}: {description}");
+    }
+}
