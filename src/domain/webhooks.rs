@@ -109,6 +109,19 @@ pub fn expire_deliveries(conn: &mut PgConnection, now: DateTime<Utc>) -> DomainR
     .execute(conn)?)
 }
 
+/// Locks the account's row until the transaction ends: puts its registrations (or pings)
+/// in line for the counts that limit them.
+fn lock_account(conn: &mut PgConnection, account: AccountId) -> DomainResult<()> {
+    accounts::table
+        .find(account)
+        .select(accounts::id)
+        .for_no_key_update()
+        .first::<AccountId>(conn)
+        .optional()?
+        .ok_or_else(|| DomainError::not_found("account"))?;
+    Ok(())
+}
+
 /// Deliveries listed per webhook (the newest).
 pub const DELIVERIES_LISTED: i64 = 50;
 
@@ -389,13 +402,7 @@ impl Domain {
         let mut conn = self.conn()?;
         let row = conn.transaction::<_, DomainError, _>(|conn| {
             // The account row's lock puts concurrent registrations in line for the count.
-            accounts::table
-                .find(account)
-                .select(accounts::id)
-                .for_no_key_update()
-                .first::<AccountId>(conn)
-                .optional()?
-                .ok_or_else(|| DomainError::not_found("account"))?;
+            lock_account(conn, account)?;
             let n: i64 = webhooks::table
                 .filter(webhooks::account_id.eq(account))
                 .count()
@@ -489,13 +496,7 @@ impl Domain {
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
             // The account's row puts its pings in line for both counts.
-            accounts::table
-                .find(account)
-                .select(accounts::id)
-                .for_no_key_update()
-                .first::<AccountId>(conn)
-                .optional()?
-                .ok_or_else(|| DomainError::not_found("account"))?;
+            lock_account(conn, account)?;
             let hook = Self::own_webhook(conn, account, id)?;
             check_ping_limits(conn, account, hook.id)?;
             let row: OutboxRow = diesel::insert_into(outbox::table)
