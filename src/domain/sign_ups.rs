@@ -184,8 +184,8 @@ impl Domain {
             heading: "Finish creating your account".into(),
             paragraphs: vec![
                 "Hello,".into(),
-                "Someone, you we hope, asked to create a Turnpost account with this address. \
-                 To finish, open this link and confirm:"
+                "Someone (we hope it was you) asked to create a Turnpost account with this \
+                 address. To finish, open this link and confirm:"
                     .into(),
                 url.clone(),
                 format!(

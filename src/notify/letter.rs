@@ -36,7 +36,8 @@ pub struct Letter {
     pub notes: Vec<String>,
     /// For those who play through the API (in the HTML: small, in the footer).
     pub api_note: Option<String>,
-    /// The game's address and the label of the HTML button leading there.
+    /// The address the letter leads to (a game, a confirmation link, …) and the label of the
+    /// HTML button leading there, which also leads the link in the plain text.
     pub link: Option<(String, String)>,
     /// Paragraphs after a rule: why this email came and how to stop it.
     pub footer: Vec<String>,
@@ -111,8 +112,9 @@ impl Letter {
             out.push_str(n.trim_end());
             out.push('\n');
         }
-        if let Some((url, _)) = &self.link {
-            let _ = writeln!(out, "The game: {url}");
+        // The button's words lead the link in plain text too: not every link is a game's.
+        if let Some((url, label)) = &self.link {
+            let _ = writeln!(out, "{label}: {url}");
         }
         if !self.footer.is_empty() || self.unsubscribe.is_some() {
             out.push_str("\n-- \n");
@@ -302,7 +304,7 @@ mod tests {
         assert!(text.starts_with("Hello <script>alert(1)</script>,\nsecond line\n\nTable:"));
         assert!(text.contains("Your choices:\n    1. take <A♠> & 5♦\n    2. trail 2♠\n"));
         assert!(text.contains("and 3 more choices"));
-        assert!(text.contains("Reply `1`.\nPOST <here>\nThe game: https://x.org/g?a=1&b=\"2\"\n"));
+        assert!(text.contains("Reply `1`.\nPOST <here>\nOpen: https://x.org/g?a=1&b=\"2\"\n"));
         assert!(text.ends_with(
             "-- \nReply `stop`.\nUnsubscribe from all game emails: https://x.org/u/1-ab\"c\n"
         ));
