@@ -139,7 +139,8 @@ impl Letter {
              <title>{}</title></head>\
              <body style=\"margin:0;padding:0;background:#f3f1ea\">\
              <div style=\"max-width:600px;margin:0 auto;padding:16px 12px;font-family:{FONT};\
-             font-size:16px;line-height:1.45;color:#1f1f1f\">",
+             font-size:16px;line-height:1.45;color:#1f1f1f;overflow-wrap:anywhere;\
+             word-break:break-word\">",
             esc(&self.subject)
         );
         if !self.kicker.is_empty() {
@@ -300,6 +301,8 @@ mod tests {
         assert!(html.contains("&lt;script&gt;") && html.contains("take &lt;A♠&gt; &amp; 5♦"));
         assert!(html.contains("src=\"cid:board.1@x&quot;\""));
         assert!(html.contains("<code") && html.contains("max-width:600px"));
+        // A long link wraps on a phone instead of widening the page.
+        assert!(html.contains("overflow-wrap:anywhere"));
         let text = l.text();
         assert!(text.starts_with("Hello <script>alert(1)</script>,\nsecond line\n\nTable:"));
         assert!(text.contains("Your choices:\n    1. take <A♠> & 5♦\n    2. trail 2♠\n"));
