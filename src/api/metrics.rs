@@ -9,12 +9,13 @@
 
 use std::sync::OnceLock;
 
-use actix_web::http::{StatusCode, header};
+use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use secrecy::{ExposeSecret, SecretString};
 use subtle::ConstantTimeEq;
 
+use super::auth::bearer_token;
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
 use crate::domain::mail_status::{KINDS, failed_counts, outbox_kind};
@@ -40,14 +41,7 @@ fn check_token(access: &MetricsAccess, req: &HttpRequest) -> Result<(), Box<ApiE
             "send Authorization: Bearer <the metrics token>",
         ))
     };
-    let given = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, t)| t.trim())
-        .ok_or_else(unauthorized)?;
+    let given = bearer_token(req).ok_or_else(unauthorized)?;
     let Some(token) = &access.token else {
         return Err(Box::new(ApiError::new(
             StatusCode::NOT_FOUND,

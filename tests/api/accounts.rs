@@ -227,19 +227,13 @@ fn a_right_password_gets_in_from_an_address_that_failed_fifty_times() {
         &json!({"email": newbie, "name": "Newbie", "password": "correct horse battery"}),
     );
     assert_eq!(r.status(), 201);
-    // Someone at the same address sprays guesses over 50 accounts: each is answered.
-    for i in 0..50 {
-        let r = login(
-            &app,
-            &here,
-            &format!("guess{i}@example.org"),
-            "password1234",
-        );
-        assert_eq!(r.status(), 401, "guess {i}");
-    }
-    // Past the address's budget, guesses are paced (one per 2 s), not refused.
-    let start = Instant::now();
-    for i in 50..52 {
+    // Someone at the same address sprays guesses over 52 accounts: each is answered; past
+    // the address's budget (50), guesses are paced (one per 2 s), not refused.
+    let mut start = Instant::now();
+    for i in 0..52 {
+        if i == 50 {
+            start = Instant::now();
+        }
         let r = login(
             &app,
             &here,

@@ -166,6 +166,17 @@ fn metrics_need_the_operators_token() {
         .unwrap();
     assert_eq!(assert_problem(r, "a player's token").0, 401);
     assert!(scrape(&app).contains("# TYPE turnpost_outbox_failed gauge"));
+    // Twenty scrapes at once: each answered in full.
+    std::thread::scope(|s| {
+        let scrapes: Vec<_> = (0..20).map(|_| s.spawn(|| scrape(&app))).collect();
+        for h in scrapes {
+            assert!(
+                h.join()
+                    .unwrap()
+                    .contains("turnpost_outbox_failed{kind=\"turn\"} 0")
+            );
+        }
+    });
     let closed = spawn_app_with(|_| {});
     let r = closed.client.get(closed.url("/metrics")).send().unwrap();
     assert_eq!(assert_problem(r, "metrics off, no token").0, 401);
