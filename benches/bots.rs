@@ -12,6 +12,9 @@
 //! default 150: a type that cannot play all its games in it says how many it played),
 //! BOT_MAX_ACTIONS (default 20,000).
 
+// A benchmark is a test: it may panic on what it set up itself.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

@@ -11,6 +11,9 @@
 //! Environment: MAIL_GAMES (default 2000), MAIL_SENDERS (default 4), MAIL_PICTURES
 //! (`with` or `without` runs that half only).
 
+// A benchmark is a test: it may panic on what it set up itself.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
@@ -22,7 +25,8 @@ use secrecy::SecretString;
 use serde_json::json;
 use turnpost::embedded_pg::ThrowawayCluster;
 use turnpost::games::Registry;
-use turnpost::notify::worker::{Mailer, Worker};
+use turnpost::notify::transport::Mailer;
+use turnpost::outbox::worker::Worker;
 use turnpost::settings::Settings;
 use turnpost::store::kinds::AccountId;
 
@@ -187,7 +191,7 @@ fn run(
     );
     let stop = Arc::new(AtomicBool::new(false));
     let worker = Worker {
-        lane: turnpost::notify::worker::Lane::Email,
+        lane: turnpost::outbox::worker::Lane::Email,
         domain: domain.clone(),
         mailer: Mailer::from_settings(
             Some(&format!("smtp://127.0.0.1:{}", sink.port)),

@@ -4,6 +4,9 @@
 //! - one Kasino action applied early in a game and late in a game (the cost of a move must
 //!   not grow with the game's length).
 
+// A benchmark is a test: it may panic on what it set up itself.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use turnpost::engine::harness::random_playout;

@@ -32,6 +32,9 @@
 //! connection pool, default 16), LOAD_SERVER (the server binary to measure; default the
 //! one this bench was built with).
 
+// A benchmark is a test: it may panic on what it set up itself.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

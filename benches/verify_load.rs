@@ -7,6 +7,9 @@
 //! timed), then times the release `turnpost verify` on that database: once on one core
 //! (`taskset -c 0`) and once on all of them.
 
+// A benchmark is a test: it may panic on what it set up itself.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::process::Command;
 use std::time::Instant;
 

@@ -6,8 +6,12 @@ pub mod auth;
 pub mod cli;
 pub mod domain;
 pub mod embedded_pg;
-pub mod engine;
-pub mod games;
 pub mod notify;
+pub mod outbox;
+pub mod priority;
 pub mod settings;
 pub mod store;
+
+// The rules crates, under the names the server has always used for them.
+pub use turnpost_engine as engine;
+pub use turnpost_games as games;

@@ -1,6 +1,10 @@
 //! Argon2id password hashes in PHC string form, computed behind a gate: each hash takes
 //! 19 MiB and a core for tens of milliseconds, so a flood of logins must queue rather than
-//! run hundreds at once (memory would grow by 19 MiB per concurrent login).
+//! run hundreds at once (memory would grow by 19 MiB per concurrent login). Freed hash
+//! buffers go back to the system by the binary's allocator (jemalloc, see `main.rs`, which
+//! purges unused pages after a short decay); the glibc tuning once here (`mallopt`) had no
+//! effect since jemalloc serves every allocation. The flood test in `tests/api/hardening.rs`
+//! measures the peak of the real binary.
 
 use std::sync::{Condvar, LazyLock, Mutex};
 use std::time::{Duration, Instant};
@@ -48,7 +52,6 @@ impl HashGate {
         } else {
             slots
         };
-        return_large_blocks_to_the_system();
         HashGate {
             slots,
             patience,
@@ -106,23 +109,6 @@ impl HashGate {
             .unwrap_or(false);
         Ok(ok && stored.is_some())
     }
-}
-
-/// Makes glibc serve every allocation of 1 MiB or more with its own mapping, returned to
-/// the system when freed. By default the threshold rises to the size of the largest block
-/// freed (a 19 MiB argon2 buffer), after which such blocks come from per-thread arenas that
-/// keep them: a login flood spread over a hundred blocking threads then held 1.9 GB long
-/// after the hashes were done, although no more than two ran at once.
-fn return_large_blocks_to_the_system() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        // SAFETY: mallopt only sets an allocator parameter; it is called once, and glibc
-        // documents it as safe to call at any time.
-        unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, 1024 * 1024);
-        }
-    });
 }
 
 fn hash_now(password: &str) -> Result<String, HashError> {

@@ -10,11 +10,11 @@ use diesel::prelude::*;
 use serde_json::Value;
 
 use super::bots;
-use super::games::SeatInfo;
 use super::steps::{BOT_MARK, FORCED_MARK, Step};
 use super::{Domain, DomainResult};
 use crate::engine::{LoadedGame, Seat, Status};
 use crate::store::models::GameRow;
+use crate::store::models::SeatInfo;
 use crate::store::schema::game_actions;
 
 /// How many moves of the computer (or of forfeited seats) a request plays at most.

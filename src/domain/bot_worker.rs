@@ -110,7 +110,7 @@ impl BotWorker {
     /// Meant for a thread of its own. It runs at the senders' lower priority: a request
     /// should not wait for the computer's thinking in a game nobody is waiting on.
     pub fn run(self) {
-        crate::notify::worker::background_priority();
+        crate::priority::background_priority();
         let mut skip: Vec<(GameId, Instant)> = Vec::new();
         while !self.stop.load(Ordering::Relaxed) {
             skip.retain(|(_, since)| since.elapsed() < SKIP_FOR);

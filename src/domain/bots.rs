@@ -8,13 +8,13 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde_json::Value;
 
-use super::games::SeatInfo;
 use super::locked::{LockedGame, seat_infos};
 use super::shapes::GameResponse;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{LoadedGame, Seat};
 use crate::store::kinds::{AccountId, GameId, GameStatus};
 use crate::store::models::GameRow;
+use crate::store::models::SeatInfo;
 use crate::store::schema::{accounts, game_seats};
 
 /// The computer's move for `seat`, chosen from what the seat may know (see

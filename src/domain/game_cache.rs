@@ -15,9 +15,12 @@ use diesel::prelude::*;
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
 
-use super::locked::LockedGame;
+use super::locked::{LockedGame, game_seats_json, game_seats_settled_until, seats_from_json};
+use super::{DomainError, DomainResult};
 use crate::engine::LoadedGame;
 use crate::store::kinds::GameId;
+use crate::store::models::GameRow;
+use crate::store::schema::games;
 
 /// How many bytes of game rows are kept per server; the least used go first.
 const CAPACITY_BYTES: u64 = 32 * 1024 * 1024;
@@ -175,6 +178,36 @@ impl GameCache {
 
     pub fn is_empty(&self) -> bool {
         self.games.is_empty()
+    }
+}
+
+/// Reading a game to keep lives here, beside the cache that keeps it (the lock itself
+/// knows nothing of keeping).
+impl LockedGame {
+    /// Reads game `id` and its seats without a lock, with the revision they are at and
+    /// how long they stay as read (for [`GameCache`]).
+    pub(crate) fn read_revision(
+        conn: &mut PgConnection,
+        id: GameId,
+        now: DateTime<Utc>,
+    ) -> DomainResult<Kept> {
+        let found: Option<(GameRow, i64, serde_json::Value, Option<DateTime<Utc>>)> = games::table
+            .find(id)
+            .select((
+                GameRow::as_select(),
+                games::revision,
+                game_seats_json(games::id, now),
+                game_seats_settled_until(games::id, now),
+            ))
+            .first(conn)
+            .optional()?;
+        let (row, revision, seats, settled_until) =
+            found.ok_or_else(|| DomainError::game_not_found(id))?;
+        let game = LockedGame {
+            seats: seats_from_json(conn, seats, now)?,
+            row,
+        };
+        Ok(Kept::new(revision, game, settled_until))
     }
 }
 

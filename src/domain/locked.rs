@@ -9,10 +9,9 @@ use diesel::sql_types::{BigInt, Timestamptz};
 use serde::Deserialize;
 
 use super::clocks;
-use super::game_cache::Kept;
-use super::games::SeatInfo;
 use super::{DomainError, DomainResult};
 use crate::store::models::GameRow;
+use crate::store::models::SeatInfo;
 use crate::store::schema::games;
 
 diesel::define_sql_function! {
@@ -62,32 +61,6 @@ impl LockedGame {
     /// Reads game `id` and its seats without a lock (for answers that change nothing).
     pub(crate) fn read(conn: &mut PgConnection, id: GameId) -> DomainResult<LockedGame> {
         Self::fetch(conn, id, false)
-    }
-
-    /// Reads game `id` and its seats without a lock, with the revision they are at and
-    /// how long they stay as read (for [`super::game_cache::GameCache`]).
-    pub(crate) fn read_revision(
-        conn: &mut PgConnection,
-        id: GameId,
-        now: DateTime<Utc>,
-    ) -> DomainResult<Kept> {
-        let found: Option<(GameRow, i64, serde_json::Value, Option<DateTime<Utc>>)> = games::table
-            .find(id)
-            .select((
-                GameRow::as_select(),
-                games::revision,
-                game_seats_json(games::id, now),
-                game_seats_settled_until(games::id, now),
-            ))
-            .first(conn)
-            .optional()?;
-        let (row, revision, seats, settled_until) =
-            found.ok_or_else(|| DomainError::game_not_found(id))?;
-        let game = LockedGame {
-            seats: seats_from_json(conn, seats, now)?,
-            row,
-        };
-        Ok(Kept::new(revision, game, settled_until))
     }
 
     fn fetch(conn: &mut PgConnection, id: GameId, lock: bool) -> DomainResult<LockedGame> {
@@ -163,7 +136,7 @@ pub(crate) fn seat_of(seats: &[SeatInfo], account: AccountId) -> Option<i32> {
         .map(|s| s.seat)
 }
 
-fn seats_from_json(
+pub(crate) fn seats_from_json(
     conn: &mut PgConnection,
     seats: serde_json::Value,
     now: DateTime<Utc>,

@@ -13,20 +13,13 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Double, Integer, Text};
 use serde_json::json;
 
-use super::games::SeatInfo;
 use super::{Domain, DomainResult};
-use crate::engine::{Seat, Status};
+use crate::engine::Status;
+use crate::store::models::SeatInfo;
 use crate::store::models::{GameRow, NewOutbox};
 use crate::store::schema::outbox;
 
-/// Who had something to decide before a change and after it, and who acted in it (see
-/// [`crate::engine::LoadedGame::actors`]); all empty at the start of a game.
-#[derive(Clone, Copy, Default)]
-pub struct Actors<'a> {
-    pub before: &'a [Seat],
-    pub after: &'a [Seat],
-    pub acted: &'a [Seat],
-}
+pub use super::steps::Actors;
 
 /// What a change owes (see [`Domain::owed`]).
 pub(crate) struct Owed<'s> {

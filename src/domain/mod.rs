@@ -28,6 +28,7 @@ pub mod sessions;
 pub mod shapes;
 pub mod sign_ups;
 pub mod steps;
+pub mod sweeper;
 pub mod takeback;
 pub mod verify;
 pub mod views;

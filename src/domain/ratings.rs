@@ -8,12 +8,12 @@ use serde::Serialize;
 use skillratings::glicko2::Glicko2Rating;
 use utoipa::ToSchema;
 
-use super::games::SeatInfo;
 use super::rating_math::{self, Placed};
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::Outcome;
 use crate::store::kinds::{AccountId, GameId};
 use crate::store::models::GameRow;
+use crate::store::models::SeatInfo;
 use crate::store::schema::{accounts, rating_history, ratings};
 
 /// Fewer rated games than this and a rating is marked provisional: its deviation is still

@@ -262,7 +262,7 @@ pub struct GameResponse {
     pub rated: bool,
     /// A player's pending request to take back their last move, or null (see
     /// `POST /games/{id}/takeback`).
-    pub takeback: Option<crate::domain::takeback::TakebackResponse>,
+    pub takeback: Option<TakebackResponse>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -383,4 +383,23 @@ pub struct InboundResponse {
     pub applied: Vec<String>,
     /// Whether an answer was queued for the sender.
     pub answered: bool,
+}
+
+/// A pending takeback request, as the game shows it to everyone.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TakebackResponse {
+    /// The seat asking to take back its last action.
+    pub seat: i32,
+    /// The version the game returns to if everyone accepts.
+    pub to_version: i64,
+    /// The log entries it would undo: the seat's action and the moves that played
+    /// themselves after it.
+    pub undoes: Vec<i64>,
+    /// What those entries did, in words.
+    pub undoes_texts: Vec<String>,
+    /// Seats that accepted.
+    pub accepted: Vec<i32>,
+    /// Seats whose answer is awaited (`POST /games/{id}/takeback/accept` or `/decline`).
+    pub waiting_for: Vec<i32>,
+    pub asked_at: DateTime<Utc>,
 }

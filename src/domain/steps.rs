@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::engine::{Applied, LoadedGame, Visibility};
+use crate::engine::{Applied, LoadedGame, Seat, Visibility};
 
 /// How the log marks an action a bot chose for a seat that forfeited or timed out.
 pub const BOT_MARK: &str = "[bot] ";
@@ -29,4 +29,13 @@ impl Step {
             applied.state,
         )
     }
+}
+
+/// Who had something to decide before a change and after it, and who acted in it (see
+/// [`crate::engine::LoadedGame::actors`]); all empty at the start of a game.
+#[derive(Clone, Copy, Default)]
+pub struct Actors<'a> {
+    pub before: &'a [Seat],
+    pub after: &'a [Seat],
+    pub acted: &'a [Seat],
 }

@@ -20,12 +20,12 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use utoipa::ToSchema;
 
 use super::locked::LockedGame;
 use super::mail_events::{TAKEBACK, enqueue, event};
 use super::replay;
 use super::shapes::GameResponse;
+use super::shapes::TakebackResponse;
 use super::steps::{BOT_MARK, FORCED_MARK};
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{LoadedGame, Viewer};
@@ -51,25 +51,6 @@ pub struct Pending {
     pub undoes: Vec<i64>,
     pub texts: Vec<String>,
     pub accepted: Vec<i32>,
-    pub asked_at: DateTime<Utc>,
-}
-
-/// A pending takeback request, as the game shows it to everyone.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct TakebackResponse {
-    /// The seat asking to take back its last action.
-    pub seat: i32,
-    /// The version the game returns to if everyone accepts.
-    pub to_version: i64,
-    /// The log entries it would undo: the seat's action and the moves that played
-    /// themselves after it.
-    pub undoes: Vec<i64>,
-    /// What those entries did, in words.
-    pub undoes_texts: Vec<String>,
-    /// Seats that accepted.
-    pub accepted: Vec<i32>,
-    /// Seats whose answer is awaited (`POST /games/{id}/takeback/accept` or `/decline`).
-    pub waiting_for: Vec<i32>,
     pub asked_at: DateTime<Utc>,
 }
 

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::mail_events::Actors;
+use super::steps::Actors;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::Status;
 use crate::notify::webhook::WebhookPolicy;

@@ -304,7 +304,7 @@ pub trait Game: Send + Sync + 'static {
 
     /// The board as an SVG picture, drawn from `view` alone (so it can never show more than
     /// the view), 600 px wide, with `<title>` and `<desc>` for screen readers (see
-    /// [`crate::engine::svg`]). Same view, same bytes. `viewer` says whose picture it is
+    /// [`crate::svg`]). Same view, same bytes. `viewer` says whose picture it is
     /// (e.g. to draw that seat's hand at the bottom).
     fn board_svg(&self, view: &Self::View, viewer: Viewer) -> String {
         let _ = viewer;
@@ -364,9 +364,9 @@ pub trait Game: Send + Sync + 'static {
     }
 
     /// How well `seat` stands in an unfinished game, from 0 (losing) to 1 (winning), for
-    /// the computer player ([`crate::engine::bot`]) when a playout stops before the end.
+    /// the computer player ([`crate::bot`]) when a playout stops before the end.
     /// Usually the seat's score against the best other (see
-    /// [`crate::engine::bot::standing_from_scores`]). `None` scores every unfinished
+    /// [`crate::bot::standing_from_scores`]). `None` scores every unfinished
     /// position alike, which suits games that the playouts finish.
     fn bot_standing(&self, _state: &Self::State, _seat: Seat) -> Option<f64> {
         None
@@ -376,7 +376,7 @@ pub trait Game: Send + Sync + 'static {
     /// them by default. A game narrows them where a legal action would be unfair play from
     /// a machine that decides in microseconds (a Starfarers offer withdrawn before its
     /// recipient could answer, or offered thousands of times a turn). `recent` is the
-    /// game's latest actions, oldest first (at most [`crate::engine::bot::RECENT`]; fewer
+    /// game's latest actions, oldest first (at most [`crate::bot::RECENT`]; fewer
     /// at the start of a game), for rules that count what the seat did this turn. An empty
     /// answer while `legal` is not empty means the seat waits for another seat's answer;
     /// the server then lets that seat act, or plays from `legal` if nobody else can.

@@ -1,9 +1,11 @@
 //! The rules contract and what games share. Pure: no I/O, no clock, no ambient randomness.
 
 pub mod bot;
+pub mod budget;
 pub mod cards;
 pub mod contract;
 pub mod dynamic;
+pub mod erased;
 pub mod graph;
 pub mod harness;
 pub mod hex;
@@ -14,5 +16,6 @@ pub use contract::{
     Game, GameInfo, Outcome, Placing, RuleError, Seat, SetupError, Status, TeamResult, Viewer,
     Visibility, only_choice,
 };
-pub use dynamic::{Applied, DynGame, Erased, LoadedGame, SeatJson, SimulationReport, raw_json};
+pub use dynamic::{Applied, DynGame, LoadedGame, SeatJson, SimulationReport, raw_json};
+pub use erased::Erased;
 pub use rng::GameRng;

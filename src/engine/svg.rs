@@ -370,8 +370,8 @@ pub fn pointy_hex_corners(cx: f64, cy: f64, size: f64) -> [(f64, f64); 6] {
 }
 
 /// The pixel offset of axial hex `h` from hex (0, 0) on a pointy-top grid of circumradius
-/// `size` (see [`crate::engine::hex`]).
-pub fn pointy_hex_center(h: crate::engine::hex::Hex, size: f64) -> (f64, f64) {
+/// `size` (see [`crate::hex`]).
+pub fn pointy_hex_center(h: crate::hex::Hex, size: f64) -> (f64, f64) {
     let q = f64::from(h.q);
     let r = f64::from(h.r);
     (size * SQRT_3 * (q + r / 2.0), size * 1.5 * r)
@@ -472,8 +472,8 @@ pub fn fit_text(text: &str, size: f64, width: f64) -> String {
 }
 
 /// Red for hearts and diamonds, near-black for clubs and spades.
-pub fn suit_colour(suit: crate::engine::cards::Suit) -> &'static str {
-    use crate::engine::cards::Suit;
+pub fn suit_colour(suit: crate::cards::Suit) -> &'static str {
+    use crate::cards::Suit;
     match suit {
         Suit::Hearts | Suit::Diamonds => "#c62828",
         Suit::Clubs | Suit::Spades => "#1a1a1a",
@@ -489,14 +489,7 @@ pub fn card_height(w: f64) -> f64 {
 /// in the corner (still readable when the next card overlaps the rest) and a large suit in
 /// the middle. The group carries `class` and `data-card` (`"10H"`) so tests and scripts can
 /// find what is drawn.
-pub fn playing_card(
-    svg: &mut Svg,
-    x: f64,
-    y: f64,
-    w: f64,
-    card: crate::engine::cards::Card,
-    class: &str,
-) {
+pub fn playing_card(svg: &mut Svg, x: f64, y: f64, w: f64, card: crate::cards::Card, class: &str) {
     let h = card_height(w);
     let code = card.to_string();
     let pretty = card.pretty();
@@ -621,7 +614,7 @@ pub fn status_banner(svg: &mut Svg, top: f64, text: &str, colour: &str) -> f64 {
 /// Test aid: rasterises a picture as a person would see it and saves it as
 /// `target/pictures/<name>.png`, so a reviewer can look at the games' pictures after
 /// `cargo test`. Writes under `target/` only; errors are returned, never panicked on.
-#[cfg(test)]
+#[cfg(any(test, feature = "testing"))]
 pub fn save_png(name: &str, svg: &str) -> Result<std::path::PathBuf, String> {
     use resvg::{tiny_skia, usvg};
     let mut options = usvg::Options::default();
@@ -635,8 +628,9 @@ pub fn save_png(name: &str, svg: &str) -> Result<std::path::PathBuf, String> {
         tiny_skia::Transform::identity(),
         &mut pixmap.as_mut(),
     );
+    // This crate sits in src/engine; the pictures go to the workspace's target directory.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("target")
+        .join("../../target")
         .join("pictures");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let path = dir.join(format!("{name}.png"));

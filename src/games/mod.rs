@@ -11,7 +11,7 @@ pub mod sp4x;
 pub mod space_empires_4x;
 pub mod starfarers;
 
-use crate::engine::{DynGame, Erased};
+use turnpost_engine::{DynGame, Erased};
 
 /// Every hosted game type, by id and rules version.
 #[derive(Clone)]
@@ -75,9 +75,12 @@ pub fn rules_text(id: &str) -> Option<&'static str> {
     })
 }
 
-fn erased<G: crate::engine::Game>(game: G) -> Arc<dyn DynGame> {
+fn erased<G: turnpost_engine::Game>(game: G) -> Arc<dyn DynGame> {
     Arc::new(Erased::new(game))
 }
+
+#[cfg(test)]
+mod bot_tests;
 
 #[cfg(test)]
 mod tests {
@@ -137,7 +140,7 @@ mod tests {
                 // A small deterministic stream picks the random moves.
                 let mut pick: u64 = 0x9e37_79b9_7f4a_7c15 ^ u64::from(game);
                 for _ in 0..3_000 {
-                    let crate::engine::Status::Active { to_act } = state.status() else {
+                    let turnpost_engine::Status::Active { to_act } = state.status() else {
                         break;
                     };
                     entry.0 += 1;

@@ -1,7 +1,9 @@
 //! Email: what emails say (`compose`, laid out by `letter`, with the board picture drawn
-//! by `picture` and long lists of choices grouped by `choices`), the outbox worker that
-//! sends them (`worker`) over SMTP or into `.eml` files, reply tokens (`reply`), signed
-//! links (`links`), inbound replies (`inbound`) delivery-status reports (`bounce`), and webhook posts (`webhook`).
+//! by `picture` and long lists of choices grouped by `choices`), the transports that carry
+//! them (`transport`: SMTP or `.eml` files), reply tokens (`reply`), signed links
+//! (`links`), inbound replies (`inbound`), delivery-status reports (`bounce`), and signed
+//! webhook posts (`webhook`). Below the domain: nothing here calls into `domain` or
+//! `outbox` (the sender threads are `outbox`'s).
 
 pub mod bounce;
 pub mod choices;
@@ -14,5 +16,5 @@ pub mod links;
 pub mod nodelay;
 pub mod picture;
 pub mod reply;
+pub mod transport;
 pub mod webhook;
-pub mod worker;

@@ -12,7 +12,8 @@ use diesel::prelude::*;
 use mail_parser::{MessageParser, MimeHeaders};
 use secrecy::SecretString;
 use serde_json::{Value, json};
-use turnpost::notify::worker::{Mailer, Worker};
+use turnpost::notify::transport::Mailer;
+use turnpost::outbox::worker::Worker;
 
 use crate::email_play::{answer_to, deliver, reply, turn_mail};
 use crate::helpers::{Player, TestApp, assert_problem, spawn_app, spawn_app_with};
@@ -270,7 +271,7 @@ fn a_turn_email_over_smtp_has_the_seats_picture_its_thread_and_one_click_unsubsc
 /// A worker the test drives by hand, sending to files (the app's own sleeps).
 fn test_worker(app: &TestApp) -> Worker {
     Worker {
-        lane: turnpost::notify::worker::Lane::Email,
+        lane: turnpost::outbox::worker::Lane::Email,
         domain: app.domain(),
         mailer: Mailer::from_settings(None, app.settings.var_dir.join("fast-mail"), 1).unwrap(),
         from: "Turnpost <turnpost@localhost>".parse().unwrap(),

@@ -554,7 +554,8 @@ fn refusals_are_mailed_only_to_account_holders_about_their_own_games() {
 fn the_senders_pass_never_waits_for_a_turn_row_a_move_holds() {
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
-    use turnpost::notify::worker::{Mailer, Worker};
+    use turnpost::notify::transport::Mailer;
+    use turnpost::outbox::worker::Worker;
 
     let app = spawn_app_with(|s| s.outbox_poll_ms = 3_600_000);
     let mut conn = db(&app);
@@ -576,7 +577,7 @@ fn the_senders_pass_never_waits_for_a_turn_row_a_move_holds() {
         .execute(&mut conn)
         .unwrap();
     let worker = Worker {
-        lane: turnpost::notify::worker::Lane::Email,
+        lane: turnpost::outbox::worker::Lane::Email,
         domain: app.domain(),
         mailer: Mailer::from_settings(None, app.settings.var_dir.join("held-mail"), 1).unwrap(),
         senders: 1,
@@ -621,7 +622,8 @@ fn the_senders_pass_never_waits_for_a_turn_row_a_move_holds() {
 fn a_crash_between_send_and_mark_sends_nothing_twice_within_the_lease() {
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
-    use turnpost::notify::worker::{Mailer, Worker};
+    use turnpost::notify::transport::Mailer;
+    use turnpost::outbox::worker::Worker;
 
     let app = spawn_app_with(|s| s.outbox_poll_ms = 3_600_000);
     let mut conn = db(&app);
@@ -641,7 +643,7 @@ fn a_crash_between_send_and_mark_sends_nothing_twice_within_the_lease() {
     }
     let dir = app.settings.var_dir.join("crash-mail");
     let worker = |lease: Duration| Worker {
-        lane: turnpost::notify::worker::Lane::Email,
+        lane: turnpost::outbox::worker::Lane::Email,
         domain: app.domain(),
         mailer: Mailer::from_settings(None, dir.clone(), 1).unwrap(),
         senders: 1,

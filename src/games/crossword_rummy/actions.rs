@@ -4,7 +4,7 @@ use super::data::{Face, Tile};
 use super::state::{Action, Phase, Placement, State};
 use super::validate::{MeldContext, validate_table};
 use super::{CrosswordRummy, generate};
-use crate::engine::{RuleError, Seat};
+use turnpost_engine::{RuleError, Seat};
 
 /// Stable refusal codes of the non-meld actions (meld codes: [`validate::codes`]).
 pub mod codes {

@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::render::{CellView, TileView, View};
-use crate::engine::svg::{Svg, WIDTH, fit_text, panel, status_banner};
-use crate::engine::{Seat, Viewer};
+use turnpost_engine::svg::{Svg, WIDTH, fit_text, panel, status_banner};
+use turnpost_engine::{Seat, Viewer};
 
 const INK: &str = "#222222";
 const MUTED: &str = "#555555";

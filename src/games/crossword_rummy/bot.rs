@@ -1,9 +1,9 @@
-//! What the computer player ([`crate::engine::bot`]) scores an unfinished Crossword Rummy
+//! What the computer player ([`turnpost_engine::bot`]) scores an unfinished Crossword Rummy
 //! by.
 
 use super::State;
-use crate::engine::Seat;
-use crate::engine::bot::standing_from_scores;
+use turnpost_engine::Seat;
+use turnpost_engine::bot::standing_from_scores;
 
 /// Penalties count against a seat (HR-10), and every tile still on the rack is a future
 /// penalty: fewer is better.

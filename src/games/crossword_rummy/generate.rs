@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use super::data::{Face, Rules, Tile};
 use super::state::{Placed, Placement, State};
 use super::validate::{LineKind, MeldContext, count_groups, line_kind, validate_table};
-use crate::engine::Seat;
+use turnpost_engine::Seat;
 
 /// One copy per face from a rack, in tile order (copies of one face give the same melds).
 fn distinct_faces(rules: &Rules, rack: &[Tile]) -> BTreeMap<Face, Tile> {

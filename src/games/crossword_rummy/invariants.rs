@@ -5,7 +5,7 @@
 use super::data::Tile;
 use super::state::{Action, Phase, State};
 use super::validate::table_problem;
-use crate::engine::Seat;
+use turnpost_engine::Seat;
 
 /// Every state the engine produces satisfies these.
 pub fn check(s: &State) -> Result<(), String> {

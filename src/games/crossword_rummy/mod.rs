@@ -19,7 +19,7 @@ mod tests;
 
 use serde_json::json;
 
-use crate::engine::{
+use turnpost_engine::{
     Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer, Visibility,
 };
 

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use super::data::Tile;
 use super::state::{Action, Placement, State};
-use crate::engine::Seat;
+use turnpost_engine::Seat;
 
 /// Coordinates a person may write; the rules allow ±10000.
 const LIMIT: i32 = 10_000;

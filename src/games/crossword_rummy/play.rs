@@ -2,7 +2,7 @@
 
 use super::data::Tile;
 use super::state::{GameRecord, Phase, State};
-use crate::engine::{Outcome, Placing, Seat};
+use turnpost_engine::{Outcome, Placing, Seat};
 
 impl State {
     pub(super) fn draw_random(&mut self) -> Option<Tile> {

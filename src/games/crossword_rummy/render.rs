@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::data::Tile;
 use super::state::{Phase, State};
-use crate::engine::{Seat, Status, Viewer};
+use turnpost_engine::{Seat, Status, Viewer};
 
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct TileView {

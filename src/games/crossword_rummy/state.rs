@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::data::{Rules, Tile};
-use crate::engine::{GameRng, Outcome, Seat};
+use turnpost_engine::{GameRng, Outcome, Seat};
 
 /// Game options, fixed when the game is created.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

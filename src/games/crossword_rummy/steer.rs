@@ -4,7 +4,7 @@
 
 use super::data::Face;
 use super::state::{Action, State};
-use crate::engine::Seat;
+use turnpost_engine::Seat;
 
 /// Weighs a legal action: melds by the square of the tiles they lay (a meld of 5 beats a
 /// meld of 3 and both beat drawing), draw_three on an opponent above drawing, everything

@@ -3,7 +3,7 @@
 
 use super::validate::codes as v;
 use super::*;
-use crate::engine::harness::{PlayoutConfig, assert_resample_covers, check_many};
+use turnpost_engine::harness::{PlayoutConfig, assert_resample_covers, check_many};
 
 /// State fields everyone sees (digest 7), so `resample_hidden` keeps them. Hidden and
 /// resampled: the bag's contents (`bag[]`), other racks, other seats' `received`, the tiles
@@ -34,7 +34,7 @@ const PUBLIC: &[&str] = &[
 /// Coverage of every hidden field. An empty bag serialises as the leaf `bag`: its size is
 /// public and there is nothing in it to vary, so that one leaf is dropped here rather than
 /// declaring `bag` public (which would also cover the hidden `bag[]`).
-fn assert_covers(mut stats: crate::engine::harness::PlayoutStats) {
+fn assert_covers(mut stats: turnpost_engine::harness::PlayoutStats) {
     stats.state_paths.remove("bag");
     assert_resample_covers(&stats, PUBLIC);
     for hidden in ["bag[]", "racks[][]", "rng.seed"] {
@@ -237,7 +237,7 @@ fn contract_series_of_three_games() {
 
 #[test]
 fn random_games_finish_and_melds_happen() {
-    use crate::engine::harness::random_playout;
+    use turnpost_engine::harness::random_playout;
     let mut emptied = 0;
     for seed in 0..40 {
         let p = random_playout(&CrosswordRummy, &Options::default(), 2, seed, 20_000).unwrap();
@@ -1521,7 +1521,7 @@ fn seats_outside_to_act_are_refused_in_random_play() {
     // The harness skips its illegal-action probes when legal_actions is a sample; this is
     // the part of them that still holds: an action is refused from a seat with nothing to
     // do, and a non-meld action a seat may not take now is refused.
-    use crate::engine::harness::choose_random;
+    use turnpost_engine::harness::choose_random;
     let g = CrosswordRummy;
     let mut probes = 0;
     for seed in 0..15 {
@@ -1724,8 +1724,8 @@ fn issue_18_4_new_games_record_version_2_and_old_snapshots_decode_as_version_1()
 // player (melds weighted by the tiles they lay) reaches rack-emptying wins.
 
 fn emptied_wins(players: usize, games: u64, steered: bool) -> usize {
-    use crate::engine::harness::random_playout_steered;
-    let steer: crate::engine::harness::Steer<'_, CrosswordRummy> = &steer::prefer_big_melds;
+    use turnpost_engine::harness::random_playout_steered;
+    let steer: turnpost_engine::harness::Steer<'_, CrosswordRummy> = &steer::prefer_big_melds;
     (0..games)
         .filter(|&seed| {
             let p = random_playout_steered(
@@ -1765,7 +1765,7 @@ fn issue_18_8a_steered_play_reaches_rack_emptying_wins() {
 
 #[test]
 fn issue_18_8a_contract_holds_under_steered_play() {
-    use crate::engine::harness::check_many_steered;
+    use turnpost_engine::harness::check_many_steered;
     let cfg = PlayoutConfig {
         deep_every: 3,
         ..PlayoutConfig::default()
@@ -1786,7 +1786,7 @@ fn issue_18_8a_contract_holds_under_steered_play() {
 
 #[test]
 fn issue_18_8a_scenario_a_game_won_by_emptying_a_rack() {
-    use crate::engine::harness::random_playout_steered;
+    use turnpost_engine::harness::random_playout_steered;
     // The first steered 3-player game that ends by an emptied rack, replayed action by action
     // through `apply` as the server would.
     let (seed, log) = (0..200u64)
@@ -1936,7 +1936,7 @@ fn resample_makes_a_preview_unable_to_predict_a_bag_draw() {
 // Invariants: each check can fail.
 
 fn midgame() -> State {
-    let p = crate::engine::harness::random_playout_steered(
+    let p = turnpost_engine::harness::random_playout_steered(
         &CrosswordRummy,
         &Options::default(),
         3,
@@ -2065,7 +2065,7 @@ fn count(svg: &str, needle: &str) -> usize {
 
 fn picture(s: &State, viewer: Viewer) -> String {
     let svg = CrosswordRummy.board_svg(&CrosswordRummy.view(s, viewer), viewer);
-    crate::engine::harness::check_picture(&svg).unwrap();
+    turnpost_engine::harness::check_picture(&svg).unwrap();
     svg
 }
 
@@ -2218,11 +2218,11 @@ fn picture_shows_a_pending_pass_to_its_giver_only() {
 /// Renders a few positions to PNG under `target/pictures/` for people to look at.
 #[test]
 fn pictures_render_to_png() {
-    use crate::engine::harness::random_playout_steered;
+    use turnpost_engine::harness::random_playout_steered;
     let start = CrosswordRummy
         .setup(&Options::default(), 3, GameRng::seed_from_u64(2))
         .unwrap();
-    let steer: crate::engine::harness::Steer<'_, CrosswordRummy> = &steer::prefer_big_melds;
+    let steer: turnpost_engine::harness::Steer<'_, CrosswordRummy> = &steer::prefer_big_melds;
     let mid = random_playout_steered(&CrosswordRummy, &Options::default(), 4, 6, 60, Some(steer))
         .unwrap()
         .state;
@@ -2240,10 +2240,11 @@ fn pictures_render_to_png() {
     ];
     for (name, st, viewer) in shots {
         let svg = CrosswordRummy.board_svg(&CrosswordRummy.view(st, viewer), viewer);
-        crate::engine::svg::save_png(name, &svg).unwrap();
+        turnpost_engine::svg::save_png(name, &svg).unwrap();
     }
     let s = example_9_2();
-    crate::engine::svg::save_png("rummy-example-9-2-seat3", &picture(&s, Viewer::Seat(2))).unwrap();
+    turnpost_engine::svg::save_png("rummy-example-9-2-seat3", &picture(&s, Viewer::Seat(2)))
+        .unwrap();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -2340,7 +2341,7 @@ mod notation_tests {
     /// table: the example in a turn email is always one the player can send as it is.
     #[test]
     fn listed_melds_written_and_read_back_are_unchanged() {
-        use crate::engine::harness::random_playout;
+        use turnpost_engine::harness::random_playout;
         let mut checked = 0;
         for seed in 0..12 {
             let p = random_playout(&CrosswordRummy, &Options::default(), 2, seed, 400).unwrap();
@@ -2348,7 +2349,7 @@ mod notation_tests {
                 .setup(
                     &Options::default(),
                     2,
-                    crate::engine::GameRng::seed_from_u64(seed),
+                    turnpost_engine::GameRng::seed_from_u64(seed),
                 )
                 .unwrap();
             for (seat, action) in &p.log {

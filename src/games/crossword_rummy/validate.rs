@@ -1,7 +1,7 @@
 //! The meld validator: a submitted table is checked as a whole (digest 5.4, V1-V5). Every
 //! refusal has a stable code and a message naming the rule and the cells at fault.
 
-use crate::engine::{RuleError, Seat};
+use turnpost_engine::{RuleError, Seat};
 
 use super::data::{Face, Rules, Tile};
 use super::state::{Placed, Placement};

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::state::Bundle;
-use crate::engine::Seat;
+use turnpost_engine::Seat;
 
 /// One Fuldrigger action.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use super::data::{Board, HazardKind, NodeKind};
 use super::render::{OfferView, PlayerView, ShipView, View};
 use super::state::{Bundle, Pending, Phase};
-use crate::engine::svg::{Svg, WIDTH, recent_events, text_width, wrap_chars};
-use crate::engine::{Seat, Viewer};
+use turnpost_engine::svg::{Svg, WIDTH, recent_events, text_width, wrap_chars};
+use turnpost_engine::{Seat, Viewer};
 
 /// Seat colours, in seat order: the seats are named Red, Blue, Green and Yellow.
 const SEAT_FILL: [&str; 4] = ["#d62728", "#1f5fbf", "#238b45", "#e3b200"];

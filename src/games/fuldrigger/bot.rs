@@ -1,8 +1,8 @@
-//! What the computer player ([`crate::engine::bot`]) scores an unfinished Fuldrigger by.
+//! What the computer player ([`turnpost_engine::bot`]) scores an unfinished Fuldrigger by.
 
 use super::{Board, State, rules};
-use crate::engine::Seat;
-use crate::engine::bot::standing_from_scores;
+use turnpost_engine::Seat;
+use turnpost_engine::bot::standing_from_scores;
 
 /// The seat's fortune (what ranks the players at the end) against the richest other.
 pub fn standing(b: &Board, st: &State, seat: Seat) -> Option<f64> {

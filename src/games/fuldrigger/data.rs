@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::engine::graph::Graph;
+use turnpost_engine::graph::Graph;
 
 /// The shipped data file.
 pub const DATA: &str = include_str!("fuldrigger.toml");

@@ -9,7 +9,7 @@ use super::actions::Action;
 use super::data::{Board, CardEffect};
 use super::rules::{fortune, ship_value, tokens_in_play};
 use super::state::{Phase, SHIP_PAID_PRICE_SINCE, State, Token};
-use crate::engine::Seat;
+use turnpost_engine::Seat;
 
 /// Prices a ship can have been bought at: the standard price or a shipyards card's price.
 fn ship_prices(b: &Board) -> Vec<u32> {

@@ -16,7 +16,7 @@ mod tests;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{
+use turnpost_engine::{
     Game, GameInfo, GameRng, Outcome, Placing, RuleError, Seat, SetupError, Status, Viewer,
     Visibility,
 };
@@ -198,7 +198,7 @@ impl Game for Fuldrigger {
         if !whole || st.phase == Phase::Over {
             return None;
         }
-        crate::engine::only_choice(self.legal_actions(st, seat))
+        turnpost_engine::only_choice(self.legal_actions(st, seat))
     }
 
     fn apply(&self, st: &State, seat: Seat, action: &Action) -> Result<State, RuleError> {
@@ -218,7 +218,7 @@ impl Game for Fuldrigger {
     fn board_svg(&self, view: &render::View, viewer: Viewer) -> String {
         match self.board.as_ref() {
             Ok(b) => board::picture(b, view, viewer),
-            Err(e) => crate::engine::svg::text_picture("Fuldrigger", &format!("data error: {e}")),
+            Err(e) => turnpost_engine::svg::text_picture("Fuldrigger", &format!("data error: {e}")),
         }
     }
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::data::{Board, HazardKind, NodeKind};
 use super::rules::{self, fortune, good_name, seat_name};
 use super::state::{Bundle, Pending, Phase, State, Token};
-use crate::engine::{Seat, Viewer};
+use turnpost_engine::{Seat, Viewer};
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct TokenView {

@@ -6,7 +6,7 @@ use super::state::{
     Bundle, DepotToken, Offer, Pending, Phase, Player, RULES_VERSION, SHIP_PAID_PRICE_SINCE, Sale,
     Ship, State, Token,
 };
-use crate::engine::{GameRng, RuleError, Seat};
+use turnpost_engine::{GameRng, RuleError, Seat};
 
 pub type R<T> = Result<T, RuleError>;
 

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{GameRng, Seat};
+use turnpost_engine::{GameRng, Seat};
 
 /// A goods token on a ship or in an isthmus depot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

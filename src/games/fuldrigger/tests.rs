@@ -2,7 +2,7 @@ use super::data::{Board, parse_and_validate};
 use super::rules;
 use super::state::{Bundle, Pending, Phase, State, Token};
 use super::*;
-use crate::engine::{Game, GameRng, Status, Viewer};
+use turnpost_engine::{Game, GameRng, Status, Viewer};
 
 mod board_picture;
 mod fortune_value;
@@ -1574,7 +1574,7 @@ fn leak_offer_terms_only_reach_the_two_parties() {
 
 mod contract {
     use super::*;
-    use crate::engine::harness::{PlayoutConfig, assert_resample_covers, check_many};
+    use turnpost_engine::harness::{PlayoutConfig, assert_resample_covers, check_many};
 
     /// State fields everyone sees. Everything else (the chance deck order, the RNG, and the
     /// terms of offers a viewer is not party to) must be varied by `resample_hidden`.
@@ -1719,7 +1719,7 @@ fn every_single_choice_outside_the_offer_phases_plays_itself() {
     let game = g();
     let (mut decisions, mut forced) = (0usize, 0usize);
     for seed in 0..12u64 {
-        let p = crate::engine::harness::random_playout(
+        let p = turnpost_engine::harness::random_playout(
             &game,
             &Options::default(),
             2 + (seed as usize % 3),

@@ -8,8 +8,8 @@ use super::combos::{bits, partition, subsets_summing, unions};
 use super::data::{diamond_10, spade_2, spade_5};
 use super::largest::largest_split;
 use super::state::{Build, BuildKind, Item, State};
-use crate::engine::cards::{Card, Suit};
-use crate::engine::{RuleError, Seat};
+use turnpost_engine::cards::{Card, Suit};
+use turnpost_engine::{RuleError, Seat};
 
 /// One play: every turn the active player plays exactly one card from hand.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

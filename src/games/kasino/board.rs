@@ -6,11 +6,11 @@ use std::fmt::Write as _;
 
 use super::render::{SeatView, TableItem, View};
 use super::state::BuildKind;
-use crate::engine::cards::Card;
-use crate::engine::svg::{
+use turnpost_engine::cards::Card;
+use turnpost_engine::svg::{
     Svg, WIDTH, card_back, card_height, fit_text, panel, playing_card, status_banner, wrap_text,
 };
-use crate::engine::{Seat, Viewer};
+use turnpost_engine::{Seat, Viewer};
 
 /// Seat colours: seat 1 blue, 2 red, 3 green, 4 purple (distinct from the red suits by
 /// their shade and always shown beside the seat's name).

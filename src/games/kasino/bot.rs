@@ -1,8 +1,8 @@
-//! What the computer player ([`crate::engine::bot`]) scores an unfinished Kasino by.
+//! What the computer player ([`turnpost_engine::bot`]) scores an unfinished Kasino by.
 
 use super::State;
-use crate::engine::Seat;
-use crate::engine::bot::standing_from_scores;
+use turnpost_engine::Seat;
+use turnpost_engine::bot::standing_from_scores;
 
 /// The game totals of the seat's side against the best other side, plus this round's
 /// captures so far (cards are what points are mostly made of).

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::cards::{Card, Suit};
+use turnpost_engine::cards::{Card, Suit};
 
 const DATA: &str = include_str!("data.toml");
 

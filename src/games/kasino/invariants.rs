@@ -8,8 +8,8 @@ use super::actions::Action;
 use super::combos::partition;
 use super::data::{diamond_10, spade_2};
 use super::state::{BuildKind, CURRENT_RULES, FIRST_RULES, Item, State};
-use crate::engine::Seat;
-use crate::engine::cards::{Card, Suit};
+use turnpost_engine::Seat;
+use turnpost_engine::cards::{Card, Suit};
 
 fn item_cards(item: &Item) -> Vec<Card> {
     match item {

@@ -207,7 +207,7 @@ struct Found {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::kasino::combos::partition;
+    use crate::kasino::combos::partition;
 
     /// The largest split by trying every subset, for tables small enough to do so.
     fn brute(vals: &[u32], target: u32) -> u32 {
@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn the_largest_split_matches_every_subset_tried() {
-        let mut rng = crate::engine::GameRng::seed_from_u64(28);
+        let mut rng = turnpost_engine::GameRng::seed_from_u64(28);
         for round in 0..300 {
             let n = 4 + round % 11;
             let vals: Vec<u32> = (0..n).map(|_| 1 + rng.below(13) as u32).collect();

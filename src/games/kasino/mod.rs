@@ -24,7 +24,7 @@ pub use data::Params;
 pub use render::View;
 pub use state::{Build, BuildKind, CURRENT_RULES, FIRST_RULES, Item, Options, RoundLine, State};
 
-use crate::engine::{Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer};
+use turnpost_engine::{Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer};
 
 pub const ID: &str = "kasino";
 
@@ -98,7 +98,7 @@ impl Game for Kasino {
         if !listed.complete {
             return None;
         }
-        crate::engine::only_choice(listed.actions)
+        turnpost_engine::only_choice(listed.actions)
     }
 
     fn parse_notation(

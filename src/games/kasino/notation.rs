@@ -20,8 +20,8 @@
 
 use super::actions::Action;
 use super::state::State;
-use crate::engine::Seat;
-use crate::engine::cards::Card;
+use turnpost_engine::Seat;
+use turnpost_engine::cards::Card;
 
 /// The first words of the moves the notation writes.
 const VERBS: &[&str] = &["take", "capture", "build", "raise", "add", "trail", "clear"];

@@ -8,8 +8,8 @@ use serde::Serialize;
 use super::actions::Action;
 use super::combos::partition;
 use super::state::{BuildKind, Item, RoundLine, State};
-use crate::engine::cards::Card;
-use crate::engine::{Seat, Viewer};
+use turnpost_engine::cards::Card;
+use turnpost_engine::{Seat, Viewer};
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {

@@ -2,8 +2,8 @@
 
 use super::data::{Params, diamond_10, spade_2};
 use super::state::{Item, RoundLine, State};
-use crate::engine::cards::{Card, Suit};
-use crate::engine::{Outcome, Seat, TeamResult};
+use turnpost_engine::cards::{Card, Suit};
+use turnpost_engine::{Outcome, Seat, TeamResult};
 
 /// What one side brings to the round's scoring.
 pub struct SideTake<'a> {

@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::data::Params;
-use crate::engine::cards::{Card, standard_deck};
-use crate::engine::{GameRng, Seat, SetupError};
+use turnpost_engine::cards::{Card, standard_deck};
+use turnpost_engine::{GameRng, Seat, SetupError};
 
 /// Game options.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

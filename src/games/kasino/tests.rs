@@ -3,8 +3,8 @@
 
 use super::scoring::{SideTake, score_round};
 use super::*;
-use crate::engine::cards::{Card, standard_deck};
-use crate::engine::harness::{PlayoutConfig, assert_resample_covers, check_many, random_playout};
+use turnpost_engine::cards::{Card, standard_deck};
+use turnpost_engine::harness::{PlayoutConfig, assert_resample_covers, check_many, random_playout};
 
 pub(super) const GAME: Kasino = Kasino;
 
@@ -554,7 +554,7 @@ fn ex_9_12_round_scoring_two_players() {
     let spades_b = cards("AS 2S JS QS KS");
     let mut filler: Vec<Card> = standard_deck()
         .into_iter()
-        .filter(|x| x.suit != crate::engine::cards::Suit::Spades && x.rank != 1 && *x != c("10D"))
+        .filter(|x| x.suit != turnpost_engine::cards::Suit::Spades && x.rank != 1 && *x != c("10D"))
         .collect();
     let mut a_spec = spades_a.clone();
     a_spec.extend(cards("10D AD AH"));
@@ -1395,7 +1395,7 @@ fn picture_draws_the_viewers_hand_face_up_and_other_hands_as_backs() {
     let st = picture_position();
     let view = GAME.view(&st, Viewer::Seat(1));
     let svg = GAME.board_svg(&view, Viewer::Seat(1));
-    crate::engine::harness::check_picture(&svg).unwrap();
+    turnpost_engine::harness::check_picture(&svg).unwrap();
     // The table: two loose cards, two builds of 2 and 3 cards.
     assert_eq!(count(&svg, "class=\"table-card\""), 2, "{svg}");
     assert_eq!(count(&svg, "class=\"build\""), 2);
@@ -1446,7 +1446,7 @@ fn picture_draws_the_viewers_hand_face_up_and_other_hands_as_backs() {
 fn spectator_picture_has_no_face_up_hand() {
     let st = picture_position();
     let svg = GAME.board_svg(&GAME.view(&st, Viewer::Spectator), Viewer::Spectator);
-    crate::engine::harness::check_picture(&svg).unwrap();
+    turnpost_engine::harness::check_picture(&svg).unwrap();
     assert_eq!(count(&svg, "class=\"hand-card\""), 0);
     assert_eq!(count(&svg, "class=\"card-back\""), 3 + 2 + 4);
     // Only the seven table cards are face up.
@@ -1476,7 +1476,7 @@ fn finished_picture_names_the_winner() {
     assert!(p.finished);
     let view = GAME.view(&p.state, Viewer::Seat(0));
     let svg = GAME.board_svg(&view, Viewer::Seat(0));
-    crate::engine::harness::check_picture(&svg).unwrap();
+    turnpost_engine::harness::check_picture(&svg).unwrap();
     let Status::Finished(o) = GAME.status(&p.state) else {
         panic!("finished")
     };
@@ -1515,7 +1515,7 @@ fn pictures_render_to_png() {
     ];
     for (name, st, viewer) in shots {
         let svg = GAME.board_svg(&GAME.view(st, viewer), viewer);
-        crate::engine::svg::save_png(name, &svg).unwrap();
+        turnpost_engine::svg::save_png(name, &svg).unwrap();
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::tests::{GAME, build, capture, loose, loose_cards, play, position, trail};
 use super::*;
-use crate::engine::Game;
+use turnpost_engine::Game;
 
 /// The table of the first crowded game found by play through the API: 28 loose cards.
 const CROWDED: &str = "9C 5S 10C KD KC 9S 10H 8S 4D 8D AH 7C JC 9H 7S 6C 4S 2C 2D AC QC 6H \
@@ -14,7 +14,7 @@ const CROWDED: &str = "9C 5S 10C KD KC 9S 10H 8S 4D 8D AH 7C JC 9H 7S 6C 4S 2C 2
 
 /// The loose cards a listed capture with `card` takes, most first.
 fn largest_listed(legal: &[Action], card: &str) -> usize {
-    let card: crate::engine::cards::Card = card.parse().unwrap();
+    let card: turnpost_engine::cards::Card = card.parse().unwrap();
     legal
         .iter()
         .filter_map(|a| match a {

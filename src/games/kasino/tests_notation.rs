@@ -4,8 +4,8 @@
 
 use super::tests::{GAME, build, capture, loose, position};
 use super::*;
-use crate::engine::Game;
-use crate::engine::harness::random_playout;
+use turnpost_engine::Game;
+use turnpost_engine::harness::random_playout;
 
 fn read(st: &State, text: &str) -> Result<Action, String> {
     GAME.parse_notation(st, st.turn, text)

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::cards::Card;
+use turnpost_engine::cards::Card;
 
 /// Where a piece of the colour you move stands.
 #[derive(

@@ -10,9 +10,9 @@ use std::fmt::Write as _;
 use super::data::Data;
 use super::state::Phase;
 use super::view::{ColourView, View};
-use crate::engine::Seat;
-use crate::engine::cards::Card;
-use crate::engine::svg::{
+use turnpost_engine::Seat;
+use turnpost_engine::cards::Card;
+use turnpost_engine::svg::{
     Svg, WIDTH, card_back, card_height, fit_text, panel, playing_card, status_banner, text_picture,
 };
 

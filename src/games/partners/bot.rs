@@ -1,8 +1,8 @@
-//! What the computer player ([`crate::engine::bot`]) scores an unfinished Partners by.
+//! What the computer player ([`turnpost_engine::bot`]) scores an unfinished Partners by.
 
 use super::{Loc, State};
-use crate::engine::Seat;
-use crate::engine::bot::standing_from_scores;
+use turnpost_engine::Seat;
+use turnpost_engine::bot::standing_from_scores;
 
 /// A team's pieces in play and in its homes, deeper homes counting more: the race the
 /// team must win with all eight.

@@ -8,7 +8,7 @@ use super::data::{COLOURS, Data};
 use super::moves;
 use super::rules;
 use super::state::{Loc, Phase, State};
-use crate::engine::cards::Card;
+use turnpost_engine::cards::Card;
 
 /// Every invariant of one state, or the first one broken.
 pub fn check_state(d: &Data, st: &State) -> Result<(), String> {

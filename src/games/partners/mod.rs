@@ -15,8 +15,8 @@ pub mod view;
 #[cfg(test)]
 mod tests;
 
-use crate::engine::cards::Card;
-use crate::engine::{
+use turnpost_engine::cards::Card;
+use turnpost_engine::{
     Game, GameInfo, GameRng, Outcome, Placing, RuleError, Seat, SetupError, Status, TeamResult,
     Viewer, Visibility,
 };

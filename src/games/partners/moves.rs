@@ -8,8 +8,8 @@ use super::data::{COLOURS, Data};
 use super::rules::Rules;
 use super::state::{Loc, Piece};
 use super::view::cap;
-use crate::engine::RuleError;
-use crate::engine::cards::Card;
+use turnpost_engine::RuleError;
+use turnpost_engine::cards::Card;
 
 pub type Pieces = Vec<Vec<Piece>>;
 

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::data::{COLOURS, Data};
 use super::rules::{self, Rules};
 use super::view::cap;
-use crate::engine::GameRng;
-use crate::engine::cards::{Card, standard_deck};
+use turnpost_engine::GameRng;
+use turnpost_engine::cards::{Card, standard_deck};
 
 /// Options of a Partners game.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

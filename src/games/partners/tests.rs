@@ -2,7 +2,7 @@
 //! the edge cases and leak checks.
 
 use super::*;
-use crate::engine::harness::{PlayoutConfig, assert_resample_covers, check_many};
+use turnpost_engine::harness::{PlayoutConfig, assert_resample_covers, check_many};
 
 fn d() -> &'static Data {
     data().unwrap()
@@ -1276,7 +1276,7 @@ fn invariants_catch_broken_states() {
     place(&mut two_colours, YELLOW, &[Track(10)]);
     place(&mut two_colours, RED, &[Track(10)]);
     two_colours.hands[0] = cards(&["2C"]);
-    let rest: Vec<Card> = crate::engine::cards::standard_deck()
+    let rest: Vec<Card> = turnpost_engine::cards::standard_deck()
         .into_iter()
         .filter(|x| *x != card("2C"))
         .collect();
@@ -1346,7 +1346,7 @@ fn picture_draws_every_piece_and_only_the_viewers_hand_face_up() {
     let st = picture_table();
     let view = Partners.view(&st, Viewer::Seat(0));
     let svg = Partners.board_svg(&view, Viewer::Seat(0));
-    crate::engine::harness::check_picture(&svg).unwrap();
+    turnpost_engine::harness::check_picture(&svg).unwrap();
     // All 16 pieces, each where the view has it.
     assert_eq!(count(&svg, "class=\"piece\""), 16, "{svg}");
     let on_track: usize = view.colours.iter().map(|c| c.on_track.len()).sum();
@@ -1399,7 +1399,7 @@ fn picture_draws_every_piece_and_only_the_viewers_hand_face_up() {
 fn spectator_picture_shows_no_hand_and_two_player_seats_see_both_colours() {
     let st = picture_table();
     let svg = Partners.board_svg(&Partners.view(&st, Viewer::Spectator), Viewer::Spectator);
-    crate::engine::harness::check_picture(&svg).unwrap();
+    turnpost_engine::harness::check_picture(&svg).unwrap();
     assert_eq!(count(&svg, "class=\"hand-card\""), 0);
     assert_eq!(count(&svg, "class=\"card-back\""), 2 + 1 + 3);
     assert_eq!(count(&svg, "data-card="), 1, "only the pile's top card");
@@ -1461,10 +1461,11 @@ fn pictures_render_to_png() {
         .setup(&Options::default(), 4, GameRng::seed_from_u64(5))
         .unwrap();
     let mid = picture_table();
-    let p =
-        crate::engine::harness::random_playout(&Partners, &Options::default(), 4, 11, 400).unwrap();
-    let end = crate::engine::harness::random_playout(&Partners, &Options::default(), 2, 3, 20_000)
+    let p = turnpost_engine::harness::random_playout(&Partners, &Options::default(), 4, 11, 400)
         .unwrap();
+    let end =
+        turnpost_engine::harness::random_playout(&Partners, &Options::default(), 2, 3, 20_000)
+            .unwrap();
     assert!(end.finished);
     let shots = [
         ("partners-start-seat1", &start, Viewer::Seat(0)),
@@ -1475,6 +1476,6 @@ fn pictures_render_to_png() {
     ];
     for (name, st, viewer) in shots {
         let svg = Partners.board_svg(&Partners.view(st, viewer), viewer);
-        crate::engine::svg::save_png(name, &svg).unwrap();
+        turnpost_engine::svg::save_png(name, &svg).unwrap();
     }
 }

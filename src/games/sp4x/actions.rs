@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::state::{Card, Resource};
-use crate::engine::Seat;
-use crate::engine::hex::Hex;
+use turnpost_engine::Seat;
+use turnpost_engine::hex::Hex;
 
 /// One decision. Hexes are axial coordinates `{ "q": .., "r": .. }`; the mothership is (0,0).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -2,8 +2,8 @@
 
 use super::data::{Data, FactionMode};
 use super::state::{Resource, State, edge};
-use crate::engine::Seat;
-use crate::engine::hex::Hex;
+use turnpost_engine::Seat;
+use turnpost_engine::hex::Hex;
 
 pub fn is_barrier(d: &Data, st: &State, h: Hex) -> bool {
     st.tile(h).is_some_and(|t| d.tile(t.kind).barrier)

@@ -1,8 +1,8 @@
-//! What the computer player ([`crate::engine::bot`]) scores an unfinished SP4X by.
+//! What the computer player ([`turnpost_engine::bot`]) scores an unfinished SP4X by.
 
 use super::State;
-use crate::engine::Seat;
-use crate::engine::bot::standing_from_scores;
+use turnpost_engine::Seat;
+use turnpost_engine::bot::standing_from_scores;
 
 /// The running score, which is what ranks the players at the end.
 pub fn standing(st: &State, seat: Seat) -> Option<f64> {

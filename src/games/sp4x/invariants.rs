@@ -5,7 +5,7 @@
 use super::actions::Action;
 use super::data::Data;
 use super::state::{Card, Resource, State, Step, TileKind};
-use crate::engine::Seat;
+use turnpost_engine::Seat;
 
 /// Every state the engine produces satisfies these.
 pub fn check(d: &Data, st: &State) -> Result<(), String> {

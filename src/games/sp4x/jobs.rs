@@ -5,8 +5,8 @@ use super::board::*;
 use super::data::Data;
 use super::rules::{add_road, frame, illegal, name, pair_stack, pay};
 use super::state::*;
-use crate::engine::hex::Hex;
-use crate::engine::{RuleError, Seat};
+use turnpost_engine::hex::Hex;
+use turnpost_engine::{RuleError, Seat};
 
 pub(super) fn done_count(done: &[(Hex, u8)], h: Hex) -> u8 {
     done.iter().find(|(x, _)| *x == h).map_or(0, |(_, n)| *n)

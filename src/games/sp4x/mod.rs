@@ -19,9 +19,9 @@ use serde::{Deserialize, Serialize};
 pub use actions::Action;
 pub use state::{Card, Resource, State, TileKind};
 
-use crate::engine::hex::Hex;
-use crate::engine::{Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer};
 use state::{Frame, Road, Step, seat_name};
+use turnpost_engine::hex::Hex;
+use turnpost_engine::{Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer};
 
 pub const ID: &str = "sp4x";
 

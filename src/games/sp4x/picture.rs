@@ -2,12 +2,12 @@
 //! resources, scores and hand sizes, the viewer's own hand face up, and the public cards.
 //! Drawn from a view alone, so other hands can only ever be drawn as card backs.
 
-use crate::engine::hex::Hex;
-use crate::engine::svg::{
+use turnpost_engine::hex::Hex;
+use turnpost_engine::svg::{
     SQRT_3, Svg, WIDTH, points_attr, pointy_hex_center, pointy_hex_corners, recent_events,
     wrap_chars,
 };
-use crate::engine::{Seat, Viewer};
+use turnpost_engine::{Seat, Viewer};
 
 use super::data::{self, Data};
 use super::render::job_text;

@@ -8,7 +8,7 @@ use super::board;
 use super::data;
 use super::rules;
 use super::state::{Card, Job, State, Step, seat_name};
-use crate::engine::{Game, Seat, Viewer};
+use turnpost_engine::{Game, Seat, Viewer};
 
 fn n(s: Seat) -> &'static str {
     seat_name(s)
@@ -144,10 +144,10 @@ pub fn render(game: &Sp4x, st: &State, viewer: Viewer) -> String {
     let me = viewer.seat();
     let _ = writeln!(o, "SP4X - age {} - {} to play", st.age, n(st.current));
     match game.status(st) {
-        crate::engine::Status::Finished(out) => {
+        turnpost_engine::Status::Finished(out) => {
             let _ = writeln!(o, "GAME OVER: {}", out.summary);
         }
-        crate::engine::Status::Active { to_act } => {
+        turnpost_engine::Status::Active { to_act } => {
             let who: Vec<&str> = to_act.iter().map(|&s| n(s)).collect();
             let what = match st.step {
                 Step::Steal => "draw a card from an opponent".to_string(),

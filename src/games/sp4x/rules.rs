@@ -5,8 +5,8 @@ use super::board::*;
 use super::data::Data;
 use super::jobs::{exec_job, job_actions};
 use super::state::*;
-use crate::engine::hex::Hex;
-use crate::engine::{GameRng, RuleError, Seat, SetupError};
+use turnpost_engine::hex::Hex;
+use turnpost_engine::{GameRng, RuleError, Seat, SetupError};
 
 pub(super) fn name(s: Seat) -> &'static str {
     seat_name(s)
@@ -734,8 +734,8 @@ fn end_age(d: &Data, st: &mut State, ender: Seat) {
 }
 
 /// Ranking: score, then tiles present on (tie-break), then shared (HR-24).
-pub fn outcome(st: &State) -> crate::engine::Outcome {
-    use crate::engine::{Outcome, Placing};
+pub fn outcome(st: &State) -> turnpost_engine::Outcome {
+    use turnpost_engine::{Outcome, Placing};
     let mut rows: Vec<(Seat, i64, i64)> = (0..st.seats)
         .map(|s| {
             (

@@ -3,9 +3,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::GameRng;
-use crate::engine::Seat;
-use crate::engine::hex::Hex;
+use turnpost_engine::GameRng;
+use turnpost_engine::Seat;
+use turnpost_engine::hex::Hex;
 
 /// An action card (or the star card, which never enters a hand).
 #[derive(

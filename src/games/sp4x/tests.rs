@@ -4,7 +4,7 @@ use super::board::{age_end_value, move_dests, network_score};
 use super::data::{FactionMode, data};
 use super::state::{Job, Road, Step, Tile, edge};
 use super::*;
-use crate::engine::harness::{PlayoutConfig, assert_resample_covers, check_many, random_playout};
+use turnpost_engine::harness::{PlayoutConfig, assert_resample_covers, check_many, random_playout};
 
 mod picture;
 mod resample;
@@ -25,7 +25,7 @@ const PUBLIC: &[&str] = &[
 /// leaf (`tile_stack`, `steals`): its size is public and there is nothing in it to vary,
 /// so those leaves are dropped rather than declaring the fields public (which would also
 /// cover the hidden `tile_stack[]` and `steals[].card`).
-fn assert_covers(mut stats: crate::engine::harness::PlayoutStats) {
+fn assert_covers(mut stats: turnpost_engine::harness::PlayoutStats) {
     stats.state_paths.remove("tile_stack");
     stats.state_paths.remove("steals");
     assert_resample_covers(&stats, PUBLIC);
@@ -1398,7 +1398,7 @@ fn step_invariant_catches_a_free_payment() {
     before.players[seat].res = [0, 0, 0];
     let after = before.clone();
     let pay = Action::SpendFoodMan {
-        at: crate::engine::hex::Hex::new(0, 0),
+        at: turnpost_engine::hex::Hex::new(0, 0),
     };
     assert!(super::invariants::check_step(&before, seat, &pay, &after).is_err());
     before.players[seat].res = [0, 2, 0];

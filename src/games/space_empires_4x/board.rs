@@ -4,12 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::hex::Hex;
-use crate::engine::svg::{
+use turnpost_engine::hex::Hex;
+use turnpost_engine::svg::{
     self, Attr, Svg, WIDTH, points_attr, pointy_hex_center, pointy_hex_corners, recent_events,
     text_width, wrap_chars,
 };
-use crate::engine::{Seat, Viewer};
+use turnpost_engine::{Seat, Viewer};
 
 use super::data::{self, Data};
 use super::render::{

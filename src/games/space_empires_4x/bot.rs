@@ -1,9 +1,9 @@
-//! What the computer player ([`crate::engine::bot`]) scores an unfinished Space Empires 4X
+//! What the computer player ([`turnpost_engine::bot`]) scores an unfinished Space Empires 4X
 //! by.
 
 use super::State;
-use crate::engine::Seat;
-use crate::engine::bot::standing_from_scores;
+use turnpost_engine::Seat;
+use turnpost_engine::bot::standing_from_scores;
 
 /// The colony value a player holds and, far behind, its banked CP: the order the game ends
 /// in when the round cap is reached. An eliminated player stands at nothing.

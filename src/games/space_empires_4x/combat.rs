@@ -1,6 +1,6 @@
 //! Battles (digest 5.4): screening, fleet-size bonus, firing order, to-hit, damage, retreat.
 
-use crate::engine::{RuleError, Seat};
+use turnpost_engine::{RuleError, Seat};
 
 use super::actions::Action;
 use super::data::Data;

@@ -1,6 +1,6 @@
 //! The Economic Phase (digest 5.7): income, maintenance, secret orders, resolution, turn order.
 
-use crate::engine::{RuleError, Seat};
+use turnpost_engine::{RuleError, Seat};
 
 use super::actions::Action;
 use super::data::Data;

@@ -4,7 +4,7 @@
 //! and private log lines. The viewer's own pieces, orders and plan stay as they are, so
 //! its view, text and legal actions do not change (the contract harness checks that).
 
-use crate::engine::{GameRng, Seat, Viewer};
+use turnpost_engine::{GameRng, Seat, Viewer};
 
 use super::data::Data;
 use super::state::*;

@@ -1,7 +1,7 @@
 //! Invariants the contract harness checks after setup and every action of every random
 //! playout (`Game::check_invariants` / `check_step`). Each returns the first broken rule.
 
-use crate::engine::Seat;
+use turnpost_engine::Seat;
 
 use super::data::Data;
 use super::rules::is_combat;

@@ -19,7 +19,7 @@ mod tests;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{
+use turnpost_engine::{
     Game, GameInfo, GameRng, Outcome, Placing, RuleError, Seat, SetupError, Status, Viewer,
     Visibility,
 };

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::engine::{Seat, Status, Viewer};
+use turnpost_engine::{Seat, Status, Viewer};
 
 use super::actions::Action;
 use super::econ;

@@ -1,6 +1,6 @@
 //! Setup, movement, exploration, colonies and the flow between phases.
 
-use crate::engine::{GameRng, RuleError, Seat};
+use turnpost_engine::{GameRng, RuleError, Seat};
 
 use super::actions::Action;
 use super::data::Data;

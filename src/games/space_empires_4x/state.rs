@@ -3,8 +3,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::hex::Hex;
-use crate::engine::{GameRng, Seat};
+use turnpost_engine::hex::Hex;
+use turnpost_engine::{GameRng, Seat};
 
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,

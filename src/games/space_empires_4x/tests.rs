@@ -2,8 +2,8 @@
 //! and leak tests.
 
 use super::*;
-use crate::engine::Viewer;
-use crate::engine::harness::{
+use turnpost_engine::Viewer;
+use turnpost_engine::harness::{
     PlayoutConfig, PlayoutStats, assert_resample_covers, check_many, check_many_steered,
 };
 
@@ -198,7 +198,7 @@ fn playouts_without_cap_reach_late_rounds_and_stay_legal() {
         round_cap: None,
         instant_upgrades: false,
     };
-    let p = crate::engine::harness::random_playout(&G, &o, 2, 3, 6000).unwrap();
+    let p = turnpost_engine::harness::random_playout(&G, &o, 2, 3, 6000).unwrap();
     assert!(p.finished || p.state.round >= 4, "round {}", p.state.round);
 }
 

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::data::{Resource, Resources};
-use crate::engine::Seat;
+use turnpost_engine::Seat;
 
 /// One step of a turn. Intersections (`at`, `to`) and planets are numbered as in the view
 /// (`nodes` / `planets`); ships by their `id`.

@@ -5,7 +5,7 @@ use super::data::Data;
 use super::render::{node_label, node_place};
 use super::rules::{bank_rate, player_name, ship_of};
 use super::state::State;
-use crate::engine::Seat;
+use turnpost_engine::Seat;
 
 pub fn describe(d: &Data, s: &State, seat: Seat, action: &Action) -> String {
     let planet = |p: usize| {

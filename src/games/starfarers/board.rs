@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use super::data::{Chip, Data, Resource, Resources};
 use super::render::{PlayerView, ShipView, View};
 use super::state::ShipKind;
-use crate::engine::hex::Hex;
-use crate::engine::svg::{Svg, WIDTH, num, recent_events, text_width, wrap_chars};
-use crate::engine::{Seat, Viewer};
+use turnpost_engine::hex::Hex;
+use turnpost_engine::svg::{Svg, WIDTH, num, recent_events, text_width, wrap_chars};
+use turnpost_engine::{Seat, Viewer};
 
 /// Seat colours, in seat order (players A to D), and the neutral home's grey.
 const SEAT_FILL: [&str; 4] = ["#e53935", "#1e88e5", "#f4f4f4", "#fb8c00"];
@@ -462,8 +462,8 @@ fn ship_shape(svg: &mut Svg, x: f64, y: f64, r: f64, kind: ShipKind, fill: &str,
         .map(|&(a, b)| {
             format!(
                 "{},{}",
-                crate::engine::svg::num(a),
-                crate::engine::svg::num(b)
+                turnpost_engine::svg::num(a),
+                turnpost_engine::svg::num(b)
             )
         })
         .collect();

@@ -1,9 +1,9 @@
-//! What the computer player ([`crate::engine::bot`]) scores an unfinished Starfarers by,
+//! What the computer player ([`turnpost_engine::bot`]) scores an unfinished Starfarers by,
 //! and which of its legal actions it weighs.
 
 use super::{Action, Data, State, rules};
-use crate::engine::Seat;
-use crate::engine::bot::standing_from_scores;
+use turnpost_engine::Seat;
+use turnpost_engine::bot::standing_from_scores;
 
 /// How many trade offers the computer makes in one turn. Offers cost it nothing, so
 /// without a limit it made thousands a game (6,112 in one, none accepted).

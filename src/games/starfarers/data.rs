@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::graph::Graph;
-use crate::engine::hex::Hex;
+use turnpost_engine::graph::Graph;
+use turnpost_engine::hex::Hex;
 
 /// The shipped data file.
 pub const DATA_TOML: &str = include_str!("starfarers.toml");

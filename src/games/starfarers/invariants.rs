@@ -10,7 +10,7 @@ use super::actions::Action;
 use super::data::{Data, Resource, Resources};
 use super::rules;
 use super::state::{Phase, ShipKind, State};
-use crate::engine::Seat;
+use turnpost_engine::Seat;
 
 /// One state on its own.
 pub fn check_state(d: &Data, s: &State) -> Result<(), String> {

@@ -26,7 +26,7 @@ pub mod state;
 #[cfg(test)]
 mod tests;
 
-use crate::engine::{
+use turnpost_engine::{
     Game, GameInfo, GameRng, Outcome, RuleError, Seat, SetupError, Status, Viewer, Visibility,
 };
 
@@ -115,7 +115,7 @@ impl Game for Starfarers {
                 let wv = scores.iter().find(|x| x.0 == w).map_or(0, |x| x.1);
                 out.ranking.insert(
                     0,
-                    crate::engine::Placing {
+                    turnpost_engine::Placing {
                         seat: w,
                         rank: 1,
                         score: Some(wv),
@@ -144,7 +144,7 @@ impl Game for Starfarers {
     /// so a single listed action really is the only choice: a forced roll or the end of a
     /// turn with nothing left to do is played for the seat (house rule in RULES.md).
     fn forced_action(&self, state: &State, seat: Seat) -> Option<Action> {
-        crate::engine::only_choice(self.legal_actions(state, seat))
+        turnpost_engine::only_choice(self.legal_actions(state, seat))
     }
 
     fn apply(&self, state: &State, seat: Seat, action: &Action) -> Result<State, RuleError> {

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::data::{Chip, Data, Resource, Resources};
 use super::rules::{self, letter, player_name, vp};
 use super::state::{Phase, ShipKind, State};
-use crate::engine::{GameRng, Seat, Viewer};
+use turnpost_engine::{GameRng, Seat, Viewer};
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PlayerView {

@@ -7,7 +7,7 @@ use super::data::{Chip, Data, EncounterKind, FriendshipEffect, Gain, Resource, R
 use super::state::{
     Building, Offer, Options, Phase, PlanetState, Player, Ship, ShipKind, State, Station,
 };
-use crate::engine::{GameRng, RuleError, Seat, SetupError};
+use turnpost_engine::{GameRng, RuleError, Seat, SetupError};
 
 /// Seat letters used in the map and the log.
 pub fn letter(owner: usize) -> char {

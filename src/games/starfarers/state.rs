@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::data::{Chip, Resources};
-use crate::engine::{GameRng, Seat};
+use turnpost_engine::{GameRng, Seat};
 
 /// Options (`turn_limit` is a house rule so random playouts end).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -1,7 +1,7 @@
 //! The board picture: what it draws is what the view holds, and no more.
 
 use super::*;
-use crate::engine::harness::{check_picture, random_playout};
+use turnpost_engine::harness::{check_picture, random_playout};
 
 fn picture(game: &Fuldrigger, st: &State, viewer: Viewer) -> String {
     let svg = game.board_svg(&game.view(st, viewer), viewer);

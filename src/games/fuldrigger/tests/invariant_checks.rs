@@ -2,7 +2,7 @@
 //! is refused.
 
 use super::*;
-use crate::games::fuldrigger::state::DepotToken;
+use crate::fuldrigger::state::DepotToken;
 
 fn ok_state(game: &Fuldrigger) -> State {
     let st = started(game, 3, &Options::default());

@@ -2,7 +2,7 @@
 //! face up, every other hand only as backs, and a spectator sees no hand.
 
 use super::*;
-use crate::engine::harness::check_picture;
+use turnpost_engine::harness::check_picture;
 
 fn count(svg: &str, needle: &str) -> usize {
     svg.matches(needle).count()

@@ -5,8 +5,8 @@
 
 use super::super::state::StealRecord;
 use super::*;
-use crate::engine::harness::check_playout;
-use crate::engine::{RuleError, SetupError, Status};
+use turnpost_engine::harness::check_playout;
+use turnpost_engine::{RuleError, SetupError, Status};
 
 /// SP4X with the resample of issue 12 (everything else delegated).
 struct PinsRealHand;
@@ -75,7 +75,7 @@ impl Game for PinsRealHand {
     type Action = Action;
     type View = View;
 
-    fn info(&self) -> crate::engine::GameInfo {
+    fn info(&self) -> turnpost_engine::GameInfo {
         Sp4x.info()
     }
     fn setup(&self, o: &Options, seats: usize, rng: GameRng) -> Result<State, SetupError> {

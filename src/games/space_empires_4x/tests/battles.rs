@@ -3,7 +3,7 @@
 //! and a steered random player that moves toward the enemy so playouts do fight.
 
 use super::*;
-use crate::engine::harness::{Playout, random_playout_steered};
+use turnpost_engine::harness::{Playout, random_playout_steered};
 
 /// Plays every pending combat plan with `choose` until no battle is left.
 fn fight_out(mut s: State, choose: impl Fn(&State, Seat, &[Action]) -> Action) -> State {

@@ -3,8 +3,8 @@
 //! varies every one of them, so the contract's leak check can catch a leak.
 
 use super::*;
-use crate::engine::harness::{PlayoutConfig, check_playout};
-use crate::engine::{RuleError, SetupError};
+use turnpost_engine::harness::{PlayoutConfig, check_playout};
+use turnpost_engine::{RuleError, SetupError};
 
 /// Seat 0's destroyers attack seat 1's Homeworld, guarded by its starting shipyards x4.
 /// Seat 1's secret levels are set as given.

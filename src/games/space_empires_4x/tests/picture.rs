@@ -3,8 +3,8 @@
 //! seat).
 
 use super::*;
-use crate::engine::Game;
-use crate::engine::harness::{check_picture, random_playout};
+use turnpost_engine::Game;
+use turnpost_engine::harness::{check_picture, random_playout};
 
 fn count(svg: &str, needle: &str) -> usize {
     svg.matches(needle).count()

@@ -1,7 +1,7 @@
 //! Issue 12 rule fixes (rules version 2) and that version 1 games keep their old rules.
 
 use super::*;
-use crate::engine::harness::random_playout;
+use turnpost_engine::harness::random_playout;
 
 /// A retreat hex farther from the nearest colony (the Homeworld) but no farther from a
 /// second, more distant colony. Returns (state, group, battle hex, that neighbour).

@@ -1,8 +1,8 @@
 //! The board picture: what it draws is what the view holds, and no more.
 
 use super::*;
-use crate::engine::harness::check_picture;
-use crate::games::starfarers::state::{Building, Offer, Station};
+use crate::starfarers::state::{Building, Offer, Station};
+use turnpost_engine::harness::check_picture;
 
 fn picture(g: &Starfarers, s: &State, viewer: Viewer) -> String {
     let svg = g.board_svg(&g.view(s, viewer), viewer);

@@ -4,8 +4,8 @@
 //! offer open until its recipient answered it.
 
 use super::*;
-use crate::engine::bot::{BotBudget, RECENT, search};
-use crate::games::starfarers::bot::OFFERS_PER_TURN;
+use crate::starfarers::bot::OFFERS_PER_TURN;
+use turnpost_engine::bot::{BotBudget, RECENT, search};
 
 const QUICK: BotBudget = BotBudget {
     playouts: 6,

@@ -1,7 +1,7 @@
 //! The worked examples of rules section 9, one test each.
 
 use super::*;
-use crate::games::starfarers::rules::{self, vp};
+use crate::starfarers::rules::{self, vp};
 
 #[test]
 fn example_9_1_setup_values() {

@@ -3,8 +3,8 @@
 use std::collections::BTreeSet;
 
 use super::*;
-use crate::engine::harness::random_playout;
-use crate::games::starfarers::rules::{self, vp};
+use crate::starfarers::rules::{self, vp};
+use turnpost_engine::harness::random_playout;
 
 #[test]
 fn hr_1_resource_cards_are_unlimited() {

@@ -2,8 +2,8 @@
 //! is refused with a message naming what broke.
 
 use super::*;
-use crate::games::starfarers::data::Resource;
-use crate::games::starfarers::state::Station;
+use crate::starfarers::data::Resource;
+use crate::starfarers::state::Station;
 
 fn broken(g: &Starfarers, s: &State, says: &str) {
     match g.check_invariants(s) {

@@ -1,7 +1,7 @@
 //! Hidden information, trade offers, the data file and hostile input.
 
 use super::*;
-use crate::games::starfarers::data::{DATA_TOML, parse_and_validate};
+use crate::starfarers::data::{DATA_TOML, parse_and_validate};
 
 fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap()

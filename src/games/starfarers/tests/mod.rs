@@ -1,8 +1,8 @@
 use super::data::{Chip, Resource, Resources};
 use super::state::{Phase, Ship, ShipKind};
 use super::*;
-use crate::engine::harness::{PlayoutConfig, assert_resample_covers, check_many, random_playout};
-use crate::engine::{
+use turnpost_engine::harness::{PlayoutConfig, assert_resample_covers, check_many, random_playout};
+use turnpost_engine::{
     Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer, Visibility,
 };
 
@@ -232,7 +232,7 @@ const PUBLIC_WHEN_PRESENT: &[&str] = &[
 
 /// `assert_resample_covers` with `PUBLIC` and those of `PUBLIC_WHEN_PRESENT` the playouts
 /// met (the harness refuses a declared field that never occurs, to catch typos).
-fn assert_covers(stats: &crate::engine::harness::PlayoutStats) {
+fn assert_covers(stats: &turnpost_engine::harness::PlayoutStats) {
     let met = |pre: &str| {
         stats.state_paths.iter().any(|p| {
             p == pre

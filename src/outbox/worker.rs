@@ -9,7 +9,6 @@
 //! keyed with the server secret: derived, but not guessable); every later one names it in
 //! `In-Reply-To` and `References` (answers to replies put the reply after it).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -18,67 +17,17 @@ use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
+use lettre::Message;
 use lettre::message::header::ContentType;
 use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart, header};
-use lettre::transport::smtp::PoolConfig;
-use lettre::{FileTransport, Message, SmtpTransport, Transport};
 
 use crate::domain::Domain;
 use crate::domain::deliveries::{Delivery, Outgoing};
 use crate::notify::headers::{AutoSubmitted, ListUnsubscribe, ListUnsubscribePost};
-use crate::notify::nodelay::NoDelay;
+use crate::notify::transport::Mailer;
+use crate::priority::background_priority;
 use crate::store::models::OutboxRow;
 use crate::store::schema::outbox;
-
-/// Where mail goes.
-pub enum Mailer {
-    /// The pooled transport, and its sockets' `TCP_NODELAY` (see `notify::nodelay`).
-    Smtp(Box<SmtpTransport>, NoDelay),
-    Files(FileTransport),
-}
-
-impl Mailer {
-    /// SMTP when a URL is configured (`smtp://host:port`, `smtps://user:pass@host`), with a
-    /// pool of up to `connections` open connections shared by the senders; else `.eml`
-    /// files under `dir`.
-    pub fn from_settings(
-        smtp_url: Option<&str>,
-        dir: PathBuf,
-        connections: usize,
-    ) -> Result<Mailer> {
-        match smtp_url {
-            Some(url) => Ok(Mailer::Smtp(
-                Box::new(
-                    SmtpTransport::from_url(url)
-                        .with_context(|| "invalid TURNPOST_SMTP_URL")?
-                        .timeout(Some(Duration::from_secs(20)))
-                        .pool_config(
-                            PoolConfig::new()
-                                .max_size(connections.max(1) as u32)
-                                .idle_timeout(Duration::from_secs(60)),
-                        )
-                        .build(),
-                ),
-                NoDelay::for_url(url),
-            )),
-            None => {
-                std::fs::create_dir_all(&dir)
-                    .with_context(|| format!("creating {}", dir.display()))?;
-                Ok(Mailer::Files(FileTransport::new(dir)))
-            }
-        }
-    }
-
-    fn send(&self, message: &Message) -> Result<()> {
-        match self {
-            Mailer::Smtp(t, nodelay) => {
-                nodelay.apply();
-                t.send(message).map(|_| ()).context("SMTP send")
-            }
-            Mailer::Files(t) => t.send(message).map(|_| ()).context("writing .eml"),
-        }
-    }
-}
 
 /// What became of a delivery attempt, for the receiver's record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,30 +69,6 @@ pub struct Worker {
     /// Sender threads.
     pub senders: usize,
     pub stop: Arc<AtomicBool>,
-}
-
-/// How much less CPU a sender thread gets than a request when both want it (Linux nice).
-pub const SENDER_NICENESS: i32 = 10;
-
-/// Lowers the calling thread's priority to [`SENDER_NICENESS`]: sending is background work,
-/// and a move waiting on a core should not wait for a board picture being drawn. In the
-/// load bench, half-load p99 of a move went from 16-24 ms to 5-11 ms; an email leaves a
-/// moment later under load. (Raising one's own niceness needs no privilege; where the
-/// system refuses, the thread keeps its priority.)
-pub fn background_priority() {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: plain system calls on the calling thread's own id. A process already
-        // started nicer than that stays as it is.
-        let done = unsafe {
-            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-            let now = libc::getpriority(libc::PRIO_PROCESS, tid);
-            libc::setpriority(libc::PRIO_PROCESS, tid, now.max(SENDER_NICENESS))
-        };
-        if done != 0 {
-            tracing::debug!("an outbox sender kept its priority");
-        }
-    }
 }
 
 impl Worker {
@@ -290,7 +215,7 @@ impl Worker {
     }
 
     fn deliver_on(&self, conn: &mut PgConnection, row: &OutboxRow) -> Result<Delivered> {
-        // Webhooks are posted, not mailed (see `notify::webhook`).
+        // Webhooks are posted, not mailed (see `outbox::webhooks`).
         if row.kind.as_deref() == Some(crate::domain::webhooks::WEBHOOK) {
             return self.deliver_webhook(conn, row);
         }
@@ -479,32 +404,5 @@ impl Worker {
                 ),
         };
         builder.multipart(body).context("building the message")
-    }
-}
-
-#[cfg(all(test, target_os = "linux"))]
-mod tests {
-    use super::*;
-
-    fn niceness() -> i32 {
-        // SAFETY: plain system calls on the calling thread's own id.
-        unsafe {
-            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-            libc::getpriority(libc::PRIO_PROCESS, tid)
-        }
-    }
-
-    #[test]
-    fn a_sender_thread_yields_to_requests_and_no_other_thread_does() {
-        let before = std::thread::spawn(niceness).join().unwrap();
-        let sender = std::thread::spawn(|| {
-            background_priority();
-            niceness()
-        })
-        .join()
-        .unwrap();
-        let after = std::thread::spawn(niceness).join().unwrap();
-        assert_eq!(sender, SENDER_NICENESS.max(before));
-        assert_eq!(after, before, "only the calling thread is lowered");
     }
 }
