@@ -122,6 +122,228 @@ fn cors(origins: &[String]) -> actix_cors::Cors {
     c
 }
 
+/// Runs the migrations on a connection of its own: at start the database may take longer
+/// than a request should wait for one.
+async fn migrate(database_url: &str) -> Result<()> {
+    let migrate_url = database_url.to_string();
+    tokio::task::spawn_blocking(move || -> Result<()> {
+        use diesel::Connection;
+        let mut conn =
+            diesel::PgConnection::establish(&migrate_url).context("connecting to the database")?;
+        store::migrate(&mut conn)?;
+        Ok(())
+    })
+    .await?
+}
+
+/// The outbox's two lanes, each with sender threads and connections of its own: emails,
+/// and webhooks (a receiver that never answers must not delay anyone's email).
+fn spawn_outbox(
+    settings: &Settings,
+    database_url: &str,
+    domain: &Domain,
+    worker_stop: &Arc<AtomicBool>,
+) -> Result<(JoinHandle<()>, JoinHandle<()>)> {
+    let senders = settings.outbox_senders.max(1);
+    let mailer = Mailer::from_settings(
+        settings.smtp_url.as_ref().map(|s| s.expose_secret()),
+        settings.mail_dir(),
+        senders,
+    )?;
+    // Its own connections: a burst of sending never keeps a request waiting for one.
+    let worker_pool = store::pool(
+        database_url,
+        senders as u32 + 1,
+        Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
+    )?;
+    let from: lettre::message::Mailbox = settings
+        .mail_from
+        .parse()
+        .context("invalid mail_from address")?;
+    let worker = Worker {
+        lane: Lane::Email,
+        domain: Domain {
+            pool: worker_pool,
+            ..domain.clone()
+        },
+        mailer,
+        senders,
+        from: from.clone(),
+        poll: Duration::from_millis(settings.outbox_poll_ms),
+        max_attempts: settings.outbox_max_attempts,
+        lease: Duration::from_secs(settings.outbox_lease_secs),
+        stop: Arc::clone(worker_stop),
+    };
+    let worker = std::thread::Builder::new()
+        .name("outbox".into())
+        .spawn(move || worker.run())
+        .context("starting the outbox worker")?;
+
+    // Webhooks have senders (and connections) of their own: a receiver that never
+    // answers must not delay anyone's email. Their mailer is never used.
+    let hook_senders = settings.webhook_senders.max(1);
+    let hooks = Worker {
+        lane: Lane::Webhooks,
+        domain: Domain {
+            pool: store::pool(
+                database_url,
+                hook_senders as u32 + 1,
+                Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
+            )?,
+            ..domain.clone()
+        },
+        mailer: Mailer::Files(lettre::FileTransport::new(settings.mail_dir())),
+        senders: hook_senders,
+        from,
+        poll: Duration::from_millis(settings.outbox_poll_ms),
+        max_attempts: settings.outbox_max_attempts,
+        lease: Duration::from_secs(settings.webhook_timeout_secs.max(1) * 3 + 30),
+        stop: Arc::clone(worker_stop),
+    };
+    let hooks = std::thread::Builder::new()
+        .name("webhooks".into())
+        .spawn(move || hooks.run())
+        .context("starting the webhook senders")?;
+    Ok((worker, hooks))
+}
+
+/// The clock sweeper's thread.
+fn spawn_sweeper(
+    settings: &Settings,
+    domain: &Domain,
+    worker_stop: &Arc<AtomicBool>,
+) -> Result<JoinHandle<()>> {
+    // The clock sweeper: reminders and timeouts, each applied exactly once (see
+    // domain::clocks), so a restart or a second server never repeats one.
+    let sweep_domain = domain.clone();
+    let sweep_stop = Arc::clone(worker_stop);
+    let interval = Duration::from_secs(settings.sweep_interval_secs.max(1));
+    std::thread::Builder::new()
+        .name("sweeper".into())
+        .spawn(move || {
+            while !sweep_stop.load(Ordering::Relaxed) {
+                if let Err(e) = sweep_domain.sweep(chrono::Utc::now()) {
+                    tracing::warn!(error = %e, "clock sweep failed");
+                }
+                let until = std::time::Instant::now() + interval;
+                while std::time::Instant::now() < until && !sweep_stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            }
+        })
+        .context("starting the clock sweeper")
+}
+
+/// The background bot worker's thread.
+fn spawn_bot_worker(
+    settings: &Settings,
+    database_url: &str,
+    domain: &Domain,
+    worker_stop: &Arc<AtomicBool>,
+) -> Result<JoinHandle<()>> {
+    // The computer's moves that requests left over: one game at a time, one move per
+    // transaction, on a connection of its own so that it never takes a request's.
+    let bot_worker = BotWorker {
+        domain: Domain {
+            pool: store::pool(
+                database_url,
+                1,
+                Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
+            )?,
+            ..domain.clone()
+        },
+        poll: Duration::from_millis(settings.bot_poll_ms.max(1)),
+        stop: Arc::clone(worker_stop),
+    };
+    std::thread::Builder::new()
+        .name("bots".into())
+        .spawn(move || bot_worker.run())
+        .context("starting the bot worker")
+}
+
+/// The HTTP server, bound and not yet running, and its port.
+fn http_server(
+    settings: &Settings,
+    domain: &Domain,
+    hub: web::Data<crate::notify::events::EventHub>,
+) -> Result<(u16, Server)> {
+    // Streams are bounded so that they never use the descriptors ordinary requests
+    // need; actix stops accepting before the process runs out of them.
+    let nofile = api::stream_limits::raise_open_file_limit();
+    let stream_limits = web::Data::new(api::stream_limits::StreamLimits::new(
+        settings.max_event_streams,
+        settings.max_event_streams_per_address,
+        nofile,
+    ));
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max_connections = usize::try_from(nofile.saturating_sub(256))
+        .unwrap_or(usize::MAX)
+        .max(64)
+        / workers.max(1);
+    let listener =
+        TcpListener::bind(&settings.bind).with_context(|| format!("binding {}", settings.bind))?;
+    let port = listener.local_addr()?.port();
+    let data = web::Data::new(domain.clone());
+    let metrics_access = web::Data::new(api::metrics::MetricsAccess {
+        token: settings.metrics_token.clone(),
+    });
+    let spec = web::Data::new(OpenApiText(api::openapi_yaml()));
+    let mut routes = api::spec::routes(&api::openapi());
+    routes.extend(
+        api::web_client::ROUTES
+            .iter()
+            .map(|r| (r.to_string(), vec!["GET"])),
+    );
+    let known_routes = web::Data::new(problem::KnownRoutes(routes));
+    let request_timeout = Duration::from_secs(settings.request_timeout_secs.max(1));
+    let deadline = web::Data::new(RequestDeadline(request_timeout));
+    let write_gate = web::Data::new(api::write_gate::WriteGate::for_pool(
+        settings.db_pool_size,
+        request_timeout,
+    ));
+    let cors_origins = settings.cors_origins();
+    let server = HttpServer::new(move || {
+        App::new()
+            .wrap(actix_web::middleware::from_fn(api::write_gate::gate))
+            .wrap(actix_web::middleware::from_fn(deadline::enforce))
+            .wrap(actix_web::middleware::Condition::new(
+                !cors_origins.is_empty(),
+                cors(&cors_origins),
+            ))
+            .wrap(TracingLogger::<api::log_redact::RedactedSpans>::new())
+            .app_data(deadline.clone())
+            .app_data(write_gate.clone())
+            .app_data(known_routes.clone())
+            .app_data(hub.clone())
+            .app_data(stream_limits.clone())
+            .app_data(data.clone())
+            .app_data(spec.clone())
+            .app_data(metrics_access.clone())
+            .app_data(
+                web::JsonConfig::default()
+                    .limit(256 * 1024)
+                    .error_handler(problem::json_error),
+            )
+            .app_data(web::QueryConfig::default().error_handler(problem::query_error))
+            .app_data(web::PathConfig::default().error_handler(problem::path_error))
+            .into_utoipa_app()
+            .configure(api::routes)
+            .into_app()
+            // The browser client: not part of the API, so not in its description.
+            .configure(api::web_client::routes)
+            .default_service(web::to(problem::not_found))
+    })
+    .workers(workers)
+    .max_connections(max_connections)
+    .listen(listener)?
+    // The head must arrive in time; the body and the answer are under `deadline`.
+    .client_request_timeout(request_timeout)
+    .shutdown_timeout(10)
+    .worker_max_blocking_threads(blocking_threads_per_worker(settings.db_pool_size))
+    .run();
+    Ok((port, server))
+}
+
 pub struct Application {
     port: u16,
     server: Server,
@@ -156,17 +378,7 @@ impl Application {
             Duration::from_millis(settings.db_checkout_timeout_ms.max(1)),
             Some(store::REQUEST_SESSION),
         )?;
-        let migrate_url = database_url.to_string();
-        tokio::task::spawn_blocking(move || -> Result<()> {
-            // Its own connection: at start the database may take longer than a request
-            // should wait for one.
-            use diesel::Connection;
-            let mut conn = diesel::PgConnection::establish(&migrate_url)
-                .context("connecting to the database")?;
-            store::migrate(&mut conn)?;
-            Ok(())
-        })
-        .await??;
+        migrate(database_url).await?;
 
         // The metrics recorder, before the workers count anything.
         let _ = api::metrics::handle();
@@ -179,105 +391,10 @@ impl Application {
             ..domain(settings, pool, registry, &jwt_secret)?
         };
 
-        let senders = settings.outbox_senders.max(1);
-        let mailer = Mailer::from_settings(
-            settings.smtp_url.as_ref().map(|s| s.expose_secret()),
-            settings.mail_dir(),
-            senders,
-        )?;
-        // Its own connections: a burst of sending never keeps a request waiting for one.
-        let worker_pool = store::pool(
-            database_url,
-            senders as u32 + 1,
-            Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
-        )?;
-        let from: lettre::message::Mailbox = settings
-            .mail_from
-            .parse()
-            .context("invalid mail_from address")?;
-        let worker = Worker {
-            lane: Lane::Email,
-            domain: Domain {
-                pool: worker_pool,
-                ..domain.clone()
-            },
-            mailer,
-            senders,
-            from: from.clone(),
-            poll: Duration::from_millis(settings.outbox_poll_ms),
-            max_attempts: settings.outbox_max_attempts,
-            lease: Duration::from_secs(settings.outbox_lease_secs),
-            stop: Arc::clone(&worker_stop),
-        };
-        let worker = std::thread::Builder::new()
-            .name("outbox".into())
-            .spawn(move || worker.run())
-            .context("starting the outbox worker")?;
+        let (worker, hooks) = spawn_outbox(settings, database_url, &domain, &worker_stop)?;
 
-        // Webhooks have senders (and connections) of their own: a receiver that never
-        // answers must not delay anyone's email. Their mailer is never used.
-        let hook_senders = settings.webhook_senders.max(1);
-        let hooks = Worker {
-            lane: Lane::Webhooks,
-            domain: Domain {
-                pool: store::pool(
-                    database_url,
-                    hook_senders as u32 + 1,
-                    Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
-                )?,
-                ..domain.clone()
-            },
-            mailer: Mailer::Files(lettre::FileTransport::new(settings.mail_dir())),
-            senders: hook_senders,
-            from,
-            poll: Duration::from_millis(settings.outbox_poll_ms),
-            max_attempts: settings.outbox_max_attempts,
-            lease: Duration::from_secs(settings.webhook_timeout_secs.max(1) * 3 + 30),
-            stop: Arc::clone(&worker_stop),
-        };
-        let hooks = std::thread::Builder::new()
-            .name("webhooks".into())
-            .spawn(move || hooks.run())
-            .context("starting the webhook senders")?;
-
-        // The clock sweeper: reminders and timeouts, each applied exactly once (see
-        // domain::clocks), so a restart or a second server never repeats one.
-        let sweep_domain = domain.clone();
-        let sweep_stop = Arc::clone(&worker_stop);
-        let interval = Duration::from_secs(settings.sweep_interval_secs.max(1));
-        let sweeper = std::thread::Builder::new()
-            .name("sweeper".into())
-            .spawn(move || {
-                while !sweep_stop.load(Ordering::Relaxed) {
-                    if let Err(e) = sweep_domain.sweep(chrono::Utc::now()) {
-                        tracing::warn!(error = %e, "clock sweep failed");
-                    }
-                    let until = std::time::Instant::now() + interval;
-                    while std::time::Instant::now() < until && !sweep_stop.load(Ordering::Relaxed) {
-                        std::thread::sleep(Duration::from_millis(100));
-                    }
-                }
-            })
-            .context("starting the clock sweeper")?;
-
-        // The computer's moves that requests left over: one game at a time, one move per
-        // transaction, on a connection of its own so that it never takes a request's.
-        let bot_worker = BotWorker {
-            domain: Domain {
-                pool: store::pool(
-                    database_url,
-                    1,
-                    Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
-                )?,
-                ..domain.clone()
-            },
-            poll: Duration::from_millis(settings.bot_poll_ms.max(1)),
-            stop: Arc::clone(&worker_stop),
-        };
-        let bots = std::thread::Builder::new()
-            .name("bots".into())
-            .spawn(move || bot_worker.run())
-            .context("starting the bot worker")?;
+        let sweeper = spawn_sweeper(settings, &domain, &worker_stop)?;
+        let bots = spawn_bot_worker(settings, database_url, &domain, &worker_stop)?;
 
         // Live events: this node's listener on the database's notifications.
         let hub = crate::notify::events::EventHub::default();
@@ -289,80 +406,7 @@ impl Application {
         .context("starting the event listener")?;
         let hub = web::Data::new(hub);
 
-        // Streams are bounded so that they never use the descriptors ordinary requests
-        // need; actix stops accepting before the process runs out of them.
-        let nofile = api::stream_limits::raise_open_file_limit();
-        let stream_limits = web::Data::new(api::stream_limits::StreamLimits::new(
-            settings.max_event_streams,
-            settings.max_event_streams_per_address,
-            nofile,
-        ));
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let max_connections = usize::try_from(nofile.saturating_sub(256))
-            .unwrap_or(usize::MAX)
-            .max(64)
-            / workers.max(1);
-        let listener = TcpListener::bind(&settings.bind)
-            .with_context(|| format!("binding {}", settings.bind))?;
-        let port = listener.local_addr()?.port();
-        let data = web::Data::new(domain.clone());
-        let metrics_access = web::Data::new(api::metrics::MetricsAccess {
-            token: settings.metrics_token.clone(),
-        });
-        let spec = web::Data::new(OpenApiText(api::openapi_yaml()));
-        let mut routes = api::spec::routes(&api::openapi());
-        routes.extend(
-            api::web_client::ROUTES
-                .iter()
-                .map(|r| (r.to_string(), vec!["GET"])),
-        );
-        let known_routes = web::Data::new(problem::KnownRoutes(routes));
-        let request_timeout = Duration::from_secs(settings.request_timeout_secs.max(1));
-        let deadline = web::Data::new(RequestDeadline(request_timeout));
-        let write_gate = web::Data::new(api::write_gate::WriteGate::for_pool(
-            settings.db_pool_size,
-            request_timeout,
-        ));
-        let cors_origins = settings.cors_origins();
-        let server = HttpServer::new(move || {
-            App::new()
-                .wrap(actix_web::middleware::from_fn(api::write_gate::gate))
-                .wrap(actix_web::middleware::from_fn(deadline::enforce))
-                .wrap(actix_web::middleware::Condition::new(
-                    !cors_origins.is_empty(),
-                    cors(&cors_origins),
-                ))
-                .wrap(TracingLogger::<api::log_redact::RedactedSpans>::new())
-                .app_data(deadline.clone())
-                .app_data(write_gate.clone())
-                .app_data(known_routes.clone())
-                .app_data(hub.clone())
-                .app_data(stream_limits.clone())
-                .app_data(data.clone())
-                .app_data(spec.clone())
-                .app_data(metrics_access.clone())
-                .app_data(
-                    web::JsonConfig::default()
-                        .limit(256 * 1024)
-                        .error_handler(problem::json_error),
-                )
-                .app_data(web::QueryConfig::default().error_handler(problem::query_error))
-                .app_data(web::PathConfig::default().error_handler(problem::path_error))
-                .into_utoipa_app()
-                .configure(api::routes)
-                .into_app()
-                // The browser client: not part of the API, so not in its description.
-                .configure(api::web_client::routes)
-                .default_service(web::to(problem::not_found))
-        })
-        .workers(workers)
-        .max_connections(max_connections)
-        .listen(listener)?
-        // The head must arrive in time; the body and the answer are under `deadline`.
-        .client_request_timeout(request_timeout)
-        .shutdown_timeout(10)
-        .worker_max_blocking_threads(blocking_threads_per_worker(settings.db_pool_size))
-        .run();
+        let (port, server) = http_server(settings, &domain, hub)?;
 
         Ok(Application {
             port,

@@ -14,7 +14,7 @@ use super::mail_events::{NUDGE, OVER, REMINDER, TAKEBACK, TURN};
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::Outcome;
 use crate::notify::compose::{GameMail, TurnWhy};
-use crate::notify::letter::Picture;
+use crate::notify::letter::{Letter, Picture};
 use crate::notify::picture;
 use crate::notify::reply::ReplyToken;
 use crate::store::models::{Account, GameRow, OutboxRow};
@@ -153,100 +153,16 @@ impl Domain {
             player,
             seats: &seats,
         };
-        let letter = if kind == OVER {
-            if game.status != GameStatus::Finished {
-                return Ok(Delivery::Drop("game_not_over"));
-            }
-            let outcome: Outcome = game
-                .result
-                .clone()
-                .and_then(|r| serde_json::from_value(r).ok())
-                .ok_or_else(|| {
-                    DomainError::Internal(anyhow::anyhow!("finished game {game_id} has no result"))
-                })?;
-            mail.game_over(&outcome)
-        } else if kind == TAKEBACK {
-            if game.status != GameStatus::Active {
-                return Ok(Delivery::Drop("game_over"));
-            }
-            let from = row
-                .detail
-                .as_ref()
-                .and_then(|d| d["from"].as_str())
-                .unwrap_or("Another player")
-                .to_string();
-            if row.detail.as_ref().is_some_and(|d| d["declined"] == true) {
-                mail.turn(&TurnWhy::TakebackDeclined { by: from })
-            } else {
-                // Still owed while the request waits for this seat's answer.
-                match super::takeback::pending(&game) {
-                    Some(p) if Some(p.at_version) == row.version && !p.accepted.contains(&seat) => {
-                        mail.turn(&TurnWhy::Takeback {
-                            from,
-                            undoing: p.texts.join("; "),
-                        })
-                    }
-                    _ => return Ok(Delivery::Drop("takeback_answered")),
-                }
-            }
-        } else {
-            if game.status != GameStatus::Active {
-                return Ok(Delivery::Drop("game_over"));
-            }
-            // Still owed while the seat has something to decide: its turn, or an offer
-            // made to it outside its turn.
-            let decides = game.to_act.contains(&seat) || state.has_legal_actions(seat as usize);
-            if !decides || game.forfeited.contains(&seat) {
-                return Ok(Delivery::Drop("turn_passed"));
-            }
-            let why = match kind {
-                TURN => {
-                    if player.daily_digest {
-                        return Ok(Delivery::Drop("daily_digest"));
-                    }
-                    if let Some(reason) = self.turn_already_handled(conn, row, &game, seat)? {
-                        return Ok(Delivery::Drop(reason));
-                    }
-                    TurnWhy::Turn
-                }
-                REMINDER => TurnWhy::Reminder {
-                    stage: detail_i64(row, "stage").unwrap_or(1) as i32,
-                    left_ms: detail_i64(row, "left_ms").unwrap_or(0),
-                },
-                _ => TurnWhy::Nudge {
-                    from: row
-                        .detail
-                        .as_ref()
-                        .and_then(|d| d["from"].as_str())
-                        .unwrap_or("Another player")
-                        .to_string(),
-                },
-            };
-            mail.turn(&why)
+        let drafted = match kind {
+            OVER => over_letter(&mail)?,
+            TAKEBACK => takeback_letter(&mail, row)?,
+            _ => self.turn_letter(conn, &mail, row, kind)?,
         };
-        let mut letter = letter;
-        letter.picture = match self
-            .email_pictures
-            .then(|| picture::png(&mail.picture_svg()))
-        {
-            None => None,
-            Some(Ok(png)) => Some(Picture {
-                png,
-                cid: format!("board.{game_id}.{seat}.{}@turnpost", game.version),
-                alt: format!(
-                    "The board of {} #{} as {} sees it, at move {}",
-                    info.name,
-                    game_id,
-                    state.seat_name(seat as usize),
-                    game.version + 1
-                ),
-            }),
-            Some(Err(e)) => {
-                // The text part is complete without it.
-                tracing::warn!(game = game_id.0, error = %e, "board picture not drawn");
-                None
-            }
+        let mut letter = match drafted {
+            Ok(letter) => letter,
+            Err(why) => return Ok(Delivery::Drop(why)),
         };
+        letter.picture = self.board_picture(&mail);
         Ok(Delivery::Send(Box::new(Outgoing {
             to: player.email.clone(),
             subject: letter.subject.clone(),
@@ -297,6 +213,122 @@ impl Domain {
             2 => Some("already_sent"),
             _ => None,
         })
+    }
+}
+
+/// A letter to send, or why there is none to send after all.
+type Drafted = Result<Letter, &'static str>;
+
+/// The game-over letter, while the game is over.
+fn over_letter(mail: &GameMail) -> DomainResult<Drafted> {
+    let game = mail.row;
+    if game.status != GameStatus::Finished {
+        return Ok(Err("game_not_over"));
+    }
+    let outcome: Outcome = game
+        .result
+        .clone()
+        .and_then(|r| serde_json::from_value(r).ok())
+        .ok_or_else(|| {
+            DomainError::Internal(anyhow::anyhow!("finished game {} has no result", game.id))
+        })?;
+    Ok(Ok(mail.game_over(&outcome)))
+}
+
+/// A takeback request (still owed while it waits for this seat's answer) or its refusal.
+fn takeback_letter(mail: &GameMail, row: &OutboxRow) -> DomainResult<Drafted> {
+    let game = mail.row;
+    let seat = mail.player.seat;
+    if game.status != GameStatus::Active {
+        return Ok(Err("game_over"));
+    }
+    let from = detail_from(row);
+    if row.detail.as_ref().is_some_and(|d| d["declined"] == true) {
+        return Ok(Ok(mail.turn(&TurnWhy::TakebackDeclined { by: from })));
+    }
+    Ok(match super::takeback::pending(game) {
+        Some(p) if Some(p.at_version) == row.version && !p.accepted.contains(&seat) => Ok(mail
+            .turn(&TurnWhy::Takeback {
+                from,
+                undoing: p.texts.join("; "),
+            })),
+        _ => Err("takeback_answered"),
+    })
+}
+
+/// Who a nudge or takeback comes from, as stored with the row.
+fn detail_from(row: &OutboxRow) -> String {
+    row.detail
+        .as_ref()
+        .and_then(|d| d["from"].as_str())
+        .unwrap_or("Another player")
+        .to_string()
+}
+
+impl Domain {
+    /// A turn, reminder or nudge letter, still owed while the seat has something to
+    /// decide: its turn, or an offer made to it outside its turn.
+    fn turn_letter(
+        &self,
+        conn: &mut PgConnection,
+        mail: &GameMail,
+        row: &OutboxRow,
+        kind: &str,
+    ) -> DomainResult<Drafted> {
+        let (game, player) = (mail.row, mail.player);
+        let seat = player.seat;
+        if game.status != GameStatus::Active {
+            return Ok(Err("game_over"));
+        }
+        let decides = game.to_act.contains(&seat) || mail.state.has_legal_actions(seat as usize);
+        if !decides || game.forfeited.contains(&seat) {
+            return Ok(Err("turn_passed"));
+        }
+        let why = match kind {
+            TURN => {
+                if player.daily_digest {
+                    return Ok(Err("daily_digest"));
+                }
+                if let Some(reason) = self.turn_already_handled(conn, row, game, seat)? {
+                    return Ok(Err(reason));
+                }
+                TurnWhy::Turn
+            }
+            REMINDER => TurnWhy::Reminder {
+                stage: detail_i64(row, "stage").unwrap_or(1) as i32,
+                left_ms: detail_i64(row, "left_ms").unwrap_or(0),
+            },
+            _ => TurnWhy::Nudge {
+                from: detail_from(row),
+            },
+        };
+        Ok(Ok(mail.turn(&why)))
+    }
+
+    /// The board picture as the seat sees it, when pictures are on. The text part is
+    /// complete without it, so a picture that cannot be drawn is only logged.
+    fn board_picture(&self, mail: &GameMail) -> Option<Picture> {
+        if !self.email_pictures {
+            return None;
+        }
+        let (game, seat) = (mail.row, mail.player.seat);
+        match picture::png(&mail.picture_svg()) {
+            Ok(png) => Some(Picture {
+                png,
+                cid: format!("board.{}.{seat}.{}@turnpost", game.id, game.version),
+                alt: format!(
+                    "The board of {} #{} as {} sees it, at move {}",
+                    mail.info.name,
+                    game.id,
+                    mail.state.seat_name(seat as usize),
+                    game.version + 1
+                ),
+            }),
+            Err(e) => {
+                tracing::warn!(game = game.id.0, error = %e, "board picture not drawn");
+                None
+            }
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde_json::{Value, json};
 
-use super::autoplay::{Budget, PlayedOut};
+use super::autoplay::Budget;
 use super::bots;
 use super::clocks::{self, TimeControl};
 use super::game_cache::Kept;
@@ -20,11 +20,9 @@ use super::shapes::{
     NewGameRequest, PreviewRequest, PreviewResponse, SeatResponse, ViewAtResponse,
 };
 use super::views::SeatAnswer;
+pub(crate) use super::writer::{Locked, announce};
 use super::{Domain, DomainError, DomainResult};
-use crate::engine::{
-    DynGame, LoadedGame, Outcome, Placing, RuleError, Seat, Status, Viewer, Visibility,
-};
-use crate::store::announcer::{Announcer, announce_now};
+use crate::engine::{DynGame, LoadedGame, Outcome, Placing, RuleError, Status, Viewer};
 use crate::store::models::{ActionRow, GameRow, NewGame};
 use crate::store::schema::{game_actions, game_seats, games, outbox};
 
@@ -37,70 +35,8 @@ pub struct ListQuery {
     pub per_page: i64,
 }
 
-diesel::define_sql_function! {
-    /// Writes a change of a game in one statement, after version `base`; if the game is
-    /// no longer at `expected` (when given), nothing (a function of the database: see its
-    /// migration).
-    #[allow(clippy::too_many_arguments)]
-    fn record_move(
-        game: diesel::sql_types::BigInt,
-        base: diesel::sql_types::BigInt,
-        expected: diesel::sql_types::Nullable<diesel::sql_types::BigInt>,
-        entries: diesel::sql_types::Jsonb,
-        snapshot: diesel::sql_types::Text,
-        status: diesel::sql_types::Text,
-        to_act: diesel::sql_types::Array<diesel::sql_types::Integer>,
-        result: diesel::sql_types::Nullable<diesel::sql_types::Jsonb>,
-        game_type: diesel::sql_types::Text,
-        hook_seats: diesel::sql_types::Array<diesel::sql_types::Integer>,
-        hook_accounts: diesel::sql_types::Array<diesel::sql_types::BigInt>,
-        hook_events: diesel::sql_types::Array<diesel::sql_types::Text>,
-        turn_seats: diesel::sql_types::Array<diesel::sql_types::Integer>,
-        turn_accounts: diesel::sql_types::Array<diesel::sql_types::BigInt>,
-        turn_addresses: diesel::sql_types::Array<diesel::sql_types::Text>,
-        turn_keys: diesel::sql_types::Array<diesel::sql_types::Text>,
-        grace: diesel::sql_types::Double,
-    ) -> diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>;
-}
-
 pub(crate) use super::locked::{seat_infos, seat_of};
 
-/// Announces a move written without the row lock, after its commit, as the trigger
-/// `turnpost_announce_game` announces every other change (see `notify::events::GameEvent`):
-/// a notifying transaction holds a database-wide lock through its commit, and the move's
-/// own commit would otherwise wait its turn for every other move's. The server's announcer
-/// sends it (with others, under load: see `store::announcer`), or else this request. The
-/// move stands whatever happens here: a failure costs the live event only, and is logged.
-fn announce(announcer: &Announcer, conn: &mut PgConnection, row: &GameRow, seats: &[SeatInfo]) {
-    let accounts: Vec<i64> = seats.iter().map(|s| s.account_id.0).collect();
-    let to_act_accounts: Vec<i64> = seats
-        .iter()
-        .filter(|s| row.to_act.contains(&s.seat))
-        .map(|s| s.account_id.0)
-        .collect();
-    let payload = json!({
-        "game": row.id,
-        "version": row.version,
-        "status": row.status.as_str(),
-        "to_act": row.to_act,
-        "accounts": accounts,
-        "to_act_accounts": to_act_accounts,
-    })
-    .to_string();
-    if let Err(payload) = announcer.queue(payload)
-        && let Err(e) = announce_now(conn, &[payload])
-    {
-        tracing::warn!(game = %row.id, error = %e, "a move's live event was not announced");
-    }
-}
-
-/// Whether a write runs under the game row lock (see [`Domain::write_change`]), or
-/// without it on the game at a revision.
-#[derive(Clone, Copy)]
-pub(crate) enum Locked {
-    Yes,
-    No { revision: i64 },
-}
 pub use super::steps::{BOT_MARK, FORCED_MARK, Step};
 pub use crate::store::models::SeatInfo;
 
@@ -116,10 +52,6 @@ fn seat_response(row: &GameRow, s: &SeatInfo) -> SeatResponse {
         on_vacation_until: s.vacation_until,
         bot: s.bot,
     }
-}
-
-fn to_i32s(seats: &[Seat]) -> Vec<i32> {
-    seats.iter().map(|&s| s as i32).collect()
 }
 
 impl Domain {
@@ -643,193 +575,6 @@ impl Domain {
         Ok(Some(answer))
     }
 
-    /// Writes `steps` (already applied, in order, ending in `state`) after `row`'s version:
-    /// log entries, the new snapshot and status, and the notifications owed. Must run in
-    /// the transaction that locked the game row. Returns the final state and the game row
-    /// as written.
-    pub(crate) fn persist(
-        &self,
-        conn: &mut PgConnection,
-        row: &GameRow,
-        seats: &[SeatInfo],
-        before_actors: &[Seat],
-        steps: Vec<Step>,
-        state: Box<dyn LoadedGame>,
-    ) -> DomainResult<(Box<dyn LoadedGame>, GameRow)> {
-        self.persist_at(
-            conn,
-            row,
-            seats,
-            before_actors,
-            steps,
-            state,
-            self.clock.now(),
-        )
-    }
-
-    /// [`Domain::persist`] at a given time (the sweep passes its own `now`).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn persist_at(
-        &self,
-        conn: &mut PgConnection,
-        row: &GameRow,
-        seats: &[SeatInfo],
-        before_actors: &[Seat],
-        steps: Vec<Step>,
-        state: Box<dyn LoadedGame>,
-        now: DateTime<Utc>,
-    ) -> DomainResult<(Box<dyn LoadedGame>, GameRow)> {
-        let played = self.play_out(conn, row, seats, steps, state, Budget::request())?;
-        self.write_change(conn, row, seats, before_actors, played, now, Locked::Yes)?
-            .ok_or_else(|| {
-                DomainError::Internal(anyhow::anyhow!(
-                    "game {} changed under its row lock",
-                    row.id
-                ))
-            })
-    }
-
-    /// Writes the played steps (ending in their state) after `row`'s version: the log
-    /// entries, the new snapshot and status and the webhooks and turn emails owed go in one
-    /// statement (the database function `record_move`). Without the row lock it writes
-    /// nothing and gives `None` when the game is no longer at the given revision in the
-    /// database. Clocks and the end of a game add their own statements: those need the
-    /// transaction that locked the game row. Returns the final state and the game row as
-    /// written.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn write_change(
-        &self,
-        conn: &mut PgConnection,
-        row: &GameRow,
-        seats: &[SeatInfo],
-        before_actors: &[Seat],
-        played: PlayedOut,
-        now: DateTime<Utc>,
-        locked: Locked,
-    ) -> DomainResult<Option<(Box<dyn LoadedGame>, GameRow)>> {
-        let PlayedOut {
-            steps,
-            state,
-            to_act: awaited,
-            ..
-        } = played;
-        let version = row.version + steps.len() as i64;
-        let entries: Vec<Value> = steps
-            .iter()
-            .map(|step| {
-                let (public_action, seen_by) = match &step.visibility {
-                    Visibility::Public => (Value::Null, Vec::new()),
-                    Visibility::Private {
-                        seen_by,
-                        public_form,
-                    } => (public_form.clone(), to_i32s(seen_by)),
-                };
-                json!({
-                    "seat": step.seat,
-                    "action": step.action,
-                    "public_action": public_action,
-                    "seen_by": seen_by,
-                    "description": step.description,
-                })
-            })
-            .collect();
-        let mut after = match state.status() {
-            // The seats the game waits for, which may be the answer a computer seat waits
-            // for rather than that seat (see `autoplay::PlayedOut`).
-            Status::Active { .. } => Status::Active { to_act: awaited },
-            finished => finished,
-        };
-        if let Status::Finished(outcome) = &mut after {
-            rank_forfeited_last(outcome, &row.forfeited);
-        }
-        let (status, result) = match &after {
-            Status::Active { .. } => (GameStatus::Active, None),
-            Status::Finished(outcome) => (
-                GameStatus::Finished,
-                Some(serde_json::to_value(outcome).map_err(anyhow::Error::from)?),
-            ),
-        };
-        let snapshot = state.encode();
-        let to_act = to_i32s(after.to_act());
-        let acted: Vec<Seat> = steps.iter().map(|s| s.seat as usize).collect();
-        let after_actors = state.actors(row.players as usize);
-        let actors = Actors {
-            before: before_actors,
-            after: &after_actors,
-            acted: &acted,
-        };
-        let owed = self.owed(actors, &after, seats, &row.forfeited);
-        let hook_seats: Vec<i32> = owed.webhooks.iter().map(|o| o.0).collect();
-        let hook_accounts: Vec<i64> = owed.webhooks.iter().map(|o| o.1.0).collect();
-        let hook_events: Vec<&str> = owed.webhooks.iter().map(|o| o.2).collect();
-        let turn_seats: Vec<i32> = owed.turns.iter().map(|p| p.seat).collect();
-        let turn_accounts: Vec<i64> = owed.turns.iter().map(|p| p.account_id.0).collect();
-        let turn_addresses: Vec<&str> = owed.turns.iter().map(|p| p.email.as_str()).collect();
-        let turn_keys: Vec<String> = owed
-            .turns
-            .iter()
-            .map(|p| Self::turn_key(row.id, version, p.seat))
-            .collect();
-        // Built with the query builder, so that each connection prepares it once.
-        let expected = match locked {
-            Locked::Yes => None,
-            Locked::No { revision } => Some(revision),
-        };
-        let updated_at: Option<DateTime<Utc>> = diesel::select(record_move(
-            row.id,
-            row.version,
-            expected,
-            Value::Array(entries),
-            &snapshot,
-            status.as_str(),
-            &to_act,
-            result.as_ref(),
-            &row.game_type,
-            &hook_seats,
-            &hook_accounts,
-            &hook_events,
-            &turn_seats,
-            &turn_accounts,
-            &turn_addresses,
-            &turn_keys,
-            self.turn_email_grace.as_secs_f64(),
-        ))
-        .get_result(conn)?;
-        let Some(updated_at) = updated_at else {
-            return Ok(None);
-        };
-        // The row as now stored, without reading it back.
-        let written = GameRow {
-            snapshot: Some(snapshot),
-            version,
-            status,
-            to_act,
-            result,
-            updated_at,
-            ..row.clone()
-        };
-        // Seats that moved and then saw another seat move: the turn left them and came back.
-        let handed_back: Vec<Seat> = acted
-            .iter()
-            .enumerate()
-            .filter(|&(i, s)| acted[i + 1..].iter().any(|later| later != s))
-            .map(|(_, &s)| s)
-            .collect();
-        clocks::sync_clocks(
-            conn,
-            row,
-            &row.forfeited,
-            after.to_act(),
-            &handed_back,
-            after.is_finished(),
-            now,
-        )?;
-        if let Status::Finished(outcome) = &after {
-            self.owe_finish(conn, row, version, outcome, seats)?;
-        }
-        Ok(Some((state, written)))
-    }
-
     /// `seat` gives up (resignation or a timeout under `forfeit`): it ranks last. With one
     /// other player left the game ends; with more, a bot plays the seat's moves from now on.
     /// Must run in the transaction that locked the game row.
@@ -1290,33 +1035,6 @@ impl Domain {
 /// How many versions back a seat's unchanged position is looked for before an action
 /// chosen there counts as stale.
 pub const MAX_LOOKBACK: i64 = 64;
-
-/// Seats that forfeited rank below every other seat (sharing the last rank).
-fn rank_forfeited_last(outcome: &mut Outcome, forfeited: &[i32]) {
-    if forfeited.is_empty() {
-        return;
-    }
-    let is_out = |p: &Placing| forfeited.contains(&(p.seat as i32));
-    let stayed: Vec<Placing> = outcome
-        .ranking
-        .iter()
-        .filter(|p| !is_out(p))
-        .cloned()
-        .collect();
-    // Strictly below every seat that stayed, even when those keep the gaps the forfeited
-    // seats left (1, 3): a forfeit loses to everyone, ratings included.
-    let worst = stayed.iter().map(|p| p.rank).max().unwrap_or(0);
-    let last = worst.max(stayed.len() as u32) + 1;
-    let out = outcome
-        .ranking
-        .iter()
-        .filter(|p| is_out(p))
-        .map(|p| Placing {
-            rank: last,
-            ..p.clone()
-        });
-    outcome.ranking = stayed.into_iter().chain(out).collect();
-}
 
 /// What `me` may see of a log entry.
 fn redact(r: ActionRow, me: Option<i32>) -> LogEntry {

@@ -33,6 +33,7 @@ pub mod takeback;
 pub mod verify;
 pub mod views;
 pub mod webhooks;
+pub mod writer;
 
 use std::sync::Arc;
 
