@@ -45,8 +45,7 @@ pub struct AccountResponse {
     pub name: String,
     pub email_notifications: bool,
     /// `each_turn`, `daily_digest` or `off` (`email_notifications` is false only for `off`).
-    #[schema(example = "each_turn")]
-    pub email_mode: String,
+    pub email_mode: EmailMode,
     /// Local hour (0–23) of the daily digest.
     pub digest_hour: i16,
     /// Reminder emails at 50 % and 90 % of a clock.
@@ -63,8 +62,7 @@ pub struct AccountResponse {
     /// until it is confirmed again, see `POST /api/v1/me/verify-email`), or `failing` (our
     /// last email to it could not be handed over after every attempt, say because its mail
     /// server refused it; mail is still tried, and the state ends when one goes out).
-    #[schema(example = "verified")]
-    pub email_status: String,
+    pub email_status: EmailStatus,
     pub created_at: DateTime<Utc>,
 }
 
@@ -101,7 +99,7 @@ pub enum EmailSetting {
 }
 
 /// Turn emails for each turn, one daily digest instead, or none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EmailMode {
     EachTurn,
@@ -197,7 +195,38 @@ pub struct NewGameRequest {
     pub rated: Option<bool>,
 }
 
-pub use crate::store::kinds::{GameStatus, TimeoutPolicy};
+pub use crate::store::kinds::{EmailStatus, GameStatus, InboundOutcome, ReplyCode, TimeoutPolicy};
+
+/// Why an inbound email was refused or ignored: a word of email replies, or the problem
+/// code of the error that refused it (the same as the API would answer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+// Each variant is written as its word alone (both are strings).
+#[serde(untagged)]
+pub enum InboundCode {
+    Reply(ReplyCode),
+    Problem(super::ProblemCode),
+}
+
+impl From<ReplyCode> for InboundCode {
+    fn from(c: ReplyCode) -> InboundCode {
+        InboundCode::Reply(c)
+    }
+}
+
+impl From<super::ProblemCode> for InboundCode {
+    fn from(c: super::ProblemCode) -> InboundCode {
+        InboundCode::Problem(c)
+    }
+}
+
+impl std::fmt::Display for InboundCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InboundCode::Reply(c) => c.fmt(f),
+            InboundCode::Problem(c) => c.fmt(f),
+        }
+    }
+}
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SeatResponse {
@@ -366,13 +395,12 @@ pub struct InboundResponse {
     /// game), `bounce` (a delivery-status report
     /// marked an address as bouncing), `duplicate` (this Message-ID was processed before)
     /// or `ignored` (automatic mail, or a report about no email of ours).
-    #[schema(example = "applied")]
-    pub outcome: String,
+    pub outcome: InboundOutcome,
     /// Why a reply was refused: a stable code such as `wrong_sender`, `no_reply_token`,
     /// `invalid_reply_token`, `stale_token`, `illegal_action`, `not_your_turn`,
     /// `unknown_command`, `no_such_choice`, `empty_reply`, `game_not_active`; for an
     /// ignored delivery-status report, `unknown_bounce`.
-    pub code: Option<String>,
+    pub code: Option<InboundCode>,
     /// The same explanation the sender gets by email.
     pub detail: String,
     pub message_id: String,

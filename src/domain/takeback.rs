@@ -16,6 +16,7 @@
 //! A request is stored on the game row with the version it was asked at; any move lets it
 //! lapse.
 
+use crate::domain::ProblemCode;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -147,7 +148,7 @@ pub fn reveals(
 fn active(row: &GameRow) -> DomainResult<()> {
     if row.status != GameStatus::Active {
         return Err(DomainError::conflict(
-            "game_not_active",
+            ProblemCode::GameNotActive,
             format!("the game is {}", row.status),
         ));
     }
@@ -172,15 +173,15 @@ fn undoable(actions: &[ActionRow], seat: i32) -> DomainResult<(i64, Vec<&ActionR
     let kept = replay::effective(actions).map_err(|e| DomainError::Internal(anyhow::anyhow!(e)))?;
     let Some(last_chosen) = kept.iter().rposition(|a| !automatic(a)) else {
         return Err(DomainError::conflict(
-            "nothing_to_take_back",
+            ProblemCode::NothingToTakeBack,
             "you have made no move in this game that could be taken back",
         ));
     };
     if kept[last_chosen].seat != seat {
         let code = if kept.iter().any(|a| a.seat == seat && !automatic(a)) {
-            "takeback_too_late"
+            ProblemCode::TakebackTooLate
         } else {
-            "nothing_to_take_back"
+            ProblemCode::NothingToTakeBack
         };
         return Err(DomainError::conflict(
             code,
@@ -216,13 +217,13 @@ impl Domain {
         active(row)?;
         if row.forfeited.contains(&seat) {
             return Err(DomainError::conflict(
-                "already_forfeited",
+                ProblemCode::AlreadyForfeited,
                 "this seat has given up: it cannot take a move back",
             ));
         }
         if let Some(p) = pending(row) {
             return Err(DomainError::Conflict {
-                code: "takeback_pending",
+                code: ProblemCode::TakebackPending,
                 message: "a takeback is asked for already: it must be answered first".into(),
                 extra: Some(json!({ "takeback_seat": p.seat })),
             });
@@ -242,7 +243,7 @@ impl Domain {
             row.players as usize,
         ) {
             return Err(DomainError::conflict(
-                "takeback_reveals",
+                ProblemCode::TakebackReveals,
                 "this move cannot be taken back: it showed a player something hidden before (a \
                  card, a tile, a secret choice) or a random outcome (a die, a draw)",
             ));
@@ -322,7 +323,7 @@ impl Domain {
         active(row)?;
         let Some(mut request) = pending(row) else {
             return Err(DomainError::conflict(
-                "no_takeback_pending",
+                ProblemCode::NoTakebackPending,
                 "nobody is asking to take a move back in this game now (a move since lets a \
                  request lapse)",
             ));
@@ -336,7 +337,7 @@ impl Domain {
         if request.seat == seat {
             if accept {
                 return Err(DomainError::conflict(
-                    "own_takeback",
+                    ProblemCode::OwnTakeback,
                     "you asked for this takeback: the other players answer it (decline \
                      withdraws it)",
                 ));
@@ -347,7 +348,7 @@ impl Domain {
         let asked = must_agree(row, seats, request.seat);
         if !asked.contains(&seat) {
             return Err(DomainError::forbidden(
-                "not_asked",
+                ProblemCode::NotAsked,
                 "this seat has no say in the takeback (it has given up)",
             ));
         }
