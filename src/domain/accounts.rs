@@ -8,7 +8,7 @@ use std::time::Instant;
 use diesel::prelude::*;
 
 use super::shapes::{
-    AccountResponse, EmailMode, EmailSetting, NewAccountRequest, TokenResponse,
+    AccountResponse, EmailMode, EmailSetting, NewAccountRequest, TokenResponse, TokenType,
     UpdateAccountRequest,
 };
 use super::sign_ups::{Requested, SignUp};
@@ -280,7 +280,7 @@ impl Domain {
         )?;
         Ok(TokenResponse {
             access_token: token,
-            token_type: "Bearer".into(),
+            token_type: TokenType::Bearer,
             expires_in: self.tokens.ttl_secs(),
         })
     }

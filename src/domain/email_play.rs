@@ -17,6 +17,7 @@ use super::locked::{LockedGame, lock_game};
 use super::mail_events::enqueue;
 use super::shapes::{InboundCode, InboundResponse};
 use super::steps::Step;
+use super::takeback::TakebackStep;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{GameInfo, LoadedGame, Seat, Viewer};
 use crate::notify::choices::Pick;
@@ -539,7 +540,13 @@ impl Domain {
                     }
                     _ => self
                         .ask_takeback_locked(conn, &game, player.seat)
-                        .map(|now| if now { "taken_back" } else { "asked" }),
+                        .map(|now| {
+                            if now {
+                                TakebackStep::TakenBack
+                            } else {
+                                TakebackStep::Asked
+                            }
+                        }),
                 };
                 let outcome = match done {
                     Ok(outcome) => outcome,
@@ -553,11 +560,13 @@ impl Domain {
                     Err(e) => return Err(e),
                 };
                 let detail = match outcome {
-                    "taken_back" => "the move is taken back",
-                    "asked" => "the other players are asked to agree to your takeback",
-                    "accepted" => "you accepted the takeback; the others have yet to answer",
-                    "declined" => "you declined the takeback; the game goes on",
-                    _ => "you withdrew your takeback request",
+                    TakebackStep::TakenBack => "the move is taken back",
+                    TakebackStep::Asked => "the other players are asked to agree to your takeback",
+                    TakebackStep::Accepted => {
+                        "you accepted the takeback; the others have yet to answer"
+                    }
+                    TakebackStep::Declined => "you declined the takeback; the game goes on",
+                    TakebackStep::Withdrawn => "you withdrew your takeback request",
                 };
                 let row = lock_game(conn, row.id)?;
                 let state = self.load(&row)?.ok_or_else(|| {

@@ -23,14 +23,21 @@ pub struct NewAccountRequest {
     pub password: String,
 }
 
+/// The one status of an accepted sign-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SignUpStatus {
+    /// The next step is in the email sent to the address.
+    CheckYourEmail,
+}
+
 /// The answer to a sign-up where the server requires confirmed addresses: the same for
 /// every address, whether it has an account or not. A new address gets a link that makes
 /// the account; the owner of a taken one, a notice.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SignUpAccepted {
     /// Always `check_your_email`.
-    #[schema(example = "check_your_email")]
-    pub status: String,
+    pub status: SignUpStatus,
     /// The address, as given.
     #[schema(example = "ada@example.org")]
     pub email: String,
@@ -114,11 +121,17 @@ pub struct TokenRequest {
     pub password: String,
 }
 
+/// The kind of an access token (RFC 6750): the only one issued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub enum TokenType {
+    Bearer,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TokenResponse {
     pub access_token: String,
     /// Always "Bearer".
-    pub token_type: String,
+    pub token_type: TokenType,
     /// Seconds until the token expires.
     pub expires_in: i64,
 }
@@ -260,7 +273,7 @@ pub struct GameResponse {
     pub seats: Vec<SeatResponse>,
     /// The game's clocks, or null.
     pub time_control: Option<crate::domain::clocks::TimeControl>,
-    /// `forfeit` or `random_move`.
+    /// `forfeit`, `random_move` or `bot`.
     pub timeout_policy: TimeoutPolicy,
     /// Seats that resigned or timed out (a bot plays for them when the game goes on).
     pub forfeited: Vec<i32>,
@@ -391,7 +404,7 @@ pub struct PreviewResponse {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct InboundResponse {
     /// `applied`, `previewed`, `refused`, `stale`, `status`, `help`, `resigned`,
-    /// `stopped` (game emails off), `muted`, `unmuted`, `rematch` (`game_id` is the new
+    /// `takeback` (a takeback asked for or answered), `stopped` (game emails off), `muted`, `unmuted`, `rematch` (`game_id` is the new
     /// game), `bounce` (a delivery-status report
     /// marked an address as bouncing), `duplicate` (this Message-ID was processed before)
     /// or `ignored` (automatic mail, or a report about no email of ours).
@@ -411,4 +424,29 @@ pub struct InboundResponse {
     pub applied: Vec<String>,
     /// Whether an answer was queued for the sender.
     pub answered: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_inbound_code_is_written_as_its_word_alone() {
+        let reply = InboundCode::from(ReplyCode::WrongSender);
+        let problem = InboundCode::from(crate::domain::ProblemCode::NotYourTurn);
+        assert_eq!(
+            serde_json::to_value(reply).ok(),
+            Some(json_word("wrong_sender"))
+        );
+        assert_eq!(
+            serde_json::to_value(problem).ok(),
+            Some(json_word("not_your_turn"))
+        );
+        assert_eq!(reply.to_string(), "wrong_sender");
+        assert_eq!(problem.to_string(), "not_your_turn");
+    }
+
+    fn json_word(w: &str) -> Value {
+        Value::String(w.to_string())
+    }
 }

@@ -24,7 +24,7 @@ use chrono::{Duration, Utc};
 use diesel::prelude::*;
 use sha2::{Digest, Sha256};
 
-use super::shapes::SignUpAccepted;
+use super::shapes::{SignUpAccepted, SignUpStatus};
 use super::{Domain, DomainError, DomainResult};
 use crate::notify::letter::Letter;
 use crate::store::models::{Account, NewAccount, NewOutbox};
@@ -91,7 +91,7 @@ fn parse_token(token: &str) -> DomainResult<Vec<u8>> {
 /// The same answer for every address.
 pub(crate) fn accepted(email: &str) -> SignUpAccepted {
     SignUpAccepted {
-        status: "check_your_email".into(),
+        status: SignUpStatus::CheckYourEmail,
         email: email.to_string(),
         detail: format!(
             "We sent an email to {email}: follow its link within {LINK_DAYS} days to finish \

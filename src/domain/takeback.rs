@@ -192,6 +192,21 @@ fn undoable(actions: &[ActionRow], seat: i32) -> DomainResult<(i64, Vec<&ActionR
     Ok((kept[last_chosen].seq - 1, kept[last_chosen..].to_vec()))
 }
 
+/// What became of a takeback request after one seat's word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TakebackStep {
+    /// Asked for; the other players are to answer.
+    Asked,
+    /// Everyone agreed (or nobody else had a say): the move is taken back.
+    TakenBack,
+    /// Accepted by this seat; others still to answer.
+    Accepted,
+    /// Declined: the game goes on.
+    Declined,
+    /// Withdrawn by the seat that asked.
+    Withdrawn,
+}
+
 impl Domain {
     /// The caller asks to take back their last action (see the module's doc). Done at once
     /// when no one else must agree.
@@ -311,14 +326,14 @@ impl Domain {
     }
 
     /// [`Domain::answer_takeback`] in the caller's transaction. Returns what became of the
-    /// request: `taken_back`, `accepted` (others still to answer), `declined` or `withdrawn`.
+    /// request.
     pub(crate) fn answer_takeback_locked(
         &self,
         conn: &mut PgConnection,
         game: &LockedGame,
         seat: i32,
         accept: bool,
-    ) -> DomainResult<&'static str> {
+    ) -> DomainResult<TakebackStep> {
         let LockedGame { row, seats } = game;
         active(row)?;
         let Some(mut request) = pending(row) else {
@@ -343,7 +358,7 @@ impl Domain {
                 ));
             }
             store(conn, row.id, None)?;
-            return Ok("withdrawn");
+            return Ok(TakebackStep::Withdrawn);
         }
         let asked = must_agree(row, seats, request.seat);
         if !asked.contains(&seat) {
@@ -373,7 +388,7 @@ impl Domain {
                     }],
                 )?;
             }
-            return Ok("declined");
+            return Ok(TakebackStep::Declined);
         }
         if !request.accepted.contains(&seat) {
             request.accepted.push(seat);
@@ -384,10 +399,10 @@ impl Domain {
                 DomainError::Internal(anyhow::anyhow!("active game {} has no snapshot", row.id))
             })?;
             self.take_back(conn, row, seats, &request, &actions, now_state)?;
-            return Ok("taken_back");
+            return Ok(TakebackStep::TakenBack);
         }
         store(conn, row.id, Some(&request))?;
-        Ok("accepted")
+        Ok(TakebackStep::Accepted)
     }
 
     /// Writes the takeback: its log entry, then the state at `to_version` as the game's

@@ -126,7 +126,7 @@ text_enum! {
 }
 
 text_enum! {
-    /// An event a webhook may take (see `domain::webhooks`).
+    /// An event a webhook may take.
     WebhookEvent {
         /// The game now waits for the seat.
         YourTurn = "your_turn",
@@ -280,6 +280,35 @@ mod tests {
                 Some(serde_json::json!(w.as_str()))
             );
         }
+    }
+
+    /// Each set's words are its serde form (the wire) and read back as themselves.
+    macro_rules! check_words {
+        ($($set:ident),+) => {$(
+            for w in $set::ALL {
+                assert_eq!(w.as_str().parse::<$set>(), Ok(*w));
+                assert_eq!(
+                    serde_json::to_value(w).ok(),
+                    Some(serde_json::json!(w.as_str())),
+                    "{w:?}"
+                );
+            }
+        )+};
+    }
+
+    #[test]
+    fn every_set_speaks_its_words() {
+        check_words!(
+            GameStatus,
+            TimeoutPolicy,
+            InvitationStatus,
+            WebhookEvent,
+            DeliveryEvent,
+            ReplyCode,
+            InboundOutcome,
+            EmailStatus,
+            DeliveryStatus
+        );
     }
 
     #[test]
