@@ -2,6 +2,7 @@
 //! within `request_timeout_secs`. Without it a client that sends a body one byte a minute
 //! holds a connection and a worker for as long as it likes.
 
+use crate::domain::ProblemCode;
 use std::time::Duration;
 
 use actix_web::body::{BoxBody, MessageBody};
@@ -29,7 +30,7 @@ pub async fn enforce(
         Ok(res) => res.map(ServiceResponse::map_into_boxed_body),
         Err(_) => Err(ApiError::new(
             StatusCode::REQUEST_TIMEOUT,
-            "request_timeout",
+            ProblemCode::RequestTimeout,
             format!(
                 "the request was not received in full and answered within {} s",
                 limit.as_secs()

@@ -286,7 +286,7 @@ mod tests {
         let e = GameEvent {
             game: GameId(7),
             version: 3,
-            status: "active".into(),
+            status: crate::store::kinds::GameStatus::Active,
             to_act: vec![1],
             accounts: vec![AccountId(1), AccountId(2)],
             to_act_accounts: vec![AccountId(2)],

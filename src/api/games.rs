@@ -1,5 +1,6 @@
 //! Game types, games, actions, the log and past views.
 
+use crate::domain::ProblemCode;
 use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
@@ -73,7 +74,7 @@ fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, Box<ApiError>> {
         (1, Some(v)) => Ok(Some(v)),
         _ => Err(Box::new(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "invalid_if_match",
+            ProblemCode::InvalidIfMatch,
             "If-Match takes one ETag of this game, as GET /games/{id} sent it",
         ))),
     }
@@ -90,8 +91,13 @@ fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, Box<ApiError>> {
 )]
 #[get("/game-types/{id}/rules")]
 pub async fn game_rules(id: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let text = crate::games::rules_text(&id)
-        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such game type"))?;
+    let text = crate::games::rules_text(&id).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            ProblemCode::NotFound,
+            "no such game type",
+        )
+    })?;
     Ok(HttpResponse::Ok()
         .content_type("text/markdown; charset=utf-8")
         .body(text))
@@ -186,7 +192,7 @@ fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
     // Bounded so that the row offset, (page - 1) × per_page, can never overflow.
     if !(1..=MAX_PAGE).contains(&page) || !(1..=100).contains(&per_page) {
         return Err(DomainError::invalid(
-            "invalid_query",
+            ProblemCode::InvalidQuery,
             format!("page must be 1 to {MAX_PAGE} and per_page 1 to 100"),
         ));
     }
@@ -358,14 +364,14 @@ pub async fn submit_action(
         (Some(v), Some(e)) if v != e => {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "invalid_if_match",
+                ProblemCode::InvalidIfMatch,
                 "If-Match and expected_version name different versions",
             ));
         }
         (None, None) => {
             return Err(ApiError::new(
                 StatusCode::PRECONDITION_REQUIRED,
-                "version_required",
+                ProblemCode::VersionRequired,
                 "say which version the action was chosen on: expected_version, or If-Match with the game's ETag",
             ));
         }
@@ -376,7 +382,7 @@ pub async fn submit_action(
         .map_err(|e| {
             let mut e = ApiError::from(e);
             // With If-Match, a moved-on game is a failed precondition (RFC 9110).
-            if if_match.is_some() && e.code == "stale_version" {
+            if if_match.is_some() && e.code == ProblemCode::StaleVersion {
                 e.status = StatusCode::PRECONDITION_FAILED;
             }
             e
@@ -418,9 +424,11 @@ pub async fn game_log(
     let after = params.after.unwrap_or(0);
     let limit = params.limit.unwrap_or(200);
     if after < 0 || !(1..=1000).contains(&limit) {
-        return Err(
-            DomainError::invalid("invalid_query", "after must be ≥ 0 and limit 1 to 1000").into(),
-        );
+        return Err(DomainError::invalid(
+            ProblemCode::InvalidQuery,
+            "after must be ≥ 0 and limit 1 to 1000",
+        )
+        .into());
     }
     let log = web::block(move || domain.game_log(caller.0, id, after, limit)).await??;
     Ok(web::Json(log))

@@ -1,6 +1,7 @@
 //! Inbound email: an MTA (a pipe to curl) or a provider's inbound webhook delivers each
 //! reply here as a raw RFC 5322 message, authenticated by a shared secret.
 
+use crate::domain::ProblemCode;
 use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, post, web};
@@ -28,7 +29,7 @@ fn check_secret(domain: &Domain, req: &HttpRequest) -> Result<(), Box<ApiError>>
     let Some(secret) = &domain.inbound_secret else {
         return Err(Box::new(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "inbound_disabled",
+            ProblemCode::InboundDisabled,
             "inbound email is not configured on this server (set TURNPOST_INBOUND_SECRET)",
         )));
     };
@@ -92,7 +93,7 @@ pub async fn inbound_email(
     if media != "message/rfc822" {
         return Err(ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            ProblemCode::UnsupportedMediaType,
             "send the raw email with Content-Type: message/rfc822",
         ));
     }
@@ -101,14 +102,14 @@ pub async fn inbound_email(
         Ok(Err(e)) => {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "invalid_body",
+                ProblemCode::InvalidBody,
                 e.to_string(),
             ));
         }
         Err(_) => {
             return Err(ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
+                ProblemCode::PayloadTooLarge,
                 format!("messages are limited to {MAX_MESSAGE_BYTES} bytes"),
             ));
         }

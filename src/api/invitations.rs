@@ -5,6 +5,7 @@
 //! Accept and decline take a JSON body (programs) or the page's form
 //! (`application/x-www-form-urlencoded`), answered in kind: JSON, or a page.
 
+use crate::domain::ProblemCode;
 use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
@@ -34,12 +35,13 @@ fn is_form(req: &HttpRequest) -> bool {
 
 /// The body of accept: empty, JSON, or the page's form.
 fn accept_body(req: &HttpRequest, body: &[u8]) -> Result<AcceptInvitationRequest, Box<ApiError>> {
-    let bad = |status, code: &str, detail: String| Box::new(ApiError::new(status, code, detail));
+    let bad =
+        |status, code: ProblemCode, detail: String| Box::new(ApiError::new(status, code, detail));
     if is_form(req) {
         let text = std::str::from_utf8(body).map_err(|_| {
             bad(
                 StatusCode::BAD_REQUEST,
-                "invalid_body",
+                ProblemCode::InvalidBody,
                 "the form is not UTF-8".into(),
             )
         })?;
@@ -48,7 +50,7 @@ fn accept_body(req: &HttpRequest, body: &[u8]) -> Result<AcceptInvitationRequest
             .map_err(|e| {
                 bad(
                     StatusCode::UNPROCESSABLE_ENTITY,
-                    "invalid_body",
+                    ProblemCode::InvalidBody,
                     e.to_string(),
                 )
             });
@@ -59,10 +61,14 @@ fn accept_body(req: &HttpRequest, body: &[u8]) -> Result<AcceptInvitationRequest
     serde_json::from_slice(body).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => bad(
             StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_body",
+            ProblemCode::InvalidBody,
             e.to_string(),
         ),
-        _ => bad(StatusCode::BAD_REQUEST, "invalid_json", e.to_string()),
+        _ => bad(
+            StatusCode::BAD_REQUEST,
+            ProblemCode::InvalidJson,
+            e.to_string(),
+        ),
     })
 }
 

@@ -7,6 +7,7 @@
 //! gauges that describe the database (messages given up) are read at each scrape, so
 //! every node reports the same.
 
+use crate::domain::ProblemCode;
 use std::sync::OnceLock;
 
 use actix_web::http::StatusCode;
@@ -45,7 +46,7 @@ fn check_token(access: &MetricsAccess, req: &HttpRequest) -> Result<(), Box<ApiE
     let Some(token) = &access.token else {
         return Err(Box::new(ApiError::new(
             StatusCode::NOT_FOUND,
-            "metrics_disabled",
+            ProblemCode::MetricsDisabled,
             "metrics are off on this server (its operator sets TURNPOST_METRICS_TOKEN)",
         )));
     };

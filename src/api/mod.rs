@@ -84,6 +84,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(health::readyz)
         .service(metrics::metrics)
         .service(health::openapi_yaml)
+        .service(problem_types::problem_list)
         .service(problem_types::problem_type)
         .service(
             utoipa_actix_web::scope("/api/v1")

@@ -1,5 +1,6 @@
 //! RFC 9457 problem details: the one place where errors become HTTP responses.
 
+use crate::domain::ProblemCode;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
@@ -20,8 +21,9 @@ pub struct Problem {
     pub title: String,
     pub status: u16,
     pub detail: String,
-    /// Stable machine-readable code, e.g. `stale_version`, `illegal_action`.
-    pub code: String,
+    /// Stable machine-readable code, e.g. `stale_version`, `illegal_action`; its page is
+    /// `/problems/<code>`.
+    pub code: ProblemCode,
     /// Problem-specific members (e.g. `current_version`, `rule_code`).
     #[serde(flatten)]
     #[schema(value_type = Object)]
@@ -32,7 +34,7 @@ pub struct Problem {
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
-    pub code: String,
+    pub code: ProblemCode,
     pub detail: String,
     pub extra: Map<String, Value>,
     pub retry_after: Option<u64>,
@@ -41,10 +43,10 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &str, detail: impl Into<String>) -> ApiError {
+    pub fn new(status: StatusCode, code: ProblemCode, detail: impl Into<String>) -> ApiError {
         ApiError {
             status,
-            code: code.to_string(),
+            code,
             detail: detail.into(),
             extra: Map::new(),
             retry_after: None,
@@ -53,7 +55,7 @@ impl ApiError {
     }
 
     pub fn unauthorized(detail: &str) -> ApiError {
-        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+        ApiError::new(StatusCode::UNAUTHORIZED, ProblemCode::Unauthorized, detail)
     }
 }
 
@@ -78,7 +80,7 @@ impl ResponseError for ApiError {
                 .to_string(),
             status: self.status.as_u16(),
             detail: self.detail.clone(),
-            code: self.code.clone(),
+            code: self.code,
             extra: extension_members(&self.extra),
         };
         let mut resp = HttpResponse::build(self.status);
@@ -150,7 +152,7 @@ impl From<DomainError> for ApiError {
             DomainError::TooManyRequests { retry_after_secs } => {
                 let mut e = ApiError::new(
                     StatusCode::TOO_MANY_REQUESTS,
-                    "too_many_attempts",
+                    ProblemCode::TooManyAttempts,
                     format!("too many failed attempts; retry after {retry_after_secs} s"),
                 );
                 e.retry_after = Some(retry_after_secs);
@@ -168,7 +170,7 @@ impl From<DomainError> for ApiError {
             DomainError::Busy { retry_after_secs } => {
                 let mut e = ApiError::new(
                     StatusCode::SERVICE_UNAVAILABLE,
-                    "busy",
+                    ProblemCode::Busy,
                     format!("the server is busy; retry after {retry_after_secs} s"),
                 );
                 e.retry_after = Some(retry_after_secs);
@@ -178,7 +180,7 @@ impl From<DomainError> for ApiError {
                 tracing::error!(%detail, "database unavailable");
                 let mut e = ApiError::new(
                     StatusCode::SERVICE_UNAVAILABLE,
-                    "unavailable",
+                    ProblemCode::Unavailable,
                     "the service is temporarily unavailable",
                 );
                 e.retry_after = Some(5);
@@ -188,7 +190,7 @@ impl From<DomainError> for ApiError {
                 tracing::error!(error = ?err, "internal error");
                 ApiError::new(
                     StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal",
+                    ProblemCode::Internal,
                     "an internal error occurred; it has been logged",
                 )
             }
@@ -200,7 +202,7 @@ impl From<actix_web::error::BlockingError> for ApiError {
     fn from(_: actix_web::error::BlockingError) -> ApiError {
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "unavailable",
+            ProblemCode::Unavailable,
             "the server is overloaded; retry",
         )
     }
@@ -215,21 +217,29 @@ pub fn json_error(
     let e = match &err {
         J::ContentType => ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            ProblemCode::UnsupportedMediaType,
             "send the body as application/json",
         ),
         J::OverflowKnownLength { .. } | J::Overflow { .. } => ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
+            ProblemCode::PayloadTooLarge,
             "the body is too large",
         ),
         J::Deserialize(d) if d.is_data() => ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_body",
+            ProblemCode::InvalidBody,
             d.to_string(),
         ),
-        J::Deserialize(d) => ApiError::new(StatusCode::BAD_REQUEST, "invalid_json", d.to_string()),
-        other => ApiError::new(StatusCode::BAD_REQUEST, "invalid_body", other.to_string()),
+        J::Deserialize(d) => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ProblemCode::InvalidJson,
+            d.to_string(),
+        ),
+        other => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ProblemCode::InvalidBody,
+            other.to_string(),
+        ),
     };
     e.into()
 }
@@ -238,7 +248,12 @@ pub fn query_error(
     err: actix_web::error::QueryPayloadError,
     _req: &actix_web::HttpRequest,
 ) -> actix_web::Error {
-    ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", err.to_string()).into()
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        ProblemCode::InvalidQuery,
+        err.to_string(),
+    )
+    .into()
 }
 
 pub fn path_error(
@@ -247,7 +262,7 @@ pub fn path_error(
 ) -> actix_web::Error {
     ApiError::new(
         StatusCode::NOT_FOUND,
-        "not_found",
+        ProblemCode::NotFound,
         format!("no such resource: {err}"),
     )
     .into()
@@ -271,7 +286,7 @@ pub async fn not_found(
         Some(allow) => {
             let mut e = ApiError::new(
                 StatusCode::METHOD_NOT_ALLOWED,
-                "method_not_allowed",
+                ProblemCode::MethodNotAllowed,
                 format!("{} is not allowed here; use {allow}", req.method()),
             );
             e.allow = Some(allow);
@@ -279,7 +294,7 @@ pub async fn not_found(
         }
         None => Err(ApiError::new(
             StatusCode::NOT_FOUND,
-            "not_found",
+            ProblemCode::NotFound,
             "no such endpoint",
         )),
     }

@@ -1,6 +1,7 @@
 //! Ratings: an account's ratings and history, a game type's leaderboard. Both are public,
 //! like a club's notice board: names and numbers, never an email address.
 
+use crate::domain::ProblemCode;
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpResponse, get, web};
 use serde::Deserialize;
@@ -34,7 +35,7 @@ impl PageParams {
         if !(1..=MAX_PAGE).contains(&page) || !(1..=100).contains(&per_page) {
             return Err(Box::new(ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "invalid_query",
+                ProblemCode::InvalidQuery,
                 format!("page must be 1 to {MAX_PAGE} and per_page 1 to 100"),
             )));
         }

@@ -6,6 +6,7 @@
 //! `Retry-After` (429 for the address, 503 for the node), and the total leaves a reserve of
 //! descriptors for ordinary requests, the database and the mail.
 
+use crate::domain::ProblemCode;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
@@ -82,7 +83,7 @@ impl StreamLimits {
         if mine >= self.max_per_address {
             let mut e = ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
-                "too_many_streams",
+                ProblemCode::TooManyStreams,
                 format!(
                     "this address has {mine} event streams open, the most one address may: close one (a browser tab) first"
                 ),
@@ -93,7 +94,7 @@ impl StreamLimits {
         if c.total >= self.max_total {
             let mut e = ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "streams_full",
+                ProblemCode::StreamsFull,
                 "this server holds as many event streams as it can: poll the game instead, or retry later",
             );
             e.retry_after = Some(RETRY_AFTER_SECS);
@@ -146,9 +147,12 @@ mod tests {
         let l = Arc::new(StreamLimits::new(3, 2, 1 << 20));
         let a1 = l.acquire(A).unwrap();
         let _a2 = l.acquire(A).unwrap();
-        assert_eq!(l.acquire(A).err().unwrap().code, "too_many_streams");
+        assert_eq!(
+            l.acquire(A).err().unwrap().code,
+            ProblemCode::TooManyStreams
+        );
         let _b1 = l.acquire(B).unwrap();
-        assert_eq!(l.acquire(B).err().unwrap().code, "streams_full");
+        assert_eq!(l.acquire(B).err().unwrap().code, ProblemCode::StreamsFull);
         drop(a1);
         assert!(l.acquire(B).is_ok());
     }

@@ -6,6 +6,7 @@
 //! Release builds carry the files inside the binary; debug builds read them from
 //! `src/web/` at run time (rust-embed's default), so a reload shows an edit.
 
+use crate::domain::ProblemCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use rust_embed::RustEmbed;
@@ -38,7 +39,7 @@ async fn index(req: HttpRequest) -> Result<HttpResponse, ApiError> {
 fn no_such_file() -> ApiError {
     ApiError::new(
         actix_web::http::StatusCode::NOT_FOUND,
-        "not_found",
+        ProblemCode::NotFound,
         "no such file",
     )
 }

@@ -4,6 +4,7 @@
 //! here, holding nothing, so that however many of them pile up on one busy game, the
 //! reserve stays free for everyone else's sign-ins, reads and health checks (issue 29).
 
+use crate::domain::ProblemCode;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -68,7 +69,7 @@ pub async fn gate(
         _ => {
             let mut e = ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "busy",
+                ProblemCode::Busy,
                 "the server is busy with changes to games; retry in a moment",
             );
             e.retry_after = Some(2);

@@ -1,5 +1,6 @@
 //! Accounts: sign-up, login, profile.
 
+use crate::domain::ProblemCode;
 use crate::store::kinds::AccountId;
 use std::net::IpAddr;
 use std::time::Instant;
@@ -7,7 +8,7 @@ use std::time::Instant;
 use diesel::prelude::*;
 
 use super::shapes::{
-    AccountResponse, EmailMode, EmailSetting, NewAccountRequest, TokenResponse,
+    AccountResponse, EmailMode, EmailSetting, NewAccountRequest, TokenResponse, TokenType,
     UpdateAccountRequest,
 };
 use super::sign_ups::{Requested, SignUp};
@@ -28,7 +29,7 @@ pub fn parse_email(raw: &str) -> DomainResult<String> {
     let email = raw.trim();
     let bad = || {
         DomainError::invalid(
-            "invalid_email",
+            ProblemCode::InvalidEmail,
             format!("{raw:?} is not a valid email address"),
         )
     };
@@ -52,7 +53,7 @@ pub(crate) fn parse_name(raw: &str) -> DomainResult<String> {
     let name = raw.trim();
     if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
         return Err(DomainError::invalid(
-            "invalid_name",
+            ProblemCode::InvalidName,
             format!("name must be 1 to {MAX_NAME} printable characters"),
         ));
     }
@@ -70,13 +71,13 @@ pub(crate) fn check_password(pw: &str, personal: &[&str]) -> DomainResult<()> {
     let n = pw.chars().count();
     if n < MIN_PASSWORD {
         return Err(DomainError::invalid(
-            "password_too_short",
+            ProblemCode::PasswordTooShort,
             format!("password must have at least {MIN_PASSWORD} characters"),
         ));
     }
     if pw.len() > MAX_PASSWORD {
         return Err(DomainError::invalid(
-            "password_too_long",
+            ProblemCode::PasswordTooLong,
             format!("password must have at most {MAX_PASSWORD} bytes"),
         ));
     }
@@ -84,7 +85,7 @@ pub(crate) fn check_password(pw: &str, personal: &[&str]) -> DomainResult<()> {
     // password made of them is a client's bug or an attack on the hasher, not a secret.
     if pw.chars().any(char::is_control) {
         return Err(DomainError::invalid(
-            "invalid_password",
+            ProblemCode::InvalidPassword,
             "password must be printable characters (no control characters such as NUL or a newline)",
         ));
     }
@@ -95,7 +96,7 @@ pub(crate) fn check_password(pw: &str, personal: &[&str]) -> DomainResult<()> {
 const MIN_SCORE: zxcvbn::Score = zxcvbn::Score::Three;
 
 fn weak(why: impl Into<String>) -> DomainError {
-    DomainError::invalid("weak_password", why)
+    DomainError::invalid(ProblemCode::WeakPassword, why)
 }
 
 fn check_strength(pw: &str, personal: &[&str]) -> DomainResult<()> {
@@ -153,7 +154,7 @@ impl LoginTicket {
 
 fn wrong_login() -> DomainError {
     DomainError::Unauthorized {
-        code: "invalid_credentials",
+        code: ProblemCode::InvalidCredentials,
         message: "email or password is wrong".into(),
     }
 }
@@ -171,17 +172,16 @@ pub fn to_response(a: &Account) -> AccountResponse {
         name: a.name.clone(),
         email_notifications: a.email_notifications,
         email_mode: match (a.email_notifications, a.daily_digest) {
-            (false, _) => "off",
-            (true, true) => "daily_digest",
-            (true, false) => "each_turn",
-        }
-        .to_string(),
+            (false, _) => EmailMode::Off,
+            (true, true) => EmailMode::DailyDigest,
+            (true, false) => EmailMode::EachTurn,
+        },
         digest_hour: a.digest_hour,
         reminders: a.reminders,
         time_zone: a.time_zone.clone(),
         quiet_from: a.quiet_from,
         quiet_until: a.quiet_until,
-        email_status: super::mail_links::email_status(a).to_string(),
+        email_status: super::mail_links::email_status(a),
         created_at: a.created_at,
     }
 }
@@ -237,7 +237,7 @@ impl Domain {
             self.notify_sign_up_taken(&mut conn, &owner)?;
         }
         Err(DomainError::conflict(
-            "email_taken",
+            ProblemCode::EmailTaken,
             "an account with this email already exists",
         ))
     }
@@ -280,7 +280,7 @@ impl Domain {
         )?;
         Ok(TokenResponse {
             access_token: token,
-            token_type: "Bearer".into(),
+            token_type: TokenType::Bearer,
             expires_in: self.tokens.ttl_secs(),
         })
     }
@@ -323,12 +323,12 @@ impl Domain {
         match generation {
             Some(g) if g == subject.generation => Ok(subject.account_id),
             Some(_) => Err(DomainError::Unauthorized {
-                code: "token_revoked",
+                code: ProblemCode::TokenRevoked,
                 message: "the password was changed since this token was issued; sign in again"
                     .into(),
             }),
             None => Err(DomainError::Unauthorized {
-                code: "unknown_account",
+                code: ProblemCode::UnknownAccount,
                 message: "the token's account no longer exists".into(),
             }),
         }
@@ -349,7 +349,7 @@ impl Domain {
             .first(&mut conn)
             .optional()?
             .ok_or_else(|| DomainError::Unauthorized {
-                code: "unknown_account",
+                code: ProblemCode::UnknownAccount,
                 message: "the token's account no longer exists".into(),
             })
     }
@@ -368,7 +368,7 @@ impl Domain {
                 let given = req.current_password.as_deref().unwrap_or("");
                 if !self.hashes.verify(given, Some(&current.password_hash))? {
                     return Err(DomainError::forbidden(
-                        "current_password_wrong",
+                        ProblemCode::CurrentPasswordWrong,
                         "changing the password needs the current password in current_password",
                     ));
                 }
@@ -384,7 +384,7 @@ impl Domain {
                 // database cannot even take as a parameter) is refused before the query.
                 if tz.is_empty() || tz.len() > 64 || tz.chars().any(char::is_control) {
                     return Err(DomainError::invalid(
-                        "invalid_time_zone",
+                        ProblemCode::InvalidTimeZone,
                         format!("{tz:?} is not an IANA time zone name"),
                     ));
                 }
@@ -396,7 +396,7 @@ impl Domain {
                 .known;
                 if !known {
                     return Err(DomainError::invalid(
-                        "invalid_time_zone",
+                        ProblemCode::InvalidTimeZone,
                         format!("{tz:?} is not an IANA time zone name"),
                     ));
                 }
@@ -409,7 +409,7 @@ impl Domain {
             Some(&[f, u]) if (0..24).contains(&f) && (0..24).contains(&u) => (Some(f), Some(u)),
             Some(_) => {
                 return Err(DomainError::invalid(
-                    "invalid_quiet_hours",
+                    ProblemCode::InvalidQuietHours,
                     "quiet_hours is [from, until] with hours 0 to 23, or [] for none",
                 ));
             }
@@ -426,7 +426,7 @@ impl Domain {
             Some(h) if (0..24).contains(&h) => h,
             Some(_) => {
                 return Err(DomainError::invalid(
-                    "invalid_digest_hour",
+                    ProblemCode::InvalidDigestHour,
                     "digest_hour is 0 to 23",
                 ));
             }
@@ -457,6 +457,7 @@ impl Domain {
 #[cfg(test)]
 mod tests {
     use super::{check_password, parse_email};
+    use crate::domain::ProblemCode;
 
     #[test]
     fn easy_passwords_are_refused_and_a_few_words_pass() {
@@ -474,12 +475,16 @@ mod tests {
             " Ada Lovelace ",
             "ada@example.org1",
         ] {
-            assert_eq!(code(weak), Some("weak_password"), "{weak}");
+            assert_eq!(code(weak), Some(ProblemCode::WeakPassword), "{weak}");
         }
         for control in ["\0".repeat(10), "correct horse\nbattery".into()] {
-            assert_eq!(code(&control), Some("invalid_password"), "{control:?}");
+            assert_eq!(
+                code(&control),
+                Some(ProblemCode::InvalidPassword),
+                "{control:?}"
+            );
         }
-        assert_eq!(code("short"), Some("password_too_short"));
+        assert_eq!(code("short"), Some(ProblemCode::PasswordTooShort));
         for strong in [
             "correct horse battery",
             "a brand new passphrase",

@@ -4,6 +4,7 @@
 //! transaction of the change that handed it the turn, within a budget, the rest by the
 //! background bot worker (see `domain::autoplay`); all are marked `[bot]` in the log.
 
+use crate::domain::ProblemCode;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde_json::Value;
@@ -115,13 +116,13 @@ impl Domain {
             let LockedGame { row, seats } = game;
             if row.status != GameStatus::Active {
                 return Err(DomainError::conflict(
-                    "game_not_active",
+                    ProblemCode::GameNotActive,
                     "the game is not being played",
                 ));
             }
             if !seats.iter().any(|s| s.seat == seat && s.bot) {
                 return Err(DomainError::conflict(
-                    "seat_not_with_bot",
+                    ProblemCode::SeatNotWithBot,
                     "you are playing this seat yourself already",
                 ));
             }

@@ -9,6 +9,7 @@
 //! `/api/v1/calendar/<account>-<MAC>.ics`, the MAC taken under the server's key over the
 //! account and a per-account feed secret (`calendar_feeds`); a new secret revokes it.
 
+use crate::domain::ProblemCode;
 use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Int8, Integer, Jsonb, Nullable, Text, Timestamptz};
@@ -37,7 +38,7 @@ pub struct CalendarFeedResponse {
 
 fn feed_not_found() -> DomainError {
     DomainError::NotFound {
-        code: "feed_not_found",
+        code: ProblemCode::FeedNotFound,
         what: "calendar feed".into(),
     }
 }

@@ -5,8 +5,8 @@
 //! once: a marker row keyed by (game, seat, version) is written in the transaction that
 //! applies it, under the game row lock, so a restarted or concurrent sweeper skips it.
 
+use crate::domain::ProblemCode;
 use crate::store::kinds::AccountId;
-use crate::store::kinds::TimeoutPolicy;
 use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -56,14 +56,14 @@ impl TimeControl {
     pub fn normalized(self) -> DomainResult<TimeControl> {
         if !DAYS_PER_MOVE.contains(&self.days_per_move) {
             return Err(DomainError::invalid(
-                "invalid_time_control",
+                ProblemCode::InvalidTimeControl,
                 format!("days_per_move must be one of {DAYS_PER_MOVE:?}"),
             ));
         }
         let max = self.max_days.unwrap_or(self.days_per_move * 3);
         if max < self.days_per_move || max > 60 {
             return Err(DomainError::invalid(
-                "invalid_time_control",
+                ProblemCode::InvalidTimeControl,
                 "max_days must be at least days_per_move and at most 60",
             ));
         }
@@ -80,16 +80,6 @@ impl TimeControl {
     fn cap_ms(&self) -> i64 {
         self.max_days.unwrap_or(self.days_per_move * 3) as i64 * DAY_MS
     }
-}
-
-pub fn parse_policy(p: Option<&str>) -> DomainResult<TimeoutPolicy> {
-    let word = p.unwrap_or("forfeit");
-    TimeoutPolicy::from_word(word).ok_or_else(|| {
-        DomainError::invalid(
-            "invalid_timeout_policy",
-            format!("timeout_policy must be forfeit, random_move or bot, not {word:?}"),
-        )
-    })
 }
 
 pub fn time_control(row: &GameRow) -> Option<TimeControl> {
@@ -222,13 +212,13 @@ impl Domain {
         let now = self.clock.now();
         if until <= from {
             return Err(DomainError::invalid(
-                "invalid_vacation",
+                ProblemCode::InvalidVacation,
                 "until must be after from",
             ));
         }
         if from < now - Duration::minutes(5) {
             return Err(DomainError::invalid(
-                "invalid_vacation",
+                ProblemCode::InvalidVacation,
                 "a vacation cannot start in the past",
             ));
         }
@@ -248,7 +238,7 @@ impl Domain {
                 .get_result(conn)?;
             if overlapping > 0 {
                 return Err(DomainError::conflict(
-                    "vacation_overlap",
+                    ProblemCode::VacationOverlap,
                     "this vacation overlaps one already registered",
                 ));
             }
@@ -256,7 +246,7 @@ impl Domain {
                 chrono::NaiveDate::from_ymd_opt(y, 1, 1)
                     .and_then(|d| d.and_hms_opt(0, 0, 0))
                     .map(|d| d.and_utc())
-                    .ok_or_else(|| DomainError::invalid("invalid_vacation", "dates out of range"))
+                    .ok_or_else(|| DomainError::invalid(ProblemCode::InvalidVacation, "dates out of range"))
             };
             use chrono::Datelike;
             let mut left_days = allowance_days;
@@ -267,7 +257,7 @@ impl Domain {
                 let allowance = allowance_days * DAY_MS;
                 if taken + new > allowance {
                     return Err(DomainError::Invalid {
-                        code: "vacation_allowance_exceeded",
+                        code: ProblemCode::VacationAllowanceExceeded,
                         message: format!(
                             "the yearly allowance is {allowance_days} days; {:.1} days are left in {y}",
                             (allowance - taken).max(0) as f64 / DAY_MS as f64

@@ -4,7 +4,7 @@
 //! (the date is recorded in the transaction that queues the digest, under the account row
 //! lock, and the outbox dedupe key names it too).
 
-use crate::store::kinds::AccountId;
+use crate::store::kinds::{AccountId, GameStatus};
 use std::fmt::Write as _;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -77,7 +77,7 @@ impl Domain {
         let mine: Vec<(GameRow, i32)> = game_seats::table
             .inner_join(games::table)
             .filter(game_seats::account_id.eq(account))
-            .filter(games::status.eq("active"))
+            .filter(games::status.eq(GameStatus::Active))
             .order(games::id.asc())
             .select((GameRow::as_select(), game_seats::seat))
             .load(conn)?;

@@ -4,8 +4,9 @@
 //! in memory first, and only a batch that fully succeeds is written. Every processed
 //! message is answered by email. Nothing here knows any particular game.
 
+use crate::domain::ProblemCode;
 use crate::store::kinds::GameId;
-use crate::store::kinds::GameStatus;
+use crate::store::kinds::{GameStatus, InboundOutcome, ReplyCode};
 use std::fmt::Write as _;
 
 use diesel::prelude::*;
@@ -14,8 +15,9 @@ use serde_json::Value;
 use super::games::rule_error;
 use super::locked::{LockedGame, lock_game};
 use super::mail_events::enqueue;
-use super::shapes::InboundResponse;
+use super::shapes::{InboundCode, InboundResponse};
 use super::steps::Step;
+use super::takeback::TakebackStep;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{GameInfo, LoadedGame, Seat, Viewer};
 use crate::notify::choices::Pick;
@@ -48,7 +50,7 @@ enum Request {
     },
 }
 
-fn parse_request(lines: &[String]) -> Result<Request, (&'static str, String)> {
+fn parse_request(lines: &[String]) -> Result<Request, (ReplyCode, String)> {
     let mut preview = false;
     let mut actions = Vec::new();
     let mut keywords = Vec::new();
@@ -70,7 +72,7 @@ fn parse_request(lines: &[String]) -> Result<Request, (&'static str, String)> {
     }
     match (keywords.len(), actions.is_empty()) {
         (0, true) => Err((
-            "empty_reply",
+            ReplyCode::EmptyReply,
             "the reply contains no command: write the number of a choice above the quoted email"
                 .into(),
         )),
@@ -80,7 +82,7 @@ fn parse_request(lines: &[String]) -> Result<Request, (&'static str, String)> {
         }),
         (1, true) if !preview => Ok(keywords.remove(0)),
         _ => Err((
-            "mixed_commands",
+            ReplyCode::MixedCommands,
             "`help`, `status`, `resign`, `rematch`, `takeback`, `accept`, `decline`, `stop`, `mute` and `unmute` must be the only line of a reply"
                 .into(),
         )),
@@ -97,32 +99,36 @@ fn normalize(s: &str) -> String {
 /// One command line to an action: the number of a listed choice, a move in the game's
 /// notation (which may span lines, see [`notation_blocks`]), the choice's text (optionally
 /// as copied, "3. text"), or an action as JSON.
-fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> DomainResult<Value> {
+fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> Result<Value, Refusal> {
     let legal = state.legal_actions(seat);
     if legal.is_empty() {
         return Err(DomainError::conflict(
-            "not_your_turn",
+            ProblemCode::NotYourTurn,
             "you have nothing to play at this point",
-        ));
+        )
+        .into());
     }
     let trimmed = line.trim().trim_end_matches('.');
     match crate::notify::choices::pick(state, seat, trimmed) {
         Some(Ok(Pick::Action(a))) => return Ok(a),
         Some(Ok(Pick::Ambiguous(ways))) => {
-            return Err(DomainError::invalid(
-                "choose_a_way",
+            return Err(Refusal::new(
+                ReplyCode::ChooseAWay,
                 ways.trim_end().to_string(),
             ));
         }
-        Some(Err(why)) => return Err(DomainError::invalid("no_such_choice", why)),
+        Some(Err(why)) => return Err(Refusal::new(ReplyCode::NoSuchChoice, why)),
         None => {}
     }
     if let Some(read) = state.parse_notation(seat, line) {
-        return read.map_err(|why| DomainError::invalid("malformed_action", why));
+        return read.map_err(|why| Refusal::new(ProblemCode::MalformedAction, why));
     }
     if line.trim_start().starts_with('{') {
         return serde_json::from_str(line).map_err(|e| {
-            DomainError::invalid("malformed_action", format!("not a valid JSON action: {e}"))
+            Refusal::new(
+                ProblemCode::MalformedAction,
+                format!("not a valid JSON action: {e}"),
+            )
         });
     }
     // "3. trail 7H" as copied from the list: the text decides.
@@ -140,8 +146,8 @@ fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> DomainResult<Value
         })
         .cloned()
         .ok_or_else(|| {
-            DomainError::invalid(
-                "unknown_command",
+            Refusal::new(
+                ReplyCode::UnknownCommand,
                 format!("{line:?} is neither the number nor the text of one of your choices"),
             )
         })
@@ -166,10 +172,33 @@ fn notation_blocks(state: &dyn LoadedGame, seat: Seat, lines: Vec<String>) -> Ve
     out
 }
 
+/// Why a line of a reply was refused: its code, and what the player is told.
+#[derive(Debug)]
+struct Refusal {
+    code: InboundCode,
+    detail: String,
+}
+
+impl Refusal {
+    fn new(code: impl Into<InboundCode>, detail: impl Into<String>) -> Refusal {
+        Refusal {
+            code: code.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
+/// A domain error refuses the line with its own code and message, as the API would.
+impl From<DomainError> for Refusal {
+    fn from(e: DomainError) -> Refusal {
+        Refusal::new(e.code(), e.to_string())
+    }
+}
+
 /// What the processing decided, before it becomes an answer email and a response.
 struct Decision {
-    outcome: &'static str,
-    code: Option<&'static str>,
+    outcome: InboundOutcome,
+    code: Option<InboundCode>,
     detail: String,
     applied: Vec<String>,
     mail: Option<NewOutbox>,
@@ -189,7 +218,12 @@ impl Domain {
             Err(inbound::InboundError::TooComplex(why, poison)) => {
                 return self.record_poison(poison, why);
             }
-            Err(e) => return Err(DomainError::invalid("invalid_message", e.to_string())),
+            Err(e) => {
+                return Err(DomainError::invalid(
+                    ProblemCode::InvalidMessage,
+                    e.to_string(),
+                ));
+            }
         };
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {
@@ -203,7 +237,7 @@ impl Domain {
                 .execute(conn)?;
             let d = if fresh == 0 {
                 Decision {
-                    outcome: "duplicate",
+                    outcome: InboundOutcome::Duplicate,
                     code: None,
                     detail: "this message was processed before; nothing was done".into(),
                     applied: Vec::new(),
@@ -215,11 +249,13 @@ impl Domain {
                 let marked = self.mark_bouncing(conn, dsn)?;
                 Decision {
                     outcome: if marked.is_empty() {
-                        "ignored"
+                        InboundOutcome::Ignored
                     } else {
-                        "bounce"
+                        InboundOutcome::Bounce
                     },
-                    code: marked.is_empty().then_some("unknown_bounce"),
+                    code: marked
+                        .is_empty()
+                        .then_some(InboundCode::Reply(ReplyCode::UnknownBounce)),
                     detail: if marked.is_empty() {
                         "a delivery-status report about no email of ours to an account's address; \
                          nothing was changed"
@@ -238,7 +274,7 @@ impl Domain {
                 }
             } else if mail.automatic {
                 Decision {
-                    outcome: "ignored",
+                    outcome: InboundOutcome::Ignored,
                     code: None,
                     detail:
                         "automatic mail (Auto-Submitted, Precedence or a bounce) is not answered"
@@ -254,7 +290,7 @@ impl Domain {
             if fresh != 0 {
                 diesel::update(inbound_messages::table.find(&mail.message_id))
                     .set((
-                        inbound_messages::outcome.eq(d.outcome),
+                        inbound_messages::outcome.eq(d.outcome.as_str()),
                         inbound_messages::game_id.eq(d.game_id),
                     ))
                     .execute(conn)?;
@@ -264,8 +300,8 @@ impl Domain {
                 enqueue(conn, vec![m])?;
             }
             Ok(InboundResponse {
-                outcome: d.outcome.to_string(),
-                code: d.code.map(str::to_string),
+                outcome: d.outcome,
+                code: d.code,
                 detail: d.detail,
                 message_id: mail.message_id.clone(),
                 game_id: d.game_id,
@@ -284,13 +320,17 @@ impl Domain {
             .values((
                 inbound_messages::message_id.eq(&poison.message_id),
                 inbound_messages::from_address.eq(&poison.from),
-                inbound_messages::outcome.eq("ignored"),
+                inbound_messages::outcome.eq(InboundOutcome::Ignored.as_str()),
             ))
             .on_conflict_do_nothing()
             .execute(&mut conn)?;
         Ok(InboundResponse {
-            outcome: if fresh == 0 { "duplicate" } else { "ignored" }.to_string(),
-            code: Some("message_too_complex".into()),
+            outcome: if fresh == 0 {
+                InboundOutcome::Duplicate
+            } else {
+                InboundOutcome::Ignored
+            },
+            code: Some(InboundCode::Reply(ReplyCode::MessageTooComplex)),
             detail: format!("the message was not read: {why}"),
             message_id: poison.message_id,
             game_id: None,
@@ -312,9 +352,9 @@ impl Domain {
 
     fn decide(&self, conn: &mut PgConnection, mail: &InboundMail) -> DomainResult<Decision> {
         let known_sender = Self::is_account_address(conn, &mail.from)?;
-        let refuse_unknown = |code: &'static str, detail: String| Decision {
-            outcome: "refused",
-            code: Some(code),
+        let refuse_unknown = |code: ReplyCode, detail: String| Decision {
+            outcome: InboundOutcome::Refused,
+            code: Some(InboundCode::Reply(code)),
             mail: known_sender.then(|| {
                 compose::answer(
                     self.site(),
@@ -341,7 +381,7 @@ impl Domain {
             Ok(t) => t,
             Err(TokenError::Missing) => {
                 return Ok(refuse_unknown(
-                    "no_reply_token",
+                    ReplyCode::NoReplyToken,
                     "it was not sent to a game's reply address. Reply to the turn email itself, so the \
                      reply goes to its Reply-To address."
                         .into(),
@@ -349,7 +389,7 @@ impl Domain {
             }
             Err(TokenError::Invalid) => {
                 return Ok(refuse_unknown(
-                    "invalid_reply_token",
+                    ReplyCode::InvalidReplyToken,
                     "its reply address has been altered or does not belong to this server.".into(),
                 ));
             }
@@ -358,7 +398,7 @@ impl Domain {
             Ok(g) => g,
             Err(DomainError::NotFound { .. }) => {
                 return Ok(refuse_unknown(
-                    "invalid_reply_token",
+                    ReplyCode::InvalidReplyToken,
                     "the game of its reply address no longer exists.".into(),
                 ));
             }
@@ -368,7 +408,7 @@ impl Domain {
         let info = engine.info();
         let Some(player) = seats.iter().find(|s| s.seat == token.seat).cloned() else {
             return Ok(refuse_unknown(
-                "invalid_reply_token",
+                ReplyCode::InvalidReplyToken,
                 "its seat no longer exists.".into(),
             ));
         };
@@ -384,8 +424,8 @@ impl Domain {
                 .iter()
                 .any(|s| s.email.trim().eq_ignore_ascii_case(mail.from.trim()));
             return Ok(Decision {
-                outcome: "refused",
-                code: Some("wrong_sender"),
+                outcome: InboundOutcome::Refused,
+                code: Some(InboundCode::Reply(ReplyCode::WrongSender)),
                 mail: sender_plays_here.then(|| {
                     compose::answer(
                         self.site(),
@@ -425,7 +465,11 @@ impl Domain {
             _ => {}
         }
         let Some(state) = self.load(&row)? else {
-            return Ok(ctx.refused("game_not_active", "the game has not started".into(), None));
+            return Ok(ctx.refused(
+                ProblemCode::GameNotActive,
+                "the game has not started".into(),
+                None,
+            ));
         };
         if row.status == GameStatus::Finished {
             let summary = row
@@ -435,7 +479,7 @@ impl Domain {
                 .unwrap_or("the game is over")
                 .to_string();
             return Ok(ctx.refused(
-                "game_not_active",
+                ProblemCode::GameNotActive,
                 format!("the game is over: {summary}"),
                 None,
             ));
@@ -457,7 +501,7 @@ impl Domain {
                 );
                 compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
                 Ok(ctx.answer(
-                    "help",
+                    InboundOutcome::Help,
                     None,
                     "help".into(),
                     body,
@@ -468,7 +512,7 @@ impl Domain {
             Request::Stop => ctx.mail_setting(conn, None),
             Request::Mute(on) => ctx.mail_setting(conn, Some(on)),
             Request::Rematch => Ok(ctx.refused(
-                "game_not_finished",
+                ProblemCode::GameNotFinished,
                 "a rematch can be asked for once the game is over".into(),
                 Some(state.as_ref()),
             )),
@@ -476,7 +520,7 @@ impl Domain {
                 let mut body = String::new();
                 compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
                 Ok(ctx.answer(
-                    "status",
+                    InboundOutcome::Status,
                     None,
                     "the current position".into(),
                     body,
@@ -496,7 +540,13 @@ impl Domain {
                     }
                     _ => self
                         .ask_takeback_locked(conn, &game, player.seat)
-                        .map(|now| if now { "taken_back" } else { "asked" }),
+                        .map(|now| {
+                            if now {
+                                TakebackStep::TakenBack
+                            } else {
+                                TakebackStep::Asked
+                            }
+                        }),
                 };
                 let outcome = match done {
                     Ok(outcome) => outcome,
@@ -504,15 +554,19 @@ impl Domain {
                         e @ (DomainError::Conflict { .. }
                         | DomainError::Forbidden { .. }
                         | DomainError::Invalid { .. }),
-                    ) => return Ok(ctx.refused(e.code(), e.to_string(), Some(state.as_ref()))),
+                    ) => {
+                        return Ok(ctx.refused(e.code(), e.to_string(), Some(state.as_ref())));
+                    }
                     Err(e) => return Err(e),
                 };
                 let detail = match outcome {
-                    "taken_back" => "the move is taken back",
-                    "asked" => "the other players are asked to agree to your takeback",
-                    "accepted" => "you accepted the takeback; the others have yet to answer",
-                    "declined" => "you declined the takeback; the game goes on",
-                    _ => "you withdrew your takeback request",
+                    TakebackStep::TakenBack => "the move is taken back",
+                    TakebackStep::Asked => "the other players are asked to agree to your takeback",
+                    TakebackStep::Accepted => {
+                        "you accepted the takeback; the others have yet to answer"
+                    }
+                    TakebackStep::Declined => "you declined the takeback; the game goes on",
+                    TakebackStep::Withdrawn => "you withdrew your takeback request",
                 };
                 let row = lock_game(conn, row.id)?;
                 let state = self.load(&row)?.ok_or_else(|| {
@@ -522,7 +576,7 @@ impl Domain {
                 let mut body = format!("{detail}.\n\n");
                 compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
                 Ok(ctx.answer(
-                    "takeback",
+                    InboundOutcome::Takeback,
                     None,
                     detail.to_string(),
                     body,
@@ -547,8 +601,8 @@ impl Domain {
                 let mut body = format!("{detail}. Here is the position now.\n\n");
                 compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
                 Ok(ctx.answer(
-                    "stale",
-                    Some("stale_token"),
+                    InboundOutcome::Stale,
+                    Some(ReplyCode::StaleToken.into()),
                     detail,
                     body,
                     state.as_ref(),
@@ -568,7 +622,14 @@ impl Domain {
                 let row = lock_game(conn, row.id)?;
                 let ctx = Ctx { row: &row, ..ctx };
                 let body = format!("{detail}.\n");
-                Ok(ctx.answer("resigned", None, detail, body, state.as_ref(), Vec::new()))
+                Ok(ctx.answer(
+                    InboundOutcome::Resigned,
+                    None,
+                    detail,
+                    body,
+                    state.as_ref(),
+                    Vec::new(),
+                ))
             }
             Request::Play { lines, preview } => {
                 let seat = player.seat as usize;
@@ -584,8 +645,11 @@ impl Domain {
                 };
                 let mut steps = Vec::new();
                 for (i, line) in lines.iter().enumerate() {
-                    let applied = resolve(current.as_ref(), seat, line)
-                        .and_then(|a| current.apply(seat, &a).map_err(rule_error));
+                    let applied = resolve(current.as_ref(), seat, line).and_then(|a| {
+                        current
+                            .apply(seat, &a)
+                            .map_err(|e| Refusal::from(rule_error(e)))
+                    });
                     match applied {
                         Ok(applied) => {
                             let (step, next) = Step::from_applied(player.seat, applied);
@@ -594,9 +658,10 @@ impl Domain {
                         }
                         Err(e) => {
                             let detail = format!(
-                                "line {} ({line:?}) was refused: {e} [{}]; nothing was played{}",
+                                "line {} ({line:?}) was refused: {} [{}]; nothing was played{}",
                                 i + 1,
-                                e.code(),
+                                e.detail,
+                                e.code,
                                 if i > 0 {
                                     ", not even the lines before it"
                                 } else {
@@ -606,7 +671,7 @@ impl Domain {
                             let state = self
                                 .load(&row)?
                                 .ok_or_else(|| anyhow::anyhow!("snapshot vanished"))?;
-                            return Ok(ctx.refused(e.code(), detail, Some(state.as_ref())));
+                            return Ok(ctx.refused(e.code, detail, Some(state.as_ref())));
                         }
                     }
                 }
@@ -628,7 +693,7 @@ impl Domain {
                         .load(&row)?
                         .ok_or_else(|| anyhow::anyhow!("snapshot vanished"))?;
                     return Ok(ctx.answer(
-                        "previewed",
+                        InboundOutcome::Previewed,
                         None,
                         "preview; nothing was played".into(),
                         body,
@@ -661,7 +726,7 @@ impl Domain {
                     compose::position_and_choices(&mut body, state.as_ref(), seat);
                 }
                 Ok(ctx.answer(
-                    "applied",
+                    InboundOutcome::Applied,
                     None,
                     format!("played {} action(s)", texts.len()),
                     body,
@@ -700,7 +765,7 @@ impl Ctx<'_> {
             self.domain.public_url.trim_end_matches('/'),
         );
         Ok(Decision {
-            outcome: "rematch",
+            outcome: InboundOutcome::Rematch,
             code: None,
             mail: Some(compose::answer(
                 self.domain.site(),
@@ -737,7 +802,7 @@ impl Ctx<'_> {
                     ))
                     .execute(conn)?;
                 (
-                    "stopped",
+                    InboundOutcome::Stopped,
                     "game emails are off for your account".to_string(),
                     "You will get no more game emails: no turn emails, reminders or digests. \
                      Answers to your own replies still come.\n\nTo turn game emails back on, set \
@@ -757,7 +822,7 @@ impl Ctx<'_> {
                 .execute(conn)?;
                 if on {
                     (
-                        "muted",
+                        InboundOutcome::Muted,
                         format!("{game} is muted"),
                         format!(
                             "You will get no more email about {game}; the game goes on as before. \
@@ -766,7 +831,7 @@ impl Ctx<'_> {
                     )
                 } else {
                     (
-                        "unmuted",
+                        InboundOutcome::Unmuted,
                         format!("{game} is no longer muted"),
                         format!("You will get email about {game} again.\n"),
                     )
@@ -809,8 +874,8 @@ impl Ctx<'_> {
     /// An answer to the player; its Reply-To carries a fresh token when they can act.
     fn answer(
         &self,
-        outcome: &'static str,
-        code: Option<&'static str>,
+        outcome: InboundOutcome,
+        code: Option<InboundCode>,
         detail: String,
         body: String,
         state: &dyn LoadedGame,
@@ -826,10 +891,10 @@ impl Ctx<'_> {
             })
         });
         let what = match outcome {
-            "applied" | "resigned" => "move played",
-            "previewed" => "preview",
-            "status" | "help" => "status",
-            "takeback" => "takeback",
+            InboundOutcome::Applied | InboundOutcome::Resigned => "move played",
+            InboundOutcome::Previewed => "preview",
+            InboundOutcome::Status | InboundOutcome::Help => "status",
+            InboundOutcome::Takeback => "takeback",
             _ => "reply refused",
         };
         let body = format!(
@@ -863,21 +928,29 @@ impl Ctx<'_> {
 
     fn refused(
         &self,
-        code: &'static str,
+        code: impl Into<InboundCode>,
         detail: String,
         state: Option<&dyn LoadedGame>,
     ) -> Decision {
+        let code = code.into();
         let mut body = format!("Your reply was refused: {detail}.\n\n");
         match state {
             Some(st) => {
                 if self.row.status == GameStatus::Active {
                     compose::position_and_choices(&mut body, st, self.player.seat as usize);
                 }
-                self.answer("refused", Some(code), detail, body, st, Vec::new())
+                self.answer(
+                    InboundOutcome::Refused,
+                    Some(code),
+                    detail,
+                    body,
+                    st,
+                    Vec::new(),
+                )
             }
             None => {
                 let mut d = Decision {
-                    outcome: "refused",
+                    outcome: InboundOutcome::Refused,
                     code: Some(code),
                     detail: detail.clone(),
                     applied: Vec::new(),
@@ -907,6 +980,7 @@ impl Ctx<'_> {
 #[cfg(test)]
 mod tests {
     use super::{Request, parse_request};
+    use crate::store::kinds::ReplyCode;
 
     fn lines(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
@@ -932,10 +1006,13 @@ mod tests {
                 preview: true
             })
         );
-        assert_eq!(parse_request(&[]).map_err(|e| e.0), Err("empty_reply"));
+        assert_eq!(
+            parse_request(&[]).map_err(|e| e.0),
+            Err(ReplyCode::EmptyReply)
+        );
         assert_eq!(
             parse_request(&lines(&["resign", "2"])).map_err(|e| e.0),
-            Err("mixed_commands")
+            Err(ReplyCode::MixedCommands)
         );
     }
 }

@@ -3,40 +3,42 @@
 
 use serde_json::Value;
 
+use super::ProblemCode;
+
 #[derive(Debug, thiserror::Error)]
 pub enum DomainError {
     /// The request is well-formed JSON but its content is unacceptable (422).
     #[error("{message}")]
     Invalid {
-        code: &'static str,
+        code: ProblemCode,
         message: String,
         /// Extra members for the problem document (e.g. the rule code of an illegal action).
         extra: Option<Value>,
     },
     /// Credentials missing or wrong (401).
     #[error("{message}")]
-    Unauthorized { code: &'static str, message: String },
+    Unauthorized { code: ProblemCode, message: String },
     /// Authenticated, but not allowed (403).
     #[error("{message}")]
-    Forbidden { code: &'static str, message: String },
+    Forbidden { code: ProblemCode, message: String },
     #[error("{what} not found")]
-    NotFound { code: &'static str, what: String },
+    NotFound { code: ProblemCode, what: String },
     /// The request conflicts with the current state (409).
     #[error("{message}")]
     Conflict {
-        code: &'static str,
+        code: ProblemCode,
         message: String,
         extra: Option<Value>,
     },
     /// The thing existed but is used up or expired for good (410): a used invitation.
     #[error("{message}")]
-    Gone { code: &'static str, message: String },
+    Gone { code: ProblemCode, message: String },
     #[error("too many attempts; retry after {retry_after_secs} s")]
     TooManyRequests { retry_after_secs: u64 },
     /// A limit on how often something may be done (429, with `Retry-After`).
     #[error("{message}")]
     Limited {
-        code: &'static str,
+        code: ProblemCode,
         message: String,
         retry_after_secs: u64,
     },
@@ -52,7 +54,7 @@ pub enum DomainError {
 }
 
 impl DomainError {
-    pub fn invalid(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn invalid(code: ProblemCode, message: impl Into<String>) -> Self {
         DomainError::Invalid {
             code,
             message: message.into(),
@@ -60,7 +62,7 @@ impl DomainError {
         }
     }
 
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn conflict(code: ProblemCode, message: impl Into<String>) -> Self {
         DomainError::Conflict {
             code,
             message: message.into(),
@@ -68,7 +70,7 @@ impl DomainError {
         }
     }
 
-    pub fn forbidden(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn forbidden(code: ProblemCode, message: impl Into<String>) -> Self {
         DomainError::Forbidden {
             code,
             message: message.into(),
@@ -76,7 +78,7 @@ impl DomainError {
     }
 
     /// The stable code (as in the problem document).
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ProblemCode {
         match self {
             DomainError::Invalid { code, .. }
             | DomainError::Unauthorized { code, .. }
@@ -84,11 +86,11 @@ impl DomainError {
             | DomainError::NotFound { code, .. }
             | DomainError::Gone { code, .. }
             | DomainError::Conflict { code, .. }
-            | DomainError::Limited { code, .. } => code,
-            DomainError::TooManyRequests { .. } => "too_many_attempts",
-            DomainError::Busy { .. } => "busy",
-            DomainError::Unavailable(_) => "unavailable",
-            DomainError::Internal(_) => "internal",
+            | DomainError::Limited { code, .. } => *code,
+            DomainError::TooManyRequests { .. } => ProblemCode::TooManyAttempts,
+            DomainError::Busy { .. } => ProblemCode::Busy,
+            DomainError::Unavailable(_) => ProblemCode::Unavailable,
+            DomainError::Internal(_) => ProblemCode::Internal,
         }
     }
 
@@ -96,7 +98,7 @@ impl DomainError {
     /// nothing was written, and the same request may succeed if sent again.
     pub fn concurrent_update() -> Self {
         DomainError::conflict(
-            "concurrent_update",
+            ProblemCode::ConcurrentUpdate,
             "another request changed this resource at the same time; retry",
         )
     }
@@ -106,7 +108,7 @@ impl DomainError {
         matches!(
             self,
             DomainError::Conflict {
-                code: "concurrent_update",
+                code: ProblemCode::ConcurrentUpdate,
                 ..
             }
         )
@@ -114,7 +116,7 @@ impl DomainError {
 
     pub fn not_found(what: impl Into<String>) -> Self {
         DomainError::NotFound {
-            code: "not_found",
+            code: ProblemCode::NotFound,
             what: what.into(),
         }
     }
@@ -123,7 +125,7 @@ impl DomainError {
     /// the two answers are the same, so that ids of private games cannot be probed.
     pub fn game_not_found(id: crate::store::kinds::GameId) -> Self {
         DomainError::NotFound {
-            code: "game_not_found",
+            code: ProblemCode::GameNotFound,
             what: format!("game {id}"),
         }
     }
@@ -154,7 +156,7 @@ impl From<diesel::result::Error> for DomainError {
                 if info.message().contains("lock timeout") =>
             {
                 DomainError::conflict(
-                    "resource_busy",
+                    ProblemCode::ResourceBusy,
                     "another request has been changing the same game for a while; retry in a moment",
                 )
             }

@@ -1,8 +1,9 @@
 //! Games: create, join, leave, list, read, act, log, history. Every change is one
 //! transaction that locks the game row, so concurrent requests serialise per game.
 
-use crate::store::kinds::GameStatus;
+use crate::domain::ProblemCode;
 use crate::store::kinds::{AccountId, GameId};
+use crate::store::kinds::{GameStatus, TimeoutPolicy};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
@@ -94,7 +95,7 @@ impl Domain {
             .cloned()
             .ok_or_else(|| {
                 DomainError::conflict(
-                    "rules_version_unavailable",
+                    ProblemCode::RulesVersionUnavailable,
                     format!(
                         "game {} runs {} rules version {}, which this server no longer provides",
                         row.id, row.game_type, row.rules_version
@@ -122,7 +123,7 @@ impl Domain {
     ) -> DomainResult<GameResponse> {
         let engine = self.registry.get(&req.game_type).cloned().ok_or_else(|| {
             DomainError::invalid(
-                "unknown_game_type",
+                ProblemCode::UnknownGameType,
                 format!(
                     "no game type {:?}; see GET /api/v1/game-types",
                     req.game_type
@@ -133,7 +134,7 @@ impl Domain {
         let players = usize::try_from(req.players).unwrap_or(0);
         if players < info.min_players || players > info.max_players {
             return Err(DomainError::invalid(
-                "invalid_player_count",
+                ProblemCode::InvalidPlayerCount,
                 format!(
                     "{} takes {} to {} players",
                     info.name, info.min_players, info.max_players
@@ -143,10 +144,11 @@ impl Domain {
         // A count the game cannot seat is a player-count problem whatever the game says;
         // anything else the set-up refuses is about the options.
         let setup_err = |e: crate::engine::SetupError| DomainError::Invalid {
-            code: if e.code == "invalid_player_count" {
-                "invalid_player_count"
+            // The engine's code is its own word (kept as `rule_code`); only this one is ours.
+            code: if e.code == ProblemCode::InvalidPlayerCount.as_str() {
+                ProblemCode::InvalidPlayerCount
             } else {
-                "invalid_options"
+                ProblemCode::InvalidOptions
             },
             message: e.message.clone(),
             extra: Some(json!({ "rule_code": e.code })),
@@ -155,7 +157,8 @@ impl Domain {
             .normalize_options(&Value::Object(req.options))
             .map_err(setup_err)?;
         let time_control = req.time_control.map(TimeControl::normalized).transpose()?;
-        let timeout_policy = clocks::parse_policy(req.timeout_policy.map(|p| p.as_str()))?;
+        // A game's clock runs out into a forfeit unless it says otherwise.
+        let timeout_policy = req.timeout_policy.unwrap_or(TimeoutPolicy::Forfeit);
         let time_control = time_control
             .map(|t| serde_json::to_value(t).map_err(anyhow::Error::from))
             .transpose()?;
@@ -164,7 +167,7 @@ impl Domain {
             .filter(|&b| b < players)
             .ok_or_else(|| {
                 DomainError::invalid(
-                    "invalid_bots",
+                    ProblemCode::InvalidBots,
                     format!(
                         "bots is the number of computer players: 0 to {} for {players} seats",
                         players.saturating_sub(1)
@@ -179,7 +182,7 @@ impl Domain {
         let invitees = super::invitations::parse_invitees(&req.invite, players, &creator.email)?;
         if bots + invitees.len() >= players {
             return Err(DomainError::invalid(
-                "invalid_bots",
+                ProblemCode::InvalidBots,
                 format!(
                     "{bots} computer players and {} invitees do not fit {} seats besides yours",
                     invitees.len(),
@@ -248,13 +251,13 @@ impl Domain {
             self.check_visible(conn, &row, &seats, Some(account))?;
             if row.status != GameStatus::Open {
                 return Err(DomainError::conflict(
-                    "game_not_open",
+                    ProblemCode::GameNotOpen,
                     "this game has already started",
                 ));
             }
             if seat_of(&seats, account).is_some() {
                 return Err(DomainError::conflict(
-                    "already_joined",
+                    ProblemCode::AlreadyJoined,
                     "you already have a seat in this game",
                 ));
             }
@@ -305,13 +308,13 @@ impl Domain {
             self.check_visible(conn, &row, &seats, Some(account))?;
             if row.status != GameStatus::Open {
                 return Err(DomainError::conflict(
-                    "game_not_open",
+                    ProblemCode::GameNotOpen,
                     "you can only leave a game before it starts",
                 ));
             }
             let Some(seat) = seat_of(&seats, account) else {
                 return Err(DomainError::forbidden(
-                    "not_a_player",
+                    ProblemCode::NotAPlayer,
                     "you have no seat in this game",
                 ));
             };
@@ -446,7 +449,7 @@ impl Domain {
             let (row, seats) = (&game.row, &game.seats);
             if row.status != GameStatus::Active {
                 return Err(DomainError::Conflict {
-                    code: "game_not_active",
+                    code: ProblemCode::GameNotActive,
                     message: format!("the game is {}", row.status),
                     extra: Some(json!({ "game_status": row.status })),
                 });
@@ -460,7 +463,7 @@ impl Domain {
                 && !self.seat_unchanged_since(conn, row, seat, expected, state.as_ref())?
             {
                 return Err(DomainError::Conflict {
-                    code: "stale_version",
+                    code: ProblemCode::StaleVersion,
                     message: format!(
                         "the game is at version {}, not {expected}, and your position changed since; \
                          reload it and choose again",
@@ -589,13 +592,13 @@ impl Domain {
     ) -> DomainResult<()> {
         if row.status != GameStatus::Active {
             return Err(DomainError::conflict(
-                "game_not_active",
+                ProblemCode::GameNotActive,
                 format!("the game is {}", row.status),
             ));
         }
         if row.forfeited.contains(&seat) {
             return Err(DomainError::conflict(
-                "already_forfeited",
+                ProblemCode::AlreadyForfeited,
                 "this seat has already given up",
             ));
         }
@@ -637,7 +640,7 @@ impl Domain {
             };
             diesel::update(games::table.find(row.id))
                 .set((
-                    games::status.eq("finished"),
+                    games::status.eq(GameStatus::Finished),
                     games::to_act.eq(Vec::<i32>::new()),
                     games::result.eq(Some(
                         serde_json::to_value(&outcome).map_err(anyhow::Error::from)?,
@@ -697,7 +700,7 @@ impl Domain {
             let LockedGame { row, seats } = game;
             if row.status != GameStatus::Active {
                 return Err(DomainError::conflict(
-                    "game_not_active",
+                    ProblemCode::GameNotActive,
                     format!("the game is {}", row.status),
                 ));
             }
@@ -711,7 +714,7 @@ impl Domain {
                 .collect();
             if row.to_act.contains(&seat) || waiting.is_empty() {
                 return Err(DomainError::conflict(
-                    "your_move",
+                    ProblemCode::YourMove,
                     "the game is waiting for you, not for someone else",
                 ));
             }
@@ -719,7 +722,7 @@ impl Domain {
                 let next = last + chrono::Duration::hours(24);
                 if now < next {
                     return Err(DomainError::Conflict {
-                        code: "nudge_too_soon",
+                        code: ProblemCode::NudgeTooSoon,
                         message: format!(
                             "this game was nudged less than 24 hours ago; next nudge after {next}"
                         ),
@@ -751,10 +754,10 @@ impl Domain {
             // list (a lobby game is never `active` nor awaiting anyone's move).
             (true, s) => {
                 query = query
-                    .filter(games::status.eq("open"))
+                    .filter(games::status.eq(GameStatus::Open))
                     .filter(super::invitations::in_lobby());
                 count = count
-                    .filter(games::status.eq("open"))
+                    .filter(games::status.eq(GameStatus::Open))
                     .filter(super::invitations::in_lobby());
                 if let Some(s) = s {
                     query = query.filter(games::status.eq(s.as_str()));
@@ -884,7 +887,7 @@ impl Domain {
         self.check_visible(&mut conn, &row, &seats, account)?;
         if row.status == GameStatus::Open {
             return Err(DomainError::conflict(
-                "game_not_active",
+                ProblemCode::GameNotActive,
                 "the game has not started",
             ));
         }
@@ -928,7 +931,7 @@ impl Domain {
         let LockedGame { row, .. } = game;
         if row.status != GameStatus::Active {
             return Err(DomainError::conflict(
-                "game_not_active",
+                ProblemCode::GameNotActive,
                 format!("the game is {}", row.status),
             ));
         }
@@ -961,7 +964,7 @@ impl Domain {
         self.check_visible(&mut conn, &row, &seats, account)?;
         if row.status == GameStatus::Open {
             return Err(DomainError::conflict(
-                "game_not_active",
+                ProblemCode::GameNotActive,
                 "the game has not started: there is no board yet",
             ));
         }
@@ -1066,18 +1069,18 @@ fn redact(r: ActionRow, me: Option<i32>) -> LogEntry {
 pub(crate) fn rule_error(e: RuleError) -> DomainError {
     match e.code.as_ref() {
         RuleError::NOT_YOUR_TURN => DomainError::Conflict {
-            code: "not_your_turn",
+            code: ProblemCode::NotYourTurn,
             message: e.message,
             extra: None,
         },
         RuleError::MALFORMED => DomainError::Invalid {
-            code: "malformed_action",
+            code: ProblemCode::MalformedAction,
             message: e.message,
             extra: None,
         },
-        RuleError::GAME_OVER => DomainError::conflict("game_not_active", e.message),
+        RuleError::GAME_OVER => DomainError::conflict(ProblemCode::GameNotActive, e.message),
         _ => DomainError::Invalid {
-            code: "illegal_action",
+            code: ProblemCode::IllegalAction,
             message: e.message,
             extra: Some(json!({ "rule_code": e.code })),
         },

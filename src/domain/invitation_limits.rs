@@ -6,11 +6,12 @@
 //! withdrawn) may not invite that address again for [`QUIET_AFTER_UNANSWERED_DAYS`] days.
 //! Sends are counted in `invitation_sends`, which outlives the games.
 
+use crate::domain::ProblemCode;
 use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
 
 use super::{DomainError, DomainResult};
-use crate::store::kinds::AccountId;
+use crate::store::kinds::{AccountId, InvitationStatus};
 use crate::store::models::Account;
 use crate::store::schema::{accounts, invitation_sends, invitations};
 
@@ -30,7 +31,7 @@ pub(crate) fn check(
 ) -> DomainResult<()> {
     if require_confirmed && inviter.email_verified_at.is_none() {
         return Err(DomainError::forbidden(
-            "email_unconfirmed",
+            ProblemCode::EmailUnconfirmed,
             "confirm your own address (the link in the confirmation email) before inviting people by email",
         ));
     }
@@ -55,7 +56,7 @@ pub(crate) fn check(
         .load(conn)?;
     if mine.len() as i64 + addresses.len() as i64 > PER_INVITER_PER_DAY {
         return Err(DomainError::Limited {
-            code: "too_many_invitations",
+            code: ProblemCode::TooManyInvitations,
             message: format!(
                 "an account sends at most {PER_INVITER_PER_DAY} invitations a day; you sent {} in the last 24 hours",
                 mine.len()
@@ -72,7 +73,7 @@ pub(crate) fn check(
             .load(conn)?;
         if theirs.len() as i64 >= PER_ADDRESS_PER_DAY {
             return Err(DomainError::Limited {
-                code: "invitee_invited_enough",
+                code: ProblemCode::InviteeInvitedEnough,
                 message: format!(
                     "{address} has had {PER_ADDRESS_PER_DAY} invitations in the last 24 hours: invite them again later"
                 ),
@@ -92,7 +93,7 @@ pub(crate) fn check(
         {
             let again = sent_at + Duration::days(QUIET_AFTER_UNANSWERED_DAYS);
             return Err(DomainError::Limited {
-                code: "invitee_not_answering",
+                code: ProblemCode::InviteeNotAnswering,
                 message: format!(
                     "{address} did not answer your last invitation: you may invite them again from {}",
                     again.format("%Y-%m-%d")
@@ -131,14 +132,14 @@ fn answered_or_open(
     let Some(id) = invitation else {
         return Ok(false);
     };
-    let found: Option<(String, DateTime<Utc>)> = invitations::table
+    let found: Option<(InvitationStatus, DateTime<Utc>)> = invitations::table
         .find(id)
         .select((invitations::status, invitations::expires_at))
         .first(conn)
         .optional()?;
     Ok(match found {
-        Some((status, _)) if status == "accepted" || status == "declined" => true,
-        Some((status, expires)) => status == "pending" && expires > now,
+        Some((InvitationStatus::Accepted | InvitationStatus::Declined, _)) => true,
+        Some((status, expires)) => status == InvitationStatus::Pending && expires > now,
         None => false,
     })
 }

@@ -10,6 +10,7 @@
 //! address, the signed-in caller, or a new account made there and then (its address counts
 //! as confirmed: its owner followed the link). A token works once.
 
+use crate::domain::ProblemCode;
 use std::collections::HashSet;
 
 use chrono::{DateTime, Duration, Utc};
@@ -23,7 +24,7 @@ use super::locked::{LockedGame, seat_of};
 use super::mail_events::enqueue;
 use super::{Domain, DomainError, DomainResult};
 use crate::notify::letter::Letter;
-use crate::store::kinds::{AccountId, GameId, GameStatus};
+use crate::store::kinds::{AccountId, GameId, GameStatus, InvitationStatus};
 use crate::store::models::{
     Account, GameRow, InvitationRow, NewAccount, NewInvitation, NewOutbox, SeatInfo,
 };
@@ -31,8 +32,6 @@ use crate::store::schema::{accounts, game_seats, games, invitations};
 
 /// How long an invitation keeps its seat.
 pub const INVITATION_DAYS: i64 = 14;
-
-const PENDING: &str = "pending";
 
 /// Hex digits of a token (32 random bytes).
 const TOKEN_HEX: usize = 64;
@@ -47,7 +46,7 @@ pub(crate) fn parse_invitees(
     // Counted first, so that a list of a thousand is refused without reading it.
     if raw.len() > max {
         return Err(DomainError::invalid(
-            "too_many_invitees",
+            ProblemCode::TooManyInvitees,
             format!(
                 "a game of {players} players invites at most {max} people (the creator takes a seat)"
             ),
@@ -61,13 +60,13 @@ pub(crate) fn parse_invitees(
         let lower = email.to_lowercase();
         if lower == creator {
             return Err(DomainError::invalid(
-                "cannot_invite_yourself",
+                ProblemCode::CannotInviteYourself,
                 "your own address is in the list: you have a seat already",
             ));
         }
         if !seen.insert(lower) {
             return Err(DomainError::invalid(
-                "duplicate_invitee",
+                ProblemCode::DuplicateInvitee,
                 format!("{email} is invited twice"),
             ));
         }
@@ -82,7 +81,7 @@ fn token_hash(token: &str) -> Vec<u8> {
 
 fn invalid_link() -> DomainError {
     DomainError::forbidden(
-        "invalid_link",
+        ProblemCode::InvalidLink,
         "this invitation link is not valid: it was altered, or not made by this server",
     )
 }
@@ -98,9 +97,9 @@ fn parse_token(token: &str) -> DomainResult<Vec<u8>> {
 
 /// `410` unless `inv` can still be answered.
 fn still_open(inv: &InvitationRow, now: DateTime<Utc>) -> DomainResult<()> {
-    if inv.status != PENDING {
+    if inv.status != InvitationStatus::Pending {
         return Err(DomainError::Gone {
-            code: "invitation_closed",
+            code: ProblemCode::InvitationClosed,
             message: format!(
                 "this invitation was {} already; an invitation link works once",
                 inv.status
@@ -109,7 +108,7 @@ fn still_open(inv: &InvitationRow, now: DateTime<Utc>) -> DomainResult<()> {
     }
     if inv.expires_at <= now {
         return Err(DomainError::Gone {
-            code: "invitation_expired",
+            code: ProblemCode::InvitationExpired,
             message: format!(
                 "this invitation expired on {}; its seat is free again",
                 inv.expires_at.format("%Y-%m-%d %H:%M UTC")
@@ -152,7 +151,7 @@ pub(crate) fn pending_invitation(
         // A kept seat goes to the link, or to an account that proved the address: anyone
         // can sign up with an address they do not own (issue 28).
         .filter(accounts::email_verified_at.is_not_null())
-        .filter(invitations::status.eq(PENDING))
+        .filter(invitations::status.eq(InvitationStatus::Pending))
         .filter(invitations::expires_at.gt(Utc::now()))
         .select(InvitationRow::as_select())
         .first(conn)
@@ -163,7 +162,7 @@ pub(crate) fn pending_invitation(
 fn reserved_seats(conn: &mut PgConnection, game: GameId) -> DomainResult<i64> {
     Ok(invitations::table
         .filter(invitations::game_id.eq(game))
-        .filter(invitations::status.eq(PENDING))
+        .filter(invitations::status.eq(InvitationStatus::Pending))
         .filter(invitations::expires_at.gt(Utc::now()))
         .count()
         .get_result(conn)?)
@@ -187,7 +186,7 @@ pub(crate) fn mark_accepted(
 ) -> DomainResult<()> {
     diesel::update(invitations::table.find(inv.id))
         .set((
-            invitations::status.eq("accepted"),
+            invitations::status.eq(InvitationStatus::Accepted),
             invitations::account_id.eq(Some(account)),
             invitations::answered_at.eq(Some(Utc::now())),
         ))
@@ -246,8 +245,7 @@ pub struct InvitationResponse {
     pub id: i64,
     pub email: String,
     /// `pending`, `accepted`, `declined`, `cancelled` or `expired`.
-    #[schema(example = "pending")]
-    pub status: String,
+    pub status: InvitationStatus,
     /// The account that took the seat (accepted only).
     pub account_id: Option<AccountId>,
     pub created_at: DateTime<Utc>,
@@ -256,8 +254,8 @@ pub struct InvitationResponse {
 }
 
 fn to_response(inv: InvitationRow, now: DateTime<Utc>) -> InvitationResponse {
-    let status = if inv.status == PENDING && inv.expires_at <= now {
-        "expired".to_string()
+    let status = if inv.status == InvitationStatus::Pending && inv.expires_at <= now {
+        InvitationStatus::Expired
     } else {
         inv.status
     };
@@ -322,7 +320,7 @@ impl Domain {
         }
         if seats.len() as i64 + reserved_seats(conn, row.id)? >= i64::from(row.players) {
             return Err(DomainError::conflict(
-                "seats_reserved",
+                ProblemCode::SeatsReserved,
                 "every free seat of this game is kept for someone invited to it",
             ));
         }
@@ -475,7 +473,7 @@ impl Domain {
                     // hand them the seat. Its owner signs in and accepts.
                     Some(a) if a.email_verified_at.is_none() => {
                         return Err(DomainError::conflict(
-                            "sign_in_required",
+                            ProblemCode::SignInRequired,
                             format!(
                                 "an account with the address {} has not confirmed it yet: sign in to an account and accept again",
                                 inv.email
@@ -492,7 +490,7 @@ impl Domain {
             None => {
                 let (Some(name), Some(password)) = (req.name, req.password) else {
                     return Err(DomainError::invalid(
-                        "account_details_required",
+                        ProblemCode::AccountDetailsRequired,
                         format!(
                             "no account has the address {}: send a name and a password to make one",
                             inv.email
@@ -513,7 +511,7 @@ impl Domain {
             still_open(&inv, Utc::now())?;
             if row.status != GameStatus::Open {
                 return Err(DomainError::conflict(
-                    "game_not_open",
+                    ProblemCode::GameNotOpen,
                     "this game has already started",
                 ));
             }
@@ -534,7 +532,7 @@ impl Domain {
                         .optional()?
                         .ok_or_else(|| {
                             DomainError::conflict(
-                                "email_taken",
+                                ProblemCode::EmailTaken,
                                 "an account with this address was made a moment ago: sign in and accept again",
                             )
                         })?;
@@ -548,14 +546,14 @@ impl Domain {
             };
             if seat_of(&seats, account).is_some() {
                 return Err(DomainError::conflict(
-                    "already_joined",
+                    ProblemCode::AlreadyJoined,
                     "this account has a seat in this game already",
                 ));
             }
             let seat = seats.len() as i32;
             if seat >= row.players {
                 return Err(DomainError::conflict(
-                    "game_not_open",
+                    ProblemCode::GameNotOpen,
                     "every seat of this game is taken",
                 ));
             }
@@ -610,7 +608,7 @@ impl Domain {
             still_open(&inv, Utc::now())?;
             diesel::update(invitations::table.find(inv.id))
                 .set((
-                    invitations::status.eq("declined"),
+                    invitations::status.eq(InvitationStatus::Declined),
                     invitations::answered_at.eq(Some(Utc::now())),
                 ))
                 .execute(conn)?;
@@ -628,7 +626,7 @@ impl Domain {
         self.check_visible(conn, &game.row, &game.seats, Some(account))?;
         if game.row.created_by != account {
             return Err(DomainError::forbidden(
-                "not_game_creator",
+                ProblemCode::NotGameCreator,
                 "only the player who opened this game sees its invitations",
             ));
         }
@@ -673,13 +671,13 @@ impl Domain {
                 .first(conn)
                 .optional()?
                 .ok_or_else(|| DomainError::NotFound {
-                    code: "invitation_not_found",
+                    code: ProblemCode::InvitationNotFound,
                     what: format!("invitation {invitation} of game {id}"),
                 })?;
             still_open(&inv, Utc::now())?;
             diesel::update(invitations::table.find(inv.id))
                 .set((
-                    invitations::status.eq("cancelled"),
+                    invitations::status.eq(InvitationStatus::Cancelled),
                     invitations::answered_at.eq(Some(Utc::now())),
                 ))
                 .execute(conn)?;
@@ -705,24 +703,24 @@ mod tests {
         );
         assert_eq!(
             code(parse_invitees(&list(&["a@x.org", "b@x.org"]), 2, "c@x.org")),
-            Some("too_many_invitees")
+            Some(ProblemCode::TooManyInvitees)
         );
         assert_eq!(
             code(parse_invitees(&vec!["a@x.org".into(); 1000], 4, "c@x.org")),
-            Some("too_many_invitees")
+            Some(ProblemCode::TooManyInvitees)
         );
         assert_eq!(
             code(parse_invitees(&list(&["a@x.org", "A@X.org"]), 3, "c@x.org")),
-            Some("duplicate_invitee")
+            Some(ProblemCode::DuplicateInvitee)
         );
         assert_eq!(
             code(parse_invitees(&list(&["C@x.org"]), 3, "c@x.org")),
-            Some("cannot_invite_yourself")
+            Some(ProblemCode::CannotInviteYourself)
         );
         for bad in ["", "nobody", "a@b", "a\0@x.org", "a b@x.org"] {
             assert_eq!(
                 code(parse_invitees(&list(&[bad]), 3, "c@x.org")),
-                Some("invalid_email"),
+                Some(ProblemCode::InvalidEmail),
                 "{bad:?}"
             );
         }
@@ -738,7 +736,7 @@ mod tests {
         for bad in ["", "abc", &"zz".repeat(32), &"ab".repeat(33), "ab\0"] {
             assert_eq!(
                 parse_token(bad).err().map(|e| e.code()),
-                Some("invalid_link")
+                Some(ProblemCode::InvalidLink)
             );
         }
     }

@@ -2,6 +2,7 @@
 //! nudge, timeout and email reply. `LockedGame::lock` also takes the game row's lock for
 //! the rest of the transaction, so changes to one game serialise while other games go on.
 
+use crate::domain::ProblemCode;
 use crate::store::kinds::{AccountId, GameId};
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -104,8 +105,9 @@ impl LockedGame {
 
     /// The seat of `account`, or `403 not_a_player`.
     pub(crate) fn player_seat(&self, account: AccountId) -> DomainResult<i32> {
-        self.seat_of(account)
-            .ok_or_else(|| DomainError::forbidden("not_a_player", "you have no seat in this game"))
+        self.seat_of(account).ok_or_else(|| {
+            DomainError::forbidden(ProblemCode::NotAPlayer, "you have no seat in this game")
+        })
     }
 }
 

@@ -9,6 +9,7 @@
 //! Turn events are written under the game row lock, so two of them for one seat never race.
 
 use crate::store::kinds::GameId;
+use crate::store::kinds::WebhookEvent;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Double, Integer, Text};
 use serde_json::json;
@@ -24,7 +25,7 @@ pub use super::steps::Actors;
 /// What a change owes (see [`Domain::owed`]).
 pub(crate) struct Owed<'s> {
     /// (seat, account, event) for each webhook delivery.
-    pub webhooks: Vec<(i32, crate::store::kinds::AccountId, &'static str)>,
+    pub webhooks: Vec<(i32, crate::store::kinds::AccountId, WebhookEvent)>,
     /// The seats owed a turn email.
     pub turns: Vec<&'s SeatInfo>,
 }

@@ -8,8 +8,9 @@
 //! `mail_status`), until a later one goes out. Game email goes only to confirmed addresses (when the server requires it)
 //! and never to bouncing ones; following a confirmation link clears a bounce.
 
+use crate::domain::ProblemCode;
 use crate::store::kinds::GameStatus;
-use crate::store::kinds::{AccountId, GameId};
+use crate::store::kinds::{AccountId, EmailStatus, GameId};
 use diesel::prelude::*;
 
 use super::locked::{lock_game, seat_infos};
@@ -20,22 +21,22 @@ use crate::notify::letter::Letter;
 use crate::store::models::{Account, NewOutbox};
 use crate::store::schema::{accounts, game_seats, games, outbox};
 
-/// `unverified`, `verified`, `bouncing` or `failing`.
-pub fn email_status(a: &Account) -> &'static str {
+/// The address's state, from the account's row.
+pub fn email_status(a: &Account) -> EmailStatus {
     if a.email_bouncing_at.is_some() {
-        "bouncing"
+        EmailStatus::Bouncing
     } else if a.email_failing_at.is_some() {
-        "failing"
+        EmailStatus::Failing
     } else if a.email_verified_at.is_some() {
-        "verified"
+        EmailStatus::Verified
     } else {
-        "unverified"
+        EmailStatus::Unverified
     }
 }
 
 fn invalid_link() -> DomainError {
     DomainError::forbidden(
-        "invalid_link",
+        ProblemCode::InvalidLink,
         "this link is not valid: it was altered, or not made by this server",
     )
 }
@@ -103,7 +104,7 @@ impl Domain {
         let waiting: Vec<(GameId, i32)> = game_seats::table
             .inner_join(games::table)
             .filter(game_seats::account_id.eq(account))
-            .filter(games::status.eq("active"))
+            .filter(games::status.eq(GameStatus::Active))
             .order(games::id.asc())
             .select((games::id, game_seats::seat))
             .load(conn)?;
@@ -168,9 +169,9 @@ impl Domain {
     /// confirmed or bounces.
     pub fn resend_confirmation(&self, account: AccountId) -> DomainResult<()> {
         let a = self.account(account)?;
-        if email_status(&a) == "verified" {
+        if email_status(&a) == EmailStatus::Verified {
             return Err(DomainError::conflict(
-                "already_verified",
+                ProblemCode::AlreadyVerified,
                 "this address is confirmed already",
             ));
         }

@@ -20,6 +20,7 @@ pub mod locked;
 pub mod mail_events;
 pub mod mail_links;
 pub mod mail_status;
+pub mod problem_codes;
 pub mod rating_math;
 pub mod ratings;
 pub mod rematch;
@@ -48,6 +49,7 @@ use crate::notify::reply::ReplyAddress;
 use crate::store::{PgConn, PgPool};
 
 pub use errors::{DomainError, DomainResult};
+pub use problem_codes::ProblemCode;
 
 /// Everything the domain needs, shared by all requests.
 #[derive(Clone)]

@@ -2,6 +2,7 @@
 //! one (so another player starts) and the same options, clock and timeout policy. The new
 //! game starts at once; everyone in it already played the last one together.
 
+use crate::domain::ProblemCode;
 use diesel::prelude::*;
 
 use super::locked::LockedGame;
@@ -39,7 +40,7 @@ impl Domain {
         let LockedGame { row, seats } = game;
         if row.status != GameStatus::Finished {
             return Err(DomainError::conflict(
-                "game_not_finished",
+                ProblemCode::GameNotFinished,
                 "a rematch can be asked for once the game is over",
             ));
         }
@@ -51,7 +52,7 @@ impl Domain {
         // Today's rules: the options are checked again in case they changed since.
         let options = engine.normalize_options(&row.options).map_err(|e| {
             DomainError::conflict(
-                "rematch_options_invalid",
+                ProblemCode::RematchOptionsInvalid,
                 format!("this game's options no longer apply: {}", e.message),
             )
         })?;

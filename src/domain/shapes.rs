@@ -23,14 +23,21 @@ pub struct NewAccountRequest {
     pub password: String,
 }
 
+/// The one status of an accepted sign-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SignUpStatus {
+    /// The next step is in the email sent to the address.
+    CheckYourEmail,
+}
+
 /// The answer to a sign-up where the server requires confirmed addresses: the same for
 /// every address, whether it has an account or not. A new address gets a link that makes
 /// the account; the owner of a taken one, a notice.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SignUpAccepted {
     /// Always `check_your_email`.
-    #[schema(example = "check_your_email")]
-    pub status: String,
+    pub status: SignUpStatus,
     /// The address, as given.
     #[schema(example = "ada@example.org")]
     pub email: String,
@@ -45,8 +52,7 @@ pub struct AccountResponse {
     pub name: String,
     pub email_notifications: bool,
     /// `each_turn`, `daily_digest` or `off` (`email_notifications` is false only for `off`).
-    #[schema(example = "each_turn")]
-    pub email_mode: String,
+    pub email_mode: EmailMode,
     /// Local hour (0–23) of the daily digest.
     pub digest_hour: i16,
     /// Reminder emails at 50 % and 90 % of a clock.
@@ -63,8 +69,7 @@ pub struct AccountResponse {
     /// until it is confirmed again, see `POST /api/v1/me/verify-email`), or `failing` (our
     /// last email to it could not be handed over after every attempt, say because its mail
     /// server refused it; mail is still tried, and the state ends when one goes out).
-    #[schema(example = "verified")]
-    pub email_status: String,
+    pub email_status: EmailStatus,
     pub created_at: DateTime<Utc>,
 }
 
@@ -101,7 +106,7 @@ pub enum EmailSetting {
 }
 
 /// Turn emails for each turn, one daily digest instead, or none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EmailMode {
     EachTurn,
@@ -116,11 +121,17 @@ pub struct TokenRequest {
     pub password: String,
 }
 
+/// The kind of an access token (RFC 6750): the only one issued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub enum TokenType {
+    Bearer,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TokenResponse {
     pub access_token: String,
     /// Always "Bearer".
-    pub token_type: String,
+    pub token_type: TokenType,
     /// Seconds until the token expires.
     pub expires_in: i64,
 }
@@ -197,7 +208,38 @@ pub struct NewGameRequest {
     pub rated: Option<bool>,
 }
 
-pub use crate::store::kinds::{GameStatus, TimeoutPolicy};
+pub use crate::store::kinds::{EmailStatus, GameStatus, InboundOutcome, ReplyCode, TimeoutPolicy};
+
+/// Why an inbound email was refused or ignored: a word of email replies, or the problem
+/// code of the error that refused it (the same as the API would answer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+// Each variant is written as its word alone (both are strings).
+#[serde(untagged)]
+pub enum InboundCode {
+    Reply(ReplyCode),
+    Problem(super::ProblemCode),
+}
+
+impl From<ReplyCode> for InboundCode {
+    fn from(c: ReplyCode) -> InboundCode {
+        InboundCode::Reply(c)
+    }
+}
+
+impl From<super::ProblemCode> for InboundCode {
+    fn from(c: super::ProblemCode) -> InboundCode {
+        InboundCode::Problem(c)
+    }
+}
+
+impl std::fmt::Display for InboundCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InboundCode::Reply(c) => c.fmt(f),
+            InboundCode::Problem(c) => c.fmt(f),
+        }
+    }
+}
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SeatResponse {
@@ -231,7 +273,7 @@ pub struct GameResponse {
     pub seats: Vec<SeatResponse>,
     /// The game's clocks, or null.
     pub time_control: Option<crate::domain::clocks::TimeControl>,
-    /// `forfeit` or `random_move`.
+    /// `forfeit`, `random_move` or `bot`.
     pub timeout_policy: TimeoutPolicy,
     /// Seats that resigned or timed out (a bot plays for them when the game goes on).
     pub forfeited: Vec<i32>,
@@ -362,17 +404,16 @@ pub struct PreviewResponse {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct InboundResponse {
     /// `applied`, `previewed`, `refused`, `stale`, `status`, `help`, `resigned`,
-    /// `stopped` (game emails off), `muted`, `unmuted`, `rematch` (`game_id` is the new
+    /// `takeback` (a takeback asked for or answered), `stopped` (game emails off), `muted`, `unmuted`, `rematch` (`game_id` is the new
     /// game), `bounce` (a delivery-status report
     /// marked an address as bouncing), `duplicate` (this Message-ID was processed before)
     /// or `ignored` (automatic mail, or a report about no email of ours).
-    #[schema(example = "applied")]
-    pub outcome: String,
+    pub outcome: InboundOutcome,
     /// Why a reply was refused: a stable code such as `wrong_sender`, `no_reply_token`,
     /// `invalid_reply_token`, `stale_token`, `illegal_action`, `not_your_turn`,
     /// `unknown_command`, `no_such_choice`, `empty_reply`, `game_not_active`; for an
     /// ignored delivery-status report, `unknown_bounce`.
-    pub code: Option<String>,
+    pub code: Option<InboundCode>,
     /// The same explanation the sender gets by email.
     pub detail: String,
     pub message_id: String,
@@ -402,4 +443,29 @@ pub struct TakebackResponse {
     /// Seats whose answer is awaited (`POST /games/{id}/takeback/accept` or `/decline`).
     pub waiting_for: Vec<i32>,
     pub asked_at: DateTime<Utc>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_inbound_code_is_written_as_its_word_alone() {
+        let reply = InboundCode::from(ReplyCode::WrongSender);
+        let problem = InboundCode::from(crate::domain::ProblemCode::NotYourTurn);
+        assert_eq!(
+            serde_json::to_value(reply).ok(),
+            Some(json_word("wrong_sender"))
+        );
+        assert_eq!(
+            serde_json::to_value(problem).ok(),
+            Some(json_word("not_your_turn"))
+        );
+        assert_eq!(reply.to_string(), "wrong_sender");
+        assert_eq!(problem.to_string(), "not_your_turn");
+    }
+
+    fn json_word(w: &str) -> Value {
+        Value::String(w.to_string())
+    }
 }

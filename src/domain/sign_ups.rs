@@ -19,11 +19,12 @@
 //! links (a later sign-up past them changes nothing, and the last link stands) and one
 //! notice a day.
 
+use crate::domain::ProblemCode;
 use chrono::{Duration, Utc};
 use diesel::prelude::*;
 use sha2::{Digest, Sha256};
 
-use super::shapes::SignUpAccepted;
+use super::shapes::{SignUpAccepted, SignUpStatus};
 use super::{Domain, DomainError, DomainResult};
 use crate::notify::letter::Letter;
 use crate::store::models::{Account, NewAccount, NewOutbox};
@@ -66,7 +67,7 @@ pub(crate) struct Requested<'a> {
 
 fn invalid_link() -> DomainError {
     DomainError::forbidden(
-        "invalid_link",
+        ProblemCode::InvalidLink,
         format!(
             "this sign-up link is not valid: it was used already, it is older than \
              {LINK_DAYS} days, or it was altered"
@@ -90,7 +91,7 @@ fn parse_token(token: &str) -> DomainResult<Vec<u8>> {
 /// The same answer for every address.
 pub(crate) fn accepted(email: &str) -> SignUpAccepted {
     SignUpAccepted {
-        status: "check_your_email".into(),
+        status: SignUpStatus::CheckYourEmail,
         email: email.to_string(),
         detail: format!(
             "We sent an email to {email}: follow its link within {LINK_DAYS} days to finish \
@@ -303,7 +304,7 @@ impl Domain {
             // the address's mail, so telling them is telling the owner.
             let made = made.ok_or_else(|| {
                 DomainError::conflict(
-                    "email_taken",
+                    ProblemCode::EmailTaken,
                     "an account with this address exists already: sign in",
                 )
             })?;

@@ -78,7 +78,7 @@ impl Domain {
     pub fn sweep(&self, now: DateTime<Utc>) -> DomainResult<SweepReport> {
         let mut conn = self.conn()?;
         let ids: Vec<GameId> = games::table
-            .filter(games::status.eq("active"))
+            .filter(games::status.eq(GameStatus::Active))
             .filter(games::time_control.is_not_null())
             .order(games::id.asc())
             .select(games::id)

@@ -16,6 +16,7 @@
 //! A request is stored on the game row with the version it was asked at; any move lets it
 //! lapse.
 
+use crate::domain::ProblemCode;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -128,7 +129,7 @@ pub fn reveals(
 fn active(row: &GameRow) -> DomainResult<()> {
     if row.status != GameStatus::Active {
         return Err(DomainError::conflict(
-            "game_not_active",
+            ProblemCode::GameNotActive,
             format!("the game is {}", row.status),
         ));
     }
@@ -153,15 +154,15 @@ fn undoable(actions: &[ActionRow], seat: i32) -> DomainResult<(i64, Vec<&ActionR
     let kept = replay::effective(actions).map_err(|e| DomainError::Internal(anyhow::anyhow!(e)))?;
     let Some(last_chosen) = kept.iter().rposition(|a| !automatic(a)) else {
         return Err(DomainError::conflict(
-            "nothing_to_take_back",
+            ProblemCode::NothingToTakeBack,
             "you have made no move in this game that could be taken back",
         ));
     };
     if kept[last_chosen].seat != seat {
         let code = if kept.iter().any(|a| a.seat == seat && !automatic(a)) {
-            "takeback_too_late"
+            ProblemCode::TakebackTooLate
         } else {
-            "nothing_to_take_back"
+            ProblemCode::NothingToTakeBack
         };
         return Err(DomainError::conflict(
             code,
@@ -170,6 +171,21 @@ fn undoable(actions: &[ActionRow], seat: i32) -> DomainResult<(i64, Vec<&ActionR
         ));
     }
     Ok((kept[last_chosen].seq - 1, kept[last_chosen..].to_vec()))
+}
+
+/// What became of a takeback request after one seat's word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TakebackStep {
+    /// Asked for; the other players are to answer.
+    Asked,
+    /// Everyone agreed (or nobody else had a say): the move is taken back.
+    TakenBack,
+    /// Accepted by this seat; others still to answer.
+    Accepted,
+    /// Declined: the game goes on.
+    Declined,
+    /// Withdrawn by the seat that asked.
+    Withdrawn,
 }
 
 impl Domain {
@@ -197,13 +213,13 @@ impl Domain {
         active(row)?;
         if row.forfeited.contains(&seat) {
             return Err(DomainError::conflict(
-                "already_forfeited",
+                ProblemCode::AlreadyForfeited,
                 "this seat has given up: it cannot take a move back",
             ));
         }
         if let Some(p) = pending(row) {
             return Err(DomainError::Conflict {
-                code: "takeback_pending",
+                code: ProblemCode::TakebackPending,
                 message: "a takeback is asked for already: it must be answered first".into(),
                 extra: Some(json!({ "takeback_seat": p.seat })),
             });
@@ -223,7 +239,7 @@ impl Domain {
             row.players as usize,
         ) {
             return Err(DomainError::conflict(
-                "takeback_reveals",
+                ProblemCode::TakebackReveals,
                 "this move cannot be taken back: it showed a player something hidden before (a \
                  card, a tile, a secret choice) or a random outcome (a die, a draw)",
             ));
@@ -291,19 +307,19 @@ impl Domain {
     }
 
     /// [`Domain::answer_takeback`] in the caller's transaction. Returns what became of the
-    /// request: `taken_back`, `accepted` (others still to answer), `declined` or `withdrawn`.
+    /// request.
     pub(crate) fn answer_takeback_locked(
         &self,
         conn: &mut PgConnection,
         game: &LockedGame,
         seat: i32,
         accept: bool,
-    ) -> DomainResult<&'static str> {
+    ) -> DomainResult<TakebackStep> {
         let LockedGame { row, seats } = game;
         active(row)?;
         let Some(mut request) = pending(row) else {
             return Err(DomainError::conflict(
-                "no_takeback_pending",
+                ProblemCode::NoTakebackPending,
                 "nobody is asking to take a move back in this game now (a move since lets a \
                  request lapse)",
             ));
@@ -317,18 +333,18 @@ impl Domain {
         if request.seat == seat {
             if accept {
                 return Err(DomainError::conflict(
-                    "own_takeback",
+                    ProblemCode::OwnTakeback,
                     "you asked for this takeback: the other players answer it (decline \
                      withdraws it)",
                 ));
             }
             store(conn, row.id, None)?;
-            return Ok("withdrawn");
+            return Ok(TakebackStep::Withdrawn);
         }
         let asked = must_agree(row, seats, request.seat);
         if !asked.contains(&seat) {
             return Err(DomainError::forbidden(
-                "not_asked",
+                ProblemCode::NotAsked,
                 "this seat has no say in the takeback (it has given up)",
             ));
         }
@@ -353,7 +369,7 @@ impl Domain {
                     }],
                 )?;
             }
-            return Ok("declined");
+            return Ok(TakebackStep::Declined);
         }
         if !request.accepted.contains(&seat) {
             request.accepted.push(seat);
@@ -364,10 +380,10 @@ impl Domain {
                 DomainError::Internal(anyhow::anyhow!("active game {} has no snapshot", row.id))
             })?;
             self.take_back(conn, row, seats, &request, &actions, now_state)?;
-            return Ok("taken_back");
+            return Ok(TakebackStep::TakenBack);
         }
         store(conn, row.id, Some(&request))?;
-        Ok("accepted")
+        Ok(TakebackStep::Accepted)
     }
 
     /// Writes the takeback: its log entry, then the state at `to_version` as the game's

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use diesel::prelude::*;
 
 use crate::games::Registry;
+use crate::store::kinds::GameStatus;
 use crate::store::models::{ActionRow, GameRow};
 use crate::store::schema::{game_actions, games};
 
@@ -21,7 +22,7 @@ pub struct VerifyReport {
 /// many games there are.
 pub fn verify_all(url: &str, registry: &Registry) -> anyhow::Result<VerifyReport> {
     let ids: Vec<i64> = games::table
-        .filter(games::status.ne("open"))
+        .filter(games::status.ne(GameStatus::Open))
         .order(games::id.asc())
         .select(games::id)
         .load(&mut PgConnection::establish(url)?)?;

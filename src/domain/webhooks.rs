@@ -16,6 +16,7 @@
 //! built from the row, so every retry sends the same bytes. It never holds hidden
 //! information: only which game, which seat, which version, and links.
 
+use crate::domain::ProblemCode;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamptz};
@@ -27,7 +28,7 @@ use super::steps::Actors;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::Status;
 use crate::notify::webhook::WebhookPolicy;
-use crate::store::kinds::AccountId;
+use crate::store::kinds::{AccountId, DeliveryEvent, DeliveryStatus, GameStatus, WebhookEvent};
 use crate::store::models::{GameRow, NewOutbox, OutboxRow, SeatInfo, WebhookRow};
 use crate::store::schema::{accounts, outbox, webhook_receivers, webhooks};
 
@@ -74,7 +75,7 @@ fn check_ping_limits(conn: &mut PgConnection, account: AccountId, hook: i64) -> 
     .get_result(conn)?;
     if c.hook_wait > 0 {
         return Err(DomainError::Limited {
-            code: "too_many_pings",
+            code: ProblemCode::TooManyPings,
             message: format!(
                 "this webhook was pinged less than {PING_GAP_SECS} seconds ago: \
                  see its deliveries for the answer, or ping again later"
@@ -84,7 +85,7 @@ fn check_ping_limits(conn: &mut PgConnection, account: AccountId, hook: i64) -> 
     }
     if c.hour >= PINGS_PER_HOUR {
         return Err(DomainError::Limited {
-            code: "too_many_pings",
+            code: ProblemCode::TooManyPings,
             message: format!("an account may ping its webhooks {PINGS_PER_HOUR} times an hour"),
             retry_after_secs: c.hour_wait.max(1) as u64,
         });
@@ -125,14 +126,6 @@ fn lock_account(conn: &mut PgConnection, account: AccountId) -> DomainResult<()>
 /// Deliveries listed per webhook (the newest).
 pub const DELIVERIES_LISTED: i64 = 50;
 
-pub const YOUR_TURN: &str = "your_turn";
-pub const OFFER: &str = "offer";
-pub const GAME_FINISHED: &str = "game_finished";
-/// The test delivery of `POST /me/webhooks/{id}/test`.
-pub const PING: &str = "ping";
-/// The events a webhook may take.
-pub const EVENTS: [&str; 3] = [YOUR_TURN, OFFER, GAME_FINISHED];
-
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewWebhookRequest {
@@ -141,7 +134,9 @@ pub struct NewWebhookRequest {
     #[schema(example = "https://bot.example.org/turnpost", max_length = 2048)]
     pub url: String,
     /// Which events to send: any of `your_turn`, `offer`, `game_finished` (at least one).
-    #[schema(example = json!(["your_turn", "game_finished"]))]
+    // Read as words and parsed by `parse_events`, so that a stranger is refused as
+    // `invalid_webhook_events` (not as a body of the wrong shape); documented as the enum.
+    #[schema(value_type = Vec<WebhookEvent>, example = json!(["your_turn", "game_finished"]))]
     pub events: Vec<String>,
 }
 
@@ -150,7 +145,7 @@ pub struct WebhookResponse {
     pub id: i64,
     pub url: String,
     #[schema(example = json!(["your_turn", "game_finished"]))]
-    pub events: Vec<String>,
+    pub events: Vec<WebhookEvent>,
     pub created_at: DateTime<Utc>,
     /// The signing secret (HMAC-SHA256 key, its UTF-8 bytes): only in the answer that
     /// created the webhook. Keep it; it is not shown again.
@@ -169,8 +164,7 @@ pub struct WebhookDeliveryResponse {
     /// The delivery's id, sent as `Turnpost-Delivery` (the same on every retry).
     pub id: i64,
     /// `your_turn`, `offer`, `game_finished` or `ping`.
-    #[schema(example = "your_turn")]
-    pub event: String,
+    pub event: DeliveryEvent,
     pub game_id: Option<i64>,
     pub seat: Option<i32>,
     pub version: Option<i64>,
@@ -178,8 +172,7 @@ pub struct WebhookDeliveryResponse {
     /// answered 2xx), `failed` (given up after the last attempt), or `dropped` (no longer
     /// worth sending: the seat acted, the game ended, the webhook was deleted, or it was
     /// still pending 72 hours after it was owed: `expired`).
-    #[schema(example = "delivered")]
-    pub status: String,
+    pub status: DeliveryStatus,
     /// Failed attempts so far.
     pub attempts: i32,
     /// Why the last attempt failed, or why the delivery was dropped.
@@ -217,12 +210,12 @@ pub enum WebhookDelivery {
 }
 
 fn invalid_url(why: impl Into<String>) -> DomainError {
-    DomainError::invalid("invalid_webhook_url", why)
+    DomainError::invalid(ProblemCode::InvalidWebhookUrl, why)
 }
 
 fn not_allowed(what: &str) -> DomainError {
     DomainError::invalid(
-        "webhook_address_not_allowed",
+        ProblemCode::WebhookAddressNotAllowed,
         format!(
             "{what} is a loopback, private, link-local or otherwise internal address; \
              webhooks only go to public addresses"
@@ -278,22 +271,27 @@ pub fn parse_url(raw: &str, policy: &WebhookPolicy) -> DomainResult<url::Url> {
     Ok(url)
 }
 
-/// The events asked for, each once, in the order of [`EVENTS`].
-pub fn parse_events(asked: &[String]) -> DomainResult<Vec<&'static str>> {
-    if let Some(unknown) = asked.iter().find(|e| !EVENTS.contains(&e.as_str())) {
-        let shown: String = unknown.chars().take(40).collect();
-        return Err(DomainError::invalid(
-            "invalid_webhook_events",
-            format!("unknown event {shown:?}: events are your_turn, offer and game_finished"),
-        ));
-    }
-    let events: Vec<&'static str> = EVENTS
-        .into_iter()
-        .filter(|e| asked.iter().any(|a| a == e))
+/// The events asked for, each once, in the order of [`WebhookEvent::ALL`].
+pub fn parse_events(asked: &[String]) -> DomainResult<Vec<WebhookEvent>> {
+    let parsed = asked
+        .iter()
+        .map(|e| e.parse::<WebhookEvent>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|unknown| {
+            let shown: String = unknown.word.chars().take(40).collect();
+            DomainError::invalid(
+                ProblemCode::InvalidWebhookEvents,
+                format!("unknown event {shown:?}: events are your_turn, offer and game_finished"),
+            )
+        })?;
+    let events: Vec<WebhookEvent> = WebhookEvent::ALL
+        .iter()
+        .copied()
+        .filter(|e| parsed.contains(e))
         .collect();
     if events.is_empty() {
         return Err(DomainError::invalid(
-            "invalid_webhook_events",
+            ProblemCode::InvalidWebhookEvents,
             "events lists at least one of your_turn, offer and game_finished",
         ));
     }
@@ -319,8 +317,9 @@ fn no_webhook() -> DomainError {
 struct DeliveryRow {
     #[diesel(sql_type = BigInt)]
     id: i64,
-    #[diesel(sql_type = Nullable<Text>)]
-    event: Option<String>,
+    // Written by this server only: a row without a known event is corrupt (an error).
+    #[diesel(sql_type = Text)]
+    event: DeliveryEvent,
     #[diesel(sql_type = Nullable<BigInt>)]
     game_id: Option<i64>,
     #[diesel(sql_type = Nullable<Integer>)]
@@ -348,30 +347,30 @@ struct DeliveryRow {
 impl From<DeliveryRow> for WebhookDeliveryResponse {
     fn from(r: DeliveryRow) -> Self {
         let status = if r.sent_at.is_some() {
-            "delivered"
+            DeliveryStatus::Delivered
         } else if r.failed_at.is_some() {
-            "failed"
+            DeliveryStatus::Failed
         } else if r.dropped_at.is_some() {
-            "dropped"
+            DeliveryStatus::Dropped
         } else {
-            "pending"
+            DeliveryStatus::Pending
         };
         WebhookDeliveryResponse {
             id: r.id,
-            event: r.event.unwrap_or_default(),
+            event: r.event,
             game_id: r.game_id,
             seat: r.seat,
             version: r.version,
-            status: status.to_string(),
+            status,
             attempts: r.attempts,
-            last_error: if status == "dropped" {
+            last_error: if status == DeliveryStatus::Dropped {
                 r.drop_reason
             } else {
                 r.last_error
             },
             created_at: r.created_at,
             delivered_at: r.sent_at,
-            next_attempt_at: (status == "pending").then_some(r.next_attempt_at),
+            next_attempt_at: (status == DeliveryStatus::Pending).then_some(r.next_attempt_at),
         }
     }
 }
@@ -382,7 +381,7 @@ const DELIVERY_COLUMNS: &str = "id, detail->>'event' AS event, game_id, seat, ve
 #[derive(QueryableByName)]
 struct GameNow {
     #[diesel(sql_type = Text)]
-    status: String,
+    status: GameStatus,
     #[diesel(sql_type = Text)]
     game_type: String,
     #[diesel(sql_type = diesel::sql_types::Bool)]
@@ -409,7 +408,7 @@ impl Domain {
                 .get_result(conn)?;
             if n >= MAX_WEBHOOKS {
                 return Err(DomainError::conflict(
-                    "too_many_webhooks",
+                    ProblemCode::TooManyWebhooks,
                     format!("an account has at most {MAX_WEBHOOKS} webhooks; delete one first"),
                 ));
             }
@@ -509,7 +508,7 @@ impl Domain {
                     account_id: Some(account),
                     to_address: hook.url.clone(),
                     kind: Some(WEBHOOK.to_string()),
-                    detail: Some(json!({ "webhook": hook.id, "event": PING })),
+                    detail: Some(json!({ "webhook": hook.id, "event": DeliveryEvent::Ping })),
                     ..NewOutbox::default()
                 })
                 .returning(OutboxRow::as_returning())
@@ -550,9 +549,9 @@ impl Domain {
         row: &GameRow,
         seats: &[&SeatInfo],
     ) -> DomainResult<()> {
-        let owed: Vec<(i32, AccountId, &str)> = seats
+        let owed: Vec<(i32, AccountId, WebhookEvent)> = seats
             .iter()
-            .map(|s| (s.seat, s.account_id, OFFER))
+            .map(|s| (s.seat, s.account_id, WebhookEvent::Offer))
             .collect();
         owe(conn, row, row.version, &owed)
     }
@@ -565,8 +564,12 @@ impl Domain {
         row: &OutboxRow,
     ) -> DomainResult<WebhookDelivery> {
         let detail = row.detail.clone().unwrap_or(Value::Null);
-        let (Some(hook_id), Some(event)) = (detail["webhook"].as_i64(), detail["event"].as_str())
-        else {
+        let (Some(hook_id), Some(event)) = (
+            detail["webhook"].as_i64(),
+            detail["event"]
+                .as_str()
+                .and_then(|e| e.parse::<DeliveryEvent>().ok()),
+        ) else {
             return Ok(WebhookDelivery::Drop("malformed_event"));
         };
         let hook: Option<WebhookRow> = webhooks::table
@@ -583,7 +586,7 @@ impl Domain {
             "delivery": row.id,
             "created_at": row.created_at,
         });
-        if event == PING {
+        if event == DeliveryEvent::Ping {
             body["webhook"] = json!({ "id": hook.id, "url": hook.url });
         } else {
             let (Some(game_id), Some(seat), Some(version)) = (row.game_id, row.seat, row.version)
@@ -604,8 +607,8 @@ impl Domain {
                 return Ok(WebhookDelivery::Drop("game_gone"));
             };
             // A turn or an offer already answered (or ended with the game) is not news.
-            if event != GAME_FINISHED {
-                if now.status != "active" {
+            if event != DeliveryEvent::GameFinished {
+                if now.status != GameStatus::Active {
                     return Ok(WebhookDelivery::Drop("game_over"));
                 }
                 if now.acted {
@@ -640,7 +643,7 @@ pub(crate) fn webhooks_owed(
     after: &Status,
     seats: &[SeatInfo],
     forfeited: &[i32],
-) -> Vec<(i32, AccountId, &'static str)> {
+) -> Vec<(i32, AccountId, WebhookEvent)> {
     match after {
         Status::Active { to_act } => actors
             .after
@@ -650,16 +653,16 @@ pub(crate) fn webhooks_owed(
             .filter(|p| !forfeited.contains(&p.seat))
             .map(|p| {
                 let event = if to_act.contains(&(p.seat as usize)) {
-                    YOUR_TURN
+                    WebhookEvent::YourTurn
                 } else {
-                    OFFER
+                    WebhookEvent::Offer
                 };
                 (p.seat, p.account_id, event)
             })
             .collect(),
         Status::Finished(_) => seats
             .iter()
-            .map(|p| (p.seat, p.account_id, GAME_FINISHED))
+            .map(|p| (p.seat, p.account_id, WebhookEvent::GameFinished))
             .collect(),
     }
 }
@@ -670,14 +673,14 @@ pub(crate) fn owe(
     conn: &mut PgConnection,
     row: &GameRow,
     version: i64,
-    owed: &[(i32, AccountId, &str)],
+    owed: &[(i32, AccountId, WebhookEvent)],
 ) -> DomainResult<()> {
     if owed.is_empty() {
         return Ok(());
     }
     let seat_list: Vec<i32> = owed.iter().map(|o| o.0).collect();
     let account_list: Vec<i64> = owed.iter().map(|o| o.1.0).collect();
-    let event_list: Vec<&str> = owed.iter().map(|o| o.2).collect();
+    let event_list: Vec<&str> = owed.iter().map(|o| o.2.as_str()).collect();
     diesel::select(owe_webhooks(
         row.id,
         version,
@@ -704,22 +707,31 @@ mod tests {
         let ok = parse_url("https://bot.example.org/hook?x=1", &strict()).unwrap();
         assert_eq!(ok.as_str(), "https://bot.example.org/hook?x=1");
         for (raw, code) in [
-            ("ftp://example.org/", "invalid_webhook_url"),
-            ("/relative", "invalid_webhook_url"),
-            ("https://user:pw@example.org/", "invalid_webhook_url"),
-            ("https://exa mple.org/", "invalid_webhook_url"),
-            ("https://example.org/\0", "invalid_webhook_url"),
-            ("https://example.org/\thook", "invalid_webhook_url"),
-            ("http://127.0.0.1:8080/", "webhook_address_not_allowed"),
-            ("http://2130706433/", "webhook_address_not_allowed"),
-            ("http://[::1]/", "webhook_address_not_allowed"),
+            ("ftp://example.org/", ProblemCode::InvalidWebhookUrl),
+            ("/relative", ProblemCode::InvalidWebhookUrl),
+            (
+                "https://user:pw@example.org/",
+                ProblemCode::InvalidWebhookUrl,
+            ),
+            ("https://exa mple.org/", ProblemCode::InvalidWebhookUrl),
+            ("https://example.org/\0", ProblemCode::InvalidWebhookUrl),
+            ("https://example.org/\thook", ProblemCode::InvalidWebhookUrl),
+            (
+                "http://127.0.0.1:8080/",
+                ProblemCode::WebhookAddressNotAllowed,
+            ),
+            ("http://2130706433/", ProblemCode::WebhookAddressNotAllowed),
+            ("http://[::1]/", ProblemCode::WebhookAddressNotAllowed),
             (
                 "http://169.254.169.254/latest",
-                "webhook_address_not_allowed",
+                ProblemCode::WebhookAddressNotAllowed,
             ),
-            ("http://10.0.0.8/", "webhook_address_not_allowed"),
-            ("http://LOCALHOST./", "webhook_address_not_allowed"),
-            ("http://api.localhost/", "webhook_address_not_allowed"),
+            ("http://10.0.0.8/", ProblemCode::WebhookAddressNotAllowed),
+            ("http://LOCALHOST./", ProblemCode::WebhookAddressNotAllowed),
+            (
+                "http://api.localhost/",
+                ProblemCode::WebhookAddressNotAllowed,
+            ),
         ] {
             let e = parse_url(raw, &strict()).unwrap_err();
             assert_eq!(e.code(), code, "{raw}");
@@ -727,7 +739,7 @@ mod tests {
         let long = format!("https://example.org/{}", "a".repeat(MAX_URL_CHARS));
         assert_eq!(
             parse_url(&long, &strict()).unwrap_err().code(),
-            "invalid_webhook_url"
+            ProblemCode::InvalidWebhookUrl
         );
         let open = WebhookPolicy::new(true, Duration::from_secs(1));
         assert!(parse_url("http://127.0.0.1:9/", &open).is_ok());
@@ -738,7 +750,7 @@ mod tests {
         let asked = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
             parse_events(&asked(&["game_finished", "your_turn", "your_turn"])).unwrap(),
-            vec![YOUR_TURN, GAME_FINISHED]
+            vec![WebhookEvent::YourTurn, WebhookEvent::GameFinished]
         );
         assert!(parse_events(&asked(&[])).is_err());
         assert!(parse_events(&asked(&["your_turn", "checkmate"])).is_err());

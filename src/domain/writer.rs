@@ -175,7 +175,7 @@ impl Domain {
         let owed = self.owed(actors, &after, seats, &row.forfeited);
         let hook_seats: Vec<i32> = owed.webhooks.iter().map(|o| o.0).collect();
         let hook_accounts: Vec<i64> = owed.webhooks.iter().map(|o| o.1.0).collect();
-        let hook_events: Vec<&str> = owed.webhooks.iter().map(|o| o.2).collect();
+        let hook_events: Vec<&str> = owed.webhooks.iter().map(|o| o.2.as_str()).collect();
         let turn_seats: Vec<i32> = owed.turns.iter().map(|p| p.seat).collect();
         let turn_accounts: Vec<i64> = owed.turns.iter().map(|p| p.account_id.0).collect();
         let turn_addresses: Vec<&str> = owed.turns.iter().map(|p| p.email.as_str()).collect();

@@ -4,7 +4,7 @@
 //! event out to the node's subscribers (the SSE streams of `GET /api/v1/me/events`). A move
 //! made through any node reaches a client connected to any other.
 
-use crate::store::kinds::{AccountId, GameId};
+use crate::store::kinds::{AccountId, GameId, GameStatus};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -20,7 +20,7 @@ use tokio::sync::broadcast;
 pub struct GameEvent {
     pub game: GameId,
     pub version: i64,
-    pub status: String,
+    pub status: GameStatus,
     /// The seats the game now waits for (public: anyone watching may know it).
     #[serde(default)]
     pub to_act: Vec<i32>,

@@ -1,6 +1,7 @@
-//! The closed sets of words the tables hold (a game's status, its timeout policy), as enums:
-//! a row read with anything else is an error at the edge, and code matches on variants
-//! instead of comparing strings. Stored as text (the columns have CHECK constraints).
+//! The closed sets of words the tables hold (a game's status, its timeout policy, an
+//! invitation's status, webhook events), as enums: a row read with anything else is an
+//! error at the edge, and code matches on variants instead of comparing strings. Stored as
+//! text (most columns have CHECK constraints).
 
 use std::io::Write;
 
@@ -11,6 +12,16 @@ use diesel::serialize::{self, IsNull, Output, ToSql};
 use diesel::sql_types::{BigInt, Text};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+
+/// A word outside its closed set (a corrupt or newer row, a stray value): refused where it
+/// is read, as an error the caller handles, never a panic.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {set} {word:?}")]
+pub struct UnknownWord {
+    /// The set's name, e.g. `InvitationStatus`.
+    pub set: &'static str,
+    pub word: String,
+}
 
 /// Declares a text-stored enum: its words, parsing, display, and diesel mapping.
 macro_rules! text_enum {
@@ -51,6 +62,17 @@ macro_rules! text_enum {
             }
         }
 
+        impl std::str::FromStr for $name {
+            type Err = UnknownWord;
+
+            fn from_str(word: &str) -> Result<Self, UnknownWord> {
+                $name::from_word(word).ok_or_else(|| UnknownWord {
+                    set: stringify!($name),
+                    word: word.to_string(),
+                })
+            }
+        }
+
         impl ToSql<Text, Pg> for $name {
             fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
                 out.write_all(self.as_str().as_bytes())?;
@@ -61,9 +83,7 @@ macro_rules! text_enum {
         impl FromSql<Text, Pg> for $name {
             fn from_sql(bytes: PgValue<'_>) -> deserialize::Result<Self> {
                 let word = std::str::from_utf8(bytes.as_bytes())?;
-                $name::from_word(word).ok_or_else(|| {
-                    format!(concat!("unknown ", stringify!($name), " {:?}"), word).into()
-                })
+                Ok(word.parse::<$name>()?)
             }
         }
     };
@@ -92,6 +112,140 @@ text_enum! {
     }
 }
 
+text_enum! {
+    /// Where an invitation is: `pending` until it is answered (or it lapses), then
+    /// `accepted`, `declined` or `cancelled` (by the game's creator); `expired` is shown for
+    /// a pending one past its time, and is never stored.
+    InvitationStatus {
+        Pending = "pending",
+        Accepted = "accepted",
+        Declined = "declined",
+        Cancelled = "cancelled",
+        Expired = "expired",
+    }
+}
+
+text_enum! {
+    /// An event a webhook may take.
+    WebhookEvent {
+        /// The game now waits for the seat.
+        YourTurn = "your_turn",
+        /// The seat has something to decide although the game does not wait for it.
+        Offer = "offer",
+        /// The game ended.
+        GameFinished = "game_finished",
+    }
+}
+
+text_enum! {
+    /// What a webhook delivery is about: one of the events, or the test `ping`.
+    DeliveryEvent {
+        YourTurn = "your_turn",
+        Offer = "offer",
+        GameFinished = "game_finished",
+        /// The test delivery of `POST /me/webhooks/{id}/test`.
+        Ping = "ping",
+    }
+}
+
+impl From<WebhookEvent> for DeliveryEvent {
+    fn from(e: WebhookEvent) -> DeliveryEvent {
+        match e {
+            WebhookEvent::YourTurn => DeliveryEvent::YourTurn,
+            WebhookEvent::Offer => DeliveryEvent::Offer,
+            WebhookEvent::GameFinished => DeliveryEvent::GameFinished,
+        }
+    }
+}
+
+text_enum! {
+    /// What became of an inbound email (stored with it, and answered as
+    /// `InboundResponse.outcome`).
+    InboundOutcome {
+        /// The reply's moves were played.
+        Applied = "applied",
+        /// The moves were tried on a copy (`preview`); nothing was played.
+        Previewed = "previewed",
+        /// Nothing was done; `code` says why.
+        Refused = "refused",
+        /// The reply answers an old position; the current one was sent.
+        Stale = "stale",
+        Status = "status",
+        Help = "help",
+        Resigned = "resigned",
+        /// A takeback was asked for or answered.
+        Takeback = "takeback",
+        /// Game emails were turned off for the account.
+        Stopped = "stopped",
+        Muted = "muted",
+        Unmuted = "unmuted",
+        /// A rematch was made (`game_id` is the new game).
+        Rematch = "rematch",
+        /// A delivery-status report marked an address as bouncing.
+        Bounce = "bounce",
+        /// This Message-ID was processed before.
+        Duplicate = "duplicate",
+        /// Automatic mail, or a report about no email of ours.
+        Ignored = "ignored",
+    }
+}
+
+text_enum! {
+    /// Why an inbound email was refused or ignored, where no problem code says it: the
+    /// words of email replies.
+    ReplyCode {
+        /// The reply holds no command.
+        EmptyReply = "empty_reply",
+        /// A keyword such as `help` was not the reply's only line.
+        MixedCommands = "mixed_commands",
+        /// The line fits several actions: the answer lists the ways to write each.
+        ChooseAWay = "choose_a_way",
+        /// The line names a choice that is not listed.
+        NoSuchChoice = "no_such_choice",
+        /// The line is neither the number nor the text of a choice.
+        UnknownCommand = "unknown_command",
+        /// The email was not sent to a game's reply address.
+        NoReplyToken = "no_reply_token",
+        /// The reply address was altered, or its game or seat is gone.
+        InvalidReplyToken = "invalid_reply_token",
+        /// The sender is not the seat's player.
+        WrongSender = "wrong_sender",
+        /// The reply answers an old position.
+        StaleToken = "stale_token",
+        /// A delivery-status report about no email of ours.
+        UnknownBounce = "unknown_bounce",
+        /// The message was too complex to read.
+        MessageTooComplex = "message_too_complex",
+    }
+}
+
+text_enum! {
+    /// An account's address, as `GET /api/v1/me` shows it (worked out from its row).
+    EmailStatus {
+        /// The confirmation link sent at sign-up was not followed yet.
+        Unverified = "unverified",
+        Verified = "verified",
+        /// A delivery-status report said mail to the address fails.
+        Bouncing = "bouncing",
+        /// Our last email to it was given up after every attempt.
+        Failing = "failing",
+    }
+}
+
+text_enum! {
+    /// Where a webhook delivery is (worked out from its outbox row).
+    DeliveryStatus {
+        /// Waiting for its first or next attempt.
+        Pending = "pending",
+        /// The receiver answered 2xx.
+        Delivered = "delivered",
+        /// Given up after the last attempt.
+        Failed = "failed",
+        /// No longer worth sending.
+        Dropped = "dropped",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +264,64 @@ mod tests {
         }
         assert_eq!(GameStatus::from_word("Active"), None);
         assert_eq!(TimeoutPolicy::from_word("random move"), None);
+        for w in DeliveryEvent::ALL {
+            assert_eq!(w.as_str().parse::<DeliveryEvent>(), Ok(*w));
+            assert_eq!(
+                serde_json::to_value(w).ok(),
+                Some(serde_json::json!(w.as_str()))
+            );
+        }
+        for w in WebhookEvent::ALL {
+            assert_eq!(DeliveryEvent::from(*w).as_str(), w.as_str());
+        }
+        for w in InvitationStatus::ALL {
+            assert_eq!(
+                serde_json::to_value(w).ok(),
+                Some(serde_json::json!(w.as_str()))
+            );
+        }
+    }
+
+    /// Each set's words are its serde form (the wire) and read back as themselves.
+    macro_rules! check_words {
+        ($($set:ident),+) => {$(
+            for w in $set::ALL {
+                assert_eq!(w.as_str().parse::<$set>(), Ok(*w));
+                assert_eq!(
+                    serde_json::to_value(w).ok(),
+                    Some(serde_json::json!(w.as_str())),
+                    "{w:?}"
+                );
+            }
+        )+};
+    }
+
+    #[test]
+    fn every_set_speaks_its_words() {
+        check_words!(
+            GameStatus,
+            TimeoutPolicy,
+            InvitationStatus,
+            WebhookEvent,
+            DeliveryEvent,
+            ReplyCode,
+            InboundOutcome,
+            EmailStatus,
+            DeliveryStatus
+        );
+    }
+
+    #[test]
+    fn a_bad_stored_word_is_a_typed_error() {
+        assert_eq!(
+            "withdrawn".parse::<InvitationStatus>(),
+            Err(UnknownWord {
+                set: "InvitationStatus",
+                word: "withdrawn".into()
+            })
+        );
+        assert!("ping".parse::<WebhookEvent>().is_err());
+        assert!("".parse::<GameStatus>().is_err());
     }
 }
 

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde_json::Value;
 
-use super::kinds::{AccountId, GameId, GameStatus, TimeoutPolicy};
+use super::kinds::{AccountId, GameId, GameStatus, InvitationStatus, TimeoutPolicy, WebhookEvent};
 use super::schema::{accounts, game_actions, game_seats, games, invitations, outbox};
 
 #[derive(Clone, Debug, Queryable, Selectable, Identifiable)]
@@ -223,8 +223,8 @@ pub struct InvitationRow {
     pub email: String,
     pub email_lower: String,
     pub token_hash: Vec<u8>,
-    /// `pending`, `accepted`, `declined` or `cancelled`.
-    pub status: String,
+    /// `pending`, `accepted`, `declined` or `cancelled` (never `expired`).
+    pub status: InvitationStatus,
     pub invited_by: AccountId,
     pub account_id: Option<AccountId>,
     pub created_at: DateTime<Utc>,
@@ -250,8 +250,7 @@ pub struct WebhookRow {
     pub id: i64,
     pub account_id: AccountId,
     pub url: String,
-    /// `your_turn`, `offer`, `game_finished`.
-    pub events: Vec<String>,
+    pub events: Vec<WebhookEvent>,
     /// Signs each delivery (HMAC-SHA256); shown to the owner once.
     pub secret: String,
     pub created_at: DateTime<Utc>,

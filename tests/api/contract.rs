@@ -57,10 +57,39 @@ fn every_problem_type_links_to_a_page() {
     let page = app.get(v["type"].as_str().unwrap(), None);
     assert_eq!(page.status(), 200);
     assert!(page.text().unwrap().contains("invalid_credentials"));
-    for (code, _, _) in turnpost::api::problem_types::PROBLEM_TYPES {
-        assert_eq!(app.get(&format!("/problems/{code}"), None).status(), 200);
-    }
     assert_eq!(app.get("/problems/no_such_code", None).status(), 404);
+}
+
+/// Every code of `ProblemCode` has its page, saying its status, and is on the list page.
+#[test]
+fn every_problem_code_has_a_page_with_its_status_and_is_listed() {
+    use turnpost::domain::ProblemCode;
+    let app = spawn_app();
+    let list = app.get("/problems", None);
+    assert_eq!(list.status(), 200);
+    let list = list.text().unwrap();
+    assert!(!ProblemCode::ALL.is_empty());
+    for code in ProblemCode::ALL {
+        let page = app.get(&format!("/problems/{code}"), None);
+        assert_eq!(page.status(), 200, "{code}");
+        let reason = reqwest::StatusCode::from_u16(code.status())
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or_default();
+        let html = page.text().unwrap();
+        assert!(
+            html.contains(&format!("HTTP {} {reason}", code.status())),
+            "{code}: {html}"
+        );
+        assert!(html.contains(&format!("<code>{code}</code>")), "{code}");
+        assert!(
+            list.contains(&format!("<a href=\"/problems/{code}\">")),
+            "{code} is not listed"
+        );
+        // The wire word is the serde form clients see in a problem's `code`.
+        assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));
+    }
+    assert_eq!(list.matches("<li>").count(), ProblemCode::ALL.len());
 }
 
 #[test]
