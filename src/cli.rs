@@ -213,7 +213,7 @@ fn outbox(command: OutboxCommand) -> Result<ExitCode> {
                     println!(
                         "{}\t{}\t{}\t{} attempt(s)\tgiven up {}\t{}",
                         r.id,
-                        r.kind.as_deref().unwrap_or("-"),
+                        r.kind.map_or("-", |k| k.as_str()),
                         r.to_address,
                         r.attempts,
                         r.failed_at.to_rfc3339(),

@@ -19,7 +19,7 @@ use subtle::ConstantTimeEq;
 use super::auth::bearer_token;
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
-use crate::domain::mail_status::{KINDS, failed_counts, outbox_kind};
+use crate::domain::mail_status::{failed_counts, kind_labels, outbox_kind};
 
 /// Who may read the metrics.
 pub struct MetricsAccess {
@@ -84,10 +84,10 @@ pub async fn metrics(
         "# HELP turnpost_outbox_failed Messages given up after their last attempt and not \
          requeued (turnpost outbox requeue).\n# TYPE turnpost_outbox_failed gauge\n",
     );
-    for kind in KINDS {
+    for kind in kind_labels() {
         let n: i64 = counts
             .iter()
-            .filter(|c| outbox_kind(c.kind.as_deref()) == kind)
+            .filter(|c| outbox_kind(c.kind) == kind)
             .map(|c| c.count)
             .sum();
         text.push_str(&format!("turnpost_outbox_failed{{kind=\"{kind}\"}} {n}\n"));

@@ -10,7 +10,8 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer};
 
 use super::locked::LockedGame;
-use super::mail_events::{NUDGE, OVER, REMINDER, TAKEBACK, TURN};
+use super::mail_events::{OVER, REMINDER, TAKEBACK, TURN};
+use crate::store::kinds::OutboxKind;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::Outcome;
 use crate::notify::compose::{GameMail, TurnWhy};
@@ -65,8 +66,10 @@ impl Domain {
         conn: &mut PgConnection,
         row: &OutboxRow,
     ) -> DomainResult<Delivery> {
-        let kind = row.kind.as_deref().unwrap_or("");
-        if let (TURN | REMINDER | NUDGE | OVER | TAKEBACK, Some(account)) = (kind, row.account_id) {
+        let kind = row.kind;
+        if let (Some(kind), Some(account)) = (kind, row.account_id)
+            && kind.is_game_mail()
+        {
             // The seat's player (whose address may bounce) is read with the game.
             let unsubscribe = Some(self.links.unsubscribe_url(account));
             return self.render_game_mail(conn, row, kind, unsubscribe);
@@ -83,7 +86,7 @@ impl Domain {
                 .first(conn)
                 .optional()?,
         };
-        if kind != "verify"
+        if kind != Some(OutboxKind::Verify)
             && account
                 .as_ref()
                 .is_some_and(|a| a.email_bouncing_at.is_some())
@@ -94,14 +97,14 @@ impl Domain {
         // answer to it.
         let about_the_account = matches!(
             kind,
-            "verify" | super::sign_ups::LINK_KIND | super::sign_ups::NOTICE_KIND
+            Some(OutboxKind::Verify | OutboxKind::SignUp | OutboxKind::SignUpTaken)
         );
         let unsubscribe = account
             .as_ref()
             .filter(|_| !about_the_account)
             .map(|a| self.links.unsubscribe_url(a.id));
         match kind {
-            TURN | REMINDER | NUDGE | OVER | TAKEBACK => {
+            Some(kind) if kind.is_game_mail() => {
                 self.render_game_mail(conn, row, kind, unsubscribe)
             }
             _ => Ok(Delivery::Send(Box::new(Outgoing {
@@ -123,7 +126,7 @@ impl Domain {
         &self,
         conn: &mut PgConnection,
         row: &OutboxRow,
-        kind: &str,
+        kind: OutboxKind,
         unsubscribe: Option<String>,
     ) -> DomainResult<Delivery> {
         let (Some(game_id), Some(seat)) = (row.game_id, row.seat) else {
@@ -273,7 +276,7 @@ impl Domain {
         conn: &mut PgConnection,
         mail: &GameMail,
         row: &OutboxRow,
-        kind: &str,
+        kind: OutboxKind,
     ) -> DomainResult<Drafted> {
         let (game, player) = (mail.row, mail.player);
         let seat = player.seat;

@@ -4,6 +4,7 @@
 //! (the date is recorded in the transaction that queues the digest, under the account row
 //! lock, and the outbox dedupe key names it too).
 
+use crate::store::kinds::OutboxKind;
 use crate::store::kinds::{AccountId, GameStatus};
 use std::fmt::Write as _;
 
@@ -136,7 +137,7 @@ impl Domain {
             body_html: compose::html_part(&subject, &body, &self.public_url),
             subject,
             body_text: body,
-            kind: Some("digest".into()),
+            kind: Some(OutboxKind::Digest),
             ..NewOutbox::default()
         };
         enqueue(conn, vec![mail])?;

@@ -10,6 +10,7 @@
 //! address, the signed-in caller, or a new account made there and then (its address counts
 //! as confirmed: its owner followed the link). A token works once.
 
+use crate::store::kinds::OutboxKind;
 use crate::domain::ProblemCode;
 use std::collections::HashSet;
 
@@ -409,7 +410,7 @@ impl Domain {
                 subject,
                 body_text: letter.text(),
                 body_html: letter.html(),
-                kind: Some("invite".into()),
+                kind: Some(OutboxKind::Invite),
                 ..NewOutbox::default()
             });
         }

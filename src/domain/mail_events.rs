@@ -8,6 +8,7 @@
 //! burst of moves gives one email.
 //! Turn events are written under the game row lock, so two of them for one seat never race.
 
+use crate::store::kinds::OutboxKind;
 use crate::store::kinds::GameId;
 use crate::store::kinds::WebhookEvent;
 use diesel::prelude::*;
@@ -31,12 +32,12 @@ pub(crate) struct Owed<'s> {
 }
 
 /// The kinds of event rendered when sent.
-pub const TURN: &str = "turn";
-pub const REMINDER: &str = "reminder";
-pub const NUDGE: &str = "nudge";
-pub const OVER: &str = "over";
+pub const TURN: OutboxKind = OutboxKind::Turn;
+pub const REMINDER: OutboxKind = OutboxKind::Reminder;
+pub const NUDGE: OutboxKind = OutboxKind::Nudge;
+pub const OVER: OutboxKind = OutboxKind::Over;
 /// A player asks the seat to agree to a takeback (or, to the player who asked: declined).
-pub const TAKEBACK: &str = "takeback";
+pub const TAKEBACK: OutboxKind = OutboxKind::Takeback;
 
 impl SeatInfo {
     /// Whether email about this game may go to the player now: notifications on, the game
@@ -241,12 +242,12 @@ impl Domain {
 }
 
 /// An event row for `player`'s seat (its dedupe key still to be set).
-pub(crate) fn event(game: GameId, player: &SeatInfo, kind: &str, version: i64) -> NewOutbox {
+pub(crate) fn event(game: GameId, player: &SeatInfo, kind: OutboxKind, version: i64) -> NewOutbox {
     NewOutbox {
         account_id: Some(player.account_id),
         game_id: Some(game),
         to_address: player.email.clone(),
-        kind: Some(kind.to_string()),
+        kind: Some(kind),
         seat: Some(player.seat),
         version: Some(version),
         ..NewOutbox::default()

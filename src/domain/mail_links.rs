@@ -8,6 +8,7 @@
 //! `mail_status`), until a later one goes out. Game email goes only to confirmed addresses (when the server requires it)
 //! and never to bouncing ones; following a confirmation link clears a bounce.
 
+use crate::store::kinds::OutboxKind;
 use crate::domain::ProblemCode;
 use crate::store::kinds::GameStatus;
 use crate::store::kinds::{AccountId, EmailStatus, GameId};
@@ -158,7 +159,7 @@ impl Domain {
                 subject,
                 body_text: letter.text(),
                 body_html: letter.html(),
-                kind: Some("verify".into()),
+                kind: Some(OutboxKind::Verify),
                 ..NewOutbox::default()
             }],
         )?;

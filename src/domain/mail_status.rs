@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Text};
 
-use crate::store::kinds::AccountId;
+use crate::store::kinds::{AccountId, OutboxKind};
 use crate::store::models::OutboxRow;
 use crate::store::schema::accounts;
 
@@ -22,7 +22,7 @@ use crate::store::schema::accounts;
 pub fn gave_up(conn: &mut PgConnection, row: &OutboxRow) -> QueryResult<()> {
     metrics::counter!(
         "turnpost_outbox_given_up_total",
-        "kind" => outbox_kind(row.kind.as_deref())
+        "kind" => outbox_kind(row.kind)
     )
     .increment(1);
     if let (Some(account), false) = (row.account_id, is_webhook(row)) {
@@ -48,45 +48,24 @@ pub fn reached(conn: &mut PgConnection, row: &OutboxRow) -> QueryResult<()> {
 }
 
 fn is_webhook(row: &OutboxRow) -> bool {
-    row.kind.as_deref() == Some(super::webhooks::WEBHOOK)
+    row.kind == Some(OutboxKind::Webhook)
 }
 
-/// Every word [`outbox_kind`] gives.
-pub const KINDS: [&str; 14] = [
-    "turn",
-    "reminder",
-    "nudge",
-    "over",
-    "takeback",
-    "answer",
-    "digest",
-    "verify",
-    "invite",
-    "sign_up",
-    "sign_up_taken",
-    "webhook",
-    "other",
-    "rendered",
-];
+/// The label of a row without a kind (mail stored rendered before kinds existed).
+pub const RENDERED: &str = "rendered";
 
-/// An outbox row's kind as a metric label: one of [`KINDS`], never free text.
-pub fn outbox_kind(kind: Option<&str>) -> &'static str {
-    match kind {
-        Some("turn") => "turn",
-        Some("reminder") => "reminder",
-        Some("nudge") => "nudge",
-        Some("over") => "over",
-        Some("takeback") => "takeback",
-        Some("answer") => "answer",
-        Some("digest") => "digest",
-        Some("verify") => "verify",
-        Some("invite") => "invite",
-        Some("sign_up") => "sign_up",
-        Some("sign_up_taken") => "sign_up_taken",
-        Some("webhook") => "webhook",
-        Some(_) => "other",
-        None => "rendered",
-    }
+/// Every label [`outbox_kind`] gives: the kinds' words, and [`RENDERED`].
+pub fn kind_labels() -> impl Iterator<Item = &'static str> {
+    OutboxKind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .chain(std::iter::once(RENDERED))
+}
+
+/// An outbox row's kind as a metric label: one of [`kind_labels`], never free text (the
+/// column holds only the kinds' words).
+pub fn outbox_kind(kind: Option<OutboxKind>) -> &'static str {
+    kind.map_or(RENDERED, OutboxKind::as_str)
 }
 
 /// A message given up, as `turnpost outbox failed` lists it.
@@ -95,7 +74,7 @@ pub struct GivenUp {
     #[diesel(sql_type = BigInt)]
     pub id: i64,
     #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
-    pub kind: Option<String>,
+    pub kind: Option<OutboxKind>,
     #[diesel(sql_type = Text)]
     pub to_address: String,
     #[diesel(sql_type = diesel::sql_types::Integer)]
@@ -121,7 +100,7 @@ pub fn given_up(conn: &mut PgConnection, limit: i64) -> QueryResult<Vec<GivenUp>
 #[derive(Debug, QueryableByName)]
 pub struct FailedCount {
     #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
-    pub kind: Option<String>,
+    pub kind: Option<OutboxKind>,
     #[diesel(sql_type = BigInt)]
     pub count: i64,
 }
@@ -162,11 +141,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_kind_is_its_own_label_and_anything_else_is_other() {
-        for k in KINDS.iter().filter(|k| !["other", "rendered"].contains(k)) {
-            assert_eq!(outbox_kind(Some(k)), *k);
+    fn each_kind_is_its_own_label_and_a_row_without_one_is_rendered() {
+        for k in OutboxKind::ALL {
+            assert_eq!(outbox_kind(Some(*k)), k.as_str());
         }
         assert_eq!(outbox_kind(None), "rendered");
-        assert_eq!(outbox_kind(Some("Cheap pills")), "other");
+        let labels: Vec<&str> = kind_labels().collect();
+        assert_eq!(labels.len(), OutboxKind::ALL.len() + 1);
+        assert_eq!(OutboxKind::from_word("Cheap pills"), None);
     }
 }

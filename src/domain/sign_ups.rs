@@ -19,6 +19,7 @@
 //! links (a later sign-up past them changes nothing, and the last link stands) and one
 //! notice a day.
 
+use crate::store::kinds::OutboxKind;
 use crate::domain::ProblemCode;
 use chrono::{Duration, Utc};
 use diesel::prelude::*;
@@ -41,8 +42,8 @@ const TOKEN_HEX: usize = 64;
 
 /// The outbox kinds of the two emails (neither carries an unsubscribe link: they are
 /// about the account, not game email).
-pub const LINK_KIND: &str = "sign_up";
-pub const NOTICE_KIND: &str = "sign_up_taken";
+pub const LINK_KIND: OutboxKind = OutboxKind::SignUp;
+pub const NOTICE_KIND: OutboxKind = OutboxKind::SignUpTaken;
 
 /// A sign-up waiting for its link, as its page shows it.
 pub struct PendingSignUp {
@@ -160,7 +161,7 @@ impl Domain {
                 subject,
                 body_text: letter.text(),
                 body_html: letter.html(),
-                kind: Some(NOTICE_KIND.into()),
+                kind: Some(NOTICE_KIND),
                 ..NewOutbox::default()
             },
         )?;
@@ -206,7 +207,7 @@ impl Domain {
             subject,
             body_text: letter.text(),
             body_html: letter.html(),
-            kind: Some(LINK_KIND.into()),
+            kind: Some(LINK_KIND),
             ..NewOutbox::default()
         };
         if !enqueue_once(conn, &keys, mail)? {

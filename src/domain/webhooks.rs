@@ -16,6 +16,7 @@
 //! built from the row, so every retry sends the same bytes. It never holds hidden
 //! information: only which game, which seat, which version, and links.
 
+use crate::store::kinds::OutboxKind;
 use crate::domain::ProblemCode;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -33,7 +34,7 @@ use crate::store::models::{GameRow, NewOutbox, OutboxRow, SeatInfo, WebhookRow};
 use crate::store::schema::{accounts, outbox, webhook_receivers, webhooks};
 
 /// The outbox kind of a webhook delivery.
-pub const WEBHOOK: &str = "webhook";
+pub const WEBHOOK: OutboxKind = OutboxKind::Webhook;
 /// Webhooks per account.
 pub const MAX_WEBHOOKS: i64 = 10;
 /// Characters of a webhook URL.
@@ -507,7 +508,7 @@ impl Domain {
                     ),
                     account_id: Some(account),
                     to_address: hook.url.clone(),
-                    kind: Some(WEBHOOK.to_string()),
+                    kind: Some(WEBHOOK),
                     detail: Some(json!({ "webhook": hook.id, "event": DeliveryEvent::Ping })),
                     ..NewOutbox::default()
                 })

@@ -2,6 +2,7 @@
 //! they are sent (see `domain::deliveries`), from the game as it is then and from the
 //! recipient's view only; answers to replies are written when the reply is processed.
 
+use crate::store::kinds::OutboxKind;
 use crate::store::kinds::{AccountId, GameId};
 use std::fmt::Write as _;
 
@@ -346,7 +347,7 @@ pub fn answer(site: Site<'_>, a: Answer<'_>) -> NewOutbox {
         body_html: html,
         reply_to: a.reply_to,
         in_reply_to: Some(a.in_reply_to.to_string()),
-        kind: Some("answer".into()),
+        kind: Some(OutboxKind::Answer),
         seat: a.seat,
         ..NewOutbox::default()
     }

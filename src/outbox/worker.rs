@@ -26,6 +26,7 @@ use crate::domain::deliveries::{Delivery, Outgoing};
 use crate::notify::headers::{AutoSubmitted, ListUnsubscribe, ListUnsubscribePost};
 use crate::notify::transport::Mailer;
 use crate::priority::background_priority;
+use crate::store::kinds::OutboxKind;
 use crate::store::models::OutboxRow;
 use crate::store::schema::outbox;
 
@@ -216,7 +217,7 @@ impl Worker {
 
     fn deliver_on(&self, conn: &mut PgConnection, row: &OutboxRow) -> Result<Delivered> {
         // Webhooks are posted, not mailed (see `outbox::webhooks`).
-        if row.kind.as_deref() == Some(crate::domain::webhooks::WEBHOOK) {
+        if row.kind == Some(OutboxKind::Webhook) {
             return self.deliver_webhook(conn, row);
         }
         let out = match self.domain.render_outbox_on(conn, row) {
@@ -245,7 +246,7 @@ impl Worker {
         result: Result<Delivered>,
     ) -> Result<()> {
         let none = None::<DateTime<Utc>>;
-        let is_webhook = row.kind.as_deref() == Some(crate::domain::webhooks::WEBHOOK);
+        let is_webhook = row.kind == Some(OutboxKind::Webhook);
         let outcome = match &result {
             Ok(Delivered::Sent { .. }) => Outcome::Sent,
             Ok(Delivered::Dropped(_)) => Outcome::Dropped,
@@ -325,10 +326,7 @@ impl Worker {
         if let Some(id) = &row.message_id {
             return Ok(id.clone());
         }
-        let is_game_mail = matches!(
-            row.kind.as_deref(),
-            Some("turn" | "reminder" | "nudge" | "over" | "takeback")
-        );
+        let is_game_mail = row.kind.is_some_and(OutboxKind::is_game_mail);
         if let (true, Some(root)) = (is_game_mail, self.thread_root(row)) {
             let took = diesel::sql_query(
                 "UPDATE outbox SET message_id = $1 WHERE id = $2 AND message_id IS NULL \

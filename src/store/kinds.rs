@@ -246,6 +246,46 @@ text_enum! {
     }
 }
 
+text_enum! {
+    /// What an outbox row is: the job its sender does. Game emails are rendered when sent
+    /// (turn, reminder, nudge, over, takeback); the rest are stored rendered, except
+    /// webhooks, which are posted. A row without a kind is mail stored rendered before
+    /// kinds existed. The column's CHECK (migration `outbox_kinds`) holds the same words.
+    OutboxKind {
+        Turn = "turn",
+        Reminder = "reminder",
+        Nudge = "nudge",
+        Over = "over",
+        /// A player asks the seat to agree to a takeback (or, to the asker: declined).
+        Takeback = "takeback",
+        /// The answer to a player's email reply.
+        Answer = "answer",
+        Digest = "digest",
+        /// An address confirmation link.
+        Verify = "verify",
+        Invite = "invite",
+        /// A sign-up link to a new address.
+        SignUp = "sign_up",
+        /// The notice to an address that already has an account.
+        SignUpTaken = "sign_up_taken",
+        Webhook = "webhook",
+    }
+}
+
+impl OutboxKind {
+    /// Game emails, written from the game as it is when they are sent.
+    pub fn is_game_mail(self) -> bool {
+        matches!(
+            self,
+            OutboxKind::Turn
+                | OutboxKind::Reminder
+                | OutboxKind::Nudge
+                | OutboxKind::Over
+                | OutboxKind::Takeback
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,9 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde_json::Value;
 
-use super::kinds::{AccountId, GameId, GameStatus, InvitationStatus, TimeoutPolicy, WebhookEvent};
+use super::kinds::{
+    AccountId, GameId, GameStatus, InvitationStatus, OutboxKind, TimeoutPolicy, WebhookEvent,
+};
 use super::schema::{accounts, game_actions, game_seats, games, invitations, outbox};
 
 #[derive(Clone, Debug, Queryable, Selectable, Identifiable)]
@@ -151,7 +153,7 @@ pub struct OutboxRow {
     /// `turn`, `reminder`, `nudge`, `over` (events, rendered when sent), `answer`, `digest`,
     /// `verify`, `sign_up`, `sign_up_taken` (stored rendered), or NULL (rendered, from
     /// before events).
-    pub kind: Option<String>,
+    pub kind: Option<OutboxKind>,
     pub seat: Option<i32>,
     pub version: Option<i64>,
     pub detail: Option<Value>,
@@ -178,7 +180,7 @@ pub struct NewOutbox {
     /// In-Reply-To header: the inbound message this email answers.
     pub in_reply_to: Option<String>,
     /// See [`OutboxRow::kind`].
-    pub kind: Option<String>,
+    pub kind: Option<OutboxKind>,
     pub seat: Option<i32>,
     pub version: Option<i64>,
     pub detail: Option<Value>,

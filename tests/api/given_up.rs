@@ -192,3 +192,44 @@ fn metrics_need_the_operators_token() {
         (404, Some("metrics_disabled"))
     );
 }
+
+/// The outbox column holds only the jobs the senders know: each `OutboxKind` is stored and
+/// read back as itself, and any other word is refused by the database where it is
+/// written (before the CHECK, such a row sat in the outbox for ever, never sendable).
+#[test]
+fn the_outbox_holds_only_the_kinds_its_senders_know() {
+    use diesel::prelude::*;
+    use diesel::sql_types::Text;
+    use turnpost::store::kinds::OutboxKind;
+    use turnpost::store::schema::outbox;
+
+    let app = crate::helpers::spawn_app();
+    let mut conn = PgConnection::establish(&app.database_url).expect("database");
+    // Dropped already, so that the app's senders leave them alone.
+    let insert = |conn: &mut PgConnection, kind: &str| {
+        diesel::sql_query(
+            "INSERT INTO outbox (dedupe_key, to_address, subject, body_text, body_html, kind, \
+               dropped_at, drop_reason) \
+             VALUES ($1, 'kinds@example.org', '', '', '', $2, now(), 'test')",
+        )
+        .bind::<Text, _>(format!("kind-test-{kind}"))
+        .bind::<Text, _>(kind)
+        .execute(conn)
+    };
+    for k in OutboxKind::ALL {
+        insert(&mut conn, k.as_str()).unwrap_or_else(|e| panic!("{k}: {e}"));
+    }
+    for stranger in ["Cheap pills", "Turn", "turn "] {
+        let e = insert(&mut conn, stranger).expect_err(stranger);
+        assert!(e.to_string().contains("outbox_kind_known"), "{stranger}: {e}");
+    }
+    let mut stored: Vec<Option<OutboxKind>> = outbox::table
+        .filter(outbox::to_address.eq("kinds@example.org"))
+        .select(outbox::kind)
+        .load(&mut conn)
+        .expect("kinds read back");
+    stored.sort_by_key(|k| k.map(OutboxKind::as_str));
+    let mut all: Vec<Option<OutboxKind>> = OutboxKind::ALL.iter().copied().map(Some).collect();
+    all.sort_by_key(|k| k.map(OutboxKind::as_str));
+    assert_eq!(stored, all);
+}

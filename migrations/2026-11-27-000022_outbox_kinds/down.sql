@@ -1,0 +1,1 @@
+ALTER TABLE outbox DROP CONSTRAINT outbox_kind_known;
