@@ -11,13 +11,13 @@ use diesel::sql_types::{BigInt, Integer};
 
 use super::locked::LockedGame;
 use super::mail_events::{OVER, REMINDER, TAKEBACK, TURN};
-use crate::store::kinds::OutboxKind;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::Outcome;
 use crate::notify::compose::{GameMail, TurnWhy};
 use crate::notify::letter::{Letter, Picture};
 use crate::notify::picture;
 use crate::notify::reply::ReplyToken;
+use crate::store::kinds::OutboxKind;
 use crate::store::models::{Account, GameRow, OutboxRow};
 use crate::store::schema::accounts;
 

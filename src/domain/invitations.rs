@@ -10,8 +10,8 @@
 //! address, the signed-in caller, or a new account made there and then (its address counts
 //! as confirmed: its owner followed the link). A token works once.
 
-use crate::store::kinds::OutboxKind;
 use crate::domain::ProblemCode;
+use crate::store::kinds::OutboxKind;
 use std::collections::HashSet;
 
 use chrono::{DateTime, Duration, Utc};

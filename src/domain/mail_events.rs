@@ -8,8 +8,8 @@
 //! burst of moves gives one email.
 //! Turn events are written under the game row lock, so two of them for one seat never race.
 
-use crate::store::kinds::OutboxKind;
 use crate::store::kinds::GameId;
+use crate::store::kinds::OutboxKind;
 use crate::store::kinds::WebhookEvent;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Double, Integer, Text};

@@ -8,9 +8,9 @@
 //! `mail_status`), until a later one goes out. Game email goes only to confirmed addresses (when the server requires it)
 //! and never to bouncing ones; following a confirmation link clears a bounce.
 
-use crate::store::kinds::OutboxKind;
 use crate::domain::ProblemCode;
 use crate::store::kinds::GameStatus;
+use crate::store::kinds::OutboxKind;
 use crate::store::kinds::{AccountId, EmailStatus, GameId};
 use diesel::prelude::*;
 

@@ -19,8 +19,8 @@
 //! links (a later sign-up past them changes nothing, and the last link stands) and one
 //! notice a day.
 
-use crate::store::kinds::OutboxKind;
 use crate::domain::ProblemCode;
+use crate::store::kinds::OutboxKind;
 use chrono::{Duration, Utc};
 use diesel::prelude::*;
 use sha2::{Digest, Sha256};

@@ -16,8 +16,8 @@
 //! built from the row, so every retry sends the same bytes. It never holds hidden
 //! information: only which game, which seat, which version, and links.
 
-use crate::store::kinds::OutboxKind;
 use crate::domain::ProblemCode;
+use crate::store::kinds::OutboxKind;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamptz};

@@ -221,7 +221,10 @@ fn the_outbox_holds_only_the_kinds_its_senders_know() {
     }
     for stranger in ["Cheap pills", "Turn", "turn "] {
         let e = insert(&mut conn, stranger).expect_err(stranger);
-        assert!(e.to_string().contains("outbox_kind_known"), "{stranger}: {e}");
+        assert!(
+            e.to_string().contains("outbox_kind_known"),
+            "{stranger}: {e}"
+        );
     }
     let mut stored: Vec<Option<OutboxKind>> = outbox::table
         .filter(outbox::to_address.eq("kinds@example.org"))
