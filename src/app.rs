@@ -214,7 +214,7 @@ fn spawn_sweeper(
     worker_stop: &Arc<AtomicBool>,
 ) -> Result<JoinHandle<()>> {
     // The clock sweeper: reminders and timeouts, each applied exactly once (see
-    // domain::clocks), so a restart or a second server never repeats one.
+    // domain::sweeper), so a restart or a second server never repeats one.
     let sweep_domain = domain.clone();
     let sweep_stop = Arc::clone(worker_stop);
     let interval = Duration::from_secs(settings.sweep_interval_secs.max(1));

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 
 use crate::domain::DomainError;
 
-pub const PROBLEM_JSON: &str = "application/problem+json";
+pub use super::spec::PROBLEM_JSON;
 
 /// An RFC 9457 problem document. `code` is stable; clients switch on it.
 #[derive(Debug, Serialize, ToSchema)]

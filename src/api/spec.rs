@@ -11,12 +11,15 @@ use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::server::Server;
 use utoipa::openapi::{Content, OpenApi, Ref, RefOr};
 
+/// The media type of every problem answer (RFC 9457).
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
 fn problem(description: &str) -> RefOr<Response> {
     RefOr::T(
         ResponseBuilder::new()
             .description(description)
             .content(
-                super::problem::PROBLEM_JSON,
+                PROBLEM_JSON,
                 Content::new(Some(Ref::from_schema_name("Problem"))),
             )
             .build(),

@@ -7,21 +7,17 @@
 use crate::domain::ProblemCode;
 use crate::store::kinds::GameId;
 use crate::store::kinds::{GameStatus, InboundOutcome, ReplyCode};
-use std::fmt::Write as _;
 
 use diesel::prelude::*;
 use serde_json::Value;
 
-use super::games::rule_error;
-use super::locked::{LockedGame, lock_game};
+use super::locked::LockedGame;
 use super::mail_events::enqueue;
 use super::shapes::{InboundCode, InboundResponse};
-use super::steps::Step;
-use super::takeback::TakebackStep;
 use super::{Domain, DomainError, DomainResult};
-use crate::engine::{GameInfo, LoadedGame, Seat, Viewer};
+use crate::engine::{GameInfo, LoadedGame, Seat};
 use crate::notify::choices::Pick;
-use crate::notify::compose::{self, Answer, REPLY_HELP};
+use crate::notify::compose::{self, Answer};
 use crate::notify::inbound::{self, InboundMail};
 use crate::notify::reply::{ReplyToken, TokenError};
 use crate::store::models::{GameRow, NewOutbox, SeatInfo};
@@ -489,26 +485,7 @@ impl Domain {
             Err((code, detail)) => return Ok(ctx.refused(code, detail, Some(state.as_ref()))),
         };
         match request {
-            Request::Help => {
-                let mut body = format!(
-                    "How to play {} #{} by email\n\nThe rules: {}/api/v1/game-types/{}/rules\n\n{REPLY_HELP}\nQuoted text and signatures are ignored. \
-                     A reply to an old email (the game has moved on since) plays nothing and brings the \
-                     current position.\n\n",
-                    info.name,
-                    row.id,
-                    self.public_url.trim_end_matches('/'),
-                    info.id
-                );
-                compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
-                Ok(ctx.answer(
-                    InboundOutcome::Help,
-                    None,
-                    "help".into(),
-                    body,
-                    state.as_ref(),
-                    Vec::new(),
-                ))
-            }
+            Request::Help => Ok(ctx.help(state.as_ref())),
             Request::Stop => ctx.mail_setting(conn, None),
             Request::Mute(on) => ctx.mail_setting(conn, Some(on)),
             Request::Rematch => Ok(ctx.refused(
@@ -516,73 +493,10 @@ impl Domain {
                 "a rematch can be asked for once the game is over".into(),
                 Some(state.as_ref()),
             )),
-            Request::Status => {
-                let mut body = String::new();
-                compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
-                Ok(ctx.answer(
-                    InboundOutcome::Status,
-                    None,
-                    "the current position".into(),
-                    body,
-                    state.as_ref(),
-                    Vec::new(),
-                ))
-            }
-            // A takeback is about the game as it is now, whatever email is answered.
-            Request::Takeback | Request::AnswerTakeback(_) => {
-                let game = LockedGame {
-                    row: row.clone(),
-                    seats: seats.clone(),
-                };
-                let done = match request {
-                    Request::AnswerTakeback(accept) => {
-                        self.answer_takeback_locked(conn, &game, player.seat, accept)
-                    }
-                    _ => self
-                        .ask_takeback_locked(conn, &game, player.seat)
-                        .map(|now| {
-                            if now {
-                                TakebackStep::TakenBack
-                            } else {
-                                TakebackStep::Asked
-                            }
-                        }),
-                };
-                let outcome = match done {
-                    Ok(outcome) => outcome,
-                    Err(
-                        e @ (DomainError::Conflict { .. }
-                        | DomainError::Forbidden { .. }
-                        | DomainError::Invalid { .. }),
-                    ) => {
-                        return Ok(ctx.refused(e.code(), e.to_string(), Some(state.as_ref())));
-                    }
-                    Err(e) => return Err(e),
-                };
-                let detail = match outcome {
-                    TakebackStep::TakenBack => "the move is taken back",
-                    TakebackStep::Asked => "the other players are asked to agree to your takeback",
-                    TakebackStep::Accepted => {
-                        "you accepted the takeback; the others have yet to answer"
-                    }
-                    TakebackStep::Declined => "you declined the takeback; the game goes on",
-                    TakebackStep::Withdrawn => "you withdrew your takeback request",
-                };
-                let row = lock_game(conn, row.id)?;
-                let state = self.load(&row)?.ok_or_else(|| {
-                    DomainError::Internal(anyhow::anyhow!("active game {} has no snapshot", row.id))
-                })?;
-                let ctx = Ctx { row: &row, ..ctx };
-                let mut body = format!("{detail}.\n\n");
-                compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
-                Ok(ctx.answer(
-                    InboundOutcome::Takeback,
-                    None,
-                    detail.to_string(),
-                    body,
-                    state.as_ref(),
-                    Vec::new(),
-                ))
+            Request::Status => Ok(ctx.status(state.as_ref())),
+            Request::Takeback => ctx.takeback(conn, &seats, None, state.as_ref()),
+            Request::AnswerTakeback(accept) => {
+                ctx.takeback(conn, &seats, Some(accept), state.as_ref())
             }
             _ if token.version != row.version
                 && !self.seat_unchanged_since(
@@ -593,152 +507,17 @@ impl Domain {
                     state.as_ref(),
                 )? =>
             {
-                let detail = format!(
-                    "this reply answers move {}, but the game has moved on to move {}; nothing was played",
-                    token.version + 1,
-                    row.version + 1
-                );
-                let mut body = format!("{detail}. Here is the position now.\n\n");
-                compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
-                Ok(ctx.answer(
-                    InboundOutcome::Stale,
-                    Some(ReplyCode::StaleToken.into()),
-                    detail,
-                    body,
-                    state.as_ref(),
-                    Vec::new(),
-                ))
+                Ok(ctx.stale(token.version, state.as_ref()))
             }
-            Request::Resign => {
-                self.forfeit_locked(
-                    conn,
-                    &row,
-                    &seats,
-                    player.seat,
-                    &format!("{} resigned", player.name),
-                    self.clock.now(),
-                )?;
-                let detail = format!("you resigned {} #{}", info.name, row.id);
-                let row = lock_game(conn, row.id)?;
-                let ctx = Ctx { row: &row, ..ctx };
-                let body = format!("{detail}.\n");
-                Ok(ctx.answer(
-                    InboundOutcome::Resigned,
-                    None,
-                    detail,
-                    body,
-                    state.as_ref(),
-                    Vec::new(),
-                ))
-            }
-            Request::Play { lines, preview } => {
-                let seat = player.seat as usize;
-                let before_actors = state.actors(row.players as usize);
-                let lines = notation_blocks(state.as_ref(), seat, lines);
-                // A preview must not foretell what the player cannot know yet (the next
-                // tile from the bag, a die): it plays on a copy whose hidden parts, the
-                // random stream included, are drawn afresh.
-                let mut current = if preview {
-                    state.resample_hidden(Viewer::Seat(seat), rand::random())
-                } else {
-                    state
-                };
-                let mut steps = Vec::new();
-                for (i, line) in lines.iter().enumerate() {
-                    let applied = resolve(current.as_ref(), seat, line).and_then(|a| {
-                        current
-                            .apply(seat, &a)
-                            .map_err(|e| Refusal::from(rule_error(e)))
-                    });
-                    match applied {
-                        Ok(applied) => {
-                            let (step, next) = Step::from_applied(player.seat, applied);
-                            steps.push(step);
-                            current = next;
-                        }
-                        Err(e) => {
-                            let detail = format!(
-                                "line {} ({line:?}) was refused: {} [{}]; nothing was played{}",
-                                i + 1,
-                                e.detail,
-                                e.code,
-                                if i > 0 {
-                                    ", not even the lines before it"
-                                } else {
-                                    ""
-                                }
-                            );
-                            let state = self
-                                .load(&row)?
-                                .ok_or_else(|| anyhow::anyhow!("snapshot vanished"))?;
-                            return Ok(ctx.refused(e.code, detail, Some(state.as_ref())));
-                        }
-                    }
-                }
-                let texts: Vec<String> = steps.iter().map(|s| s.description.clone()).collect();
-                let mut listing = String::new();
-                for t in &texts {
-                    let _ = writeln!(listing, "  - {t}");
-                }
-                if preview {
-                    let mut body = format!(
-                        "Preview: nothing was played. After\n{listing}\nthe position could be as \
-                         below. Anything you cannot know yet (a draw, a die, another player's \
-                         hidden choice) is made up for this preview; the real outcome is decided \
-                         only when you play.\n\n"
-                    );
-                    body.push_str(&current.render_text(Viewer::Seat(seat)));
-                    body.push_str("\n\nTo play it, reply to this email with the same lines without `preview`.\n");
-                    let original = self
-                        .load(&row)?
-                        .ok_or_else(|| anyhow::anyhow!("snapshot vanished"))?;
-                    return Ok(ctx.answer(
-                        InboundOutcome::Previewed,
-                        None,
-                        "preview; nothing was played".into(),
-                        body,
-                        original.as_ref(),
-                        texts,
-                    ));
-                }
-                let (state, row) =
-                    self.persist(conn, &row, &seats, &before_actors, steps, current)?;
-                let ctx = Ctx { row: &row, ..ctx };
-                let mut body = format!("Played:\n{listing}\n");
-                if row.status == GameStatus::Finished {
-                    let summary = row
-                        .result
-                        .as_ref()
-                        .and_then(|r| r["summary"].as_str())
-                        .unwrap_or_default();
-                    let _ = writeln!(body, "The game is over: {summary}");
-                } else if state.legal_actions(seat).is_empty() {
-                    let waiting: Vec<String> = seats
-                        .iter()
-                        .filter(|s| row.to_act.contains(&s.seat))
-                        .map(|s| s.name.clone())
-                        .collect();
-                    let _ = writeln!(body, "Now waiting for {}.\n", waiting.join(", "));
-                    body.push_str(&state.render_text(Viewer::Seat(seat)));
-                    body.push('\n');
-                } else {
-                    body.push_str("It is still your turn.\n\n");
-                    compose::position_and_choices(&mut body, state.as_ref(), seat);
-                }
-                Ok(ctx.answer(
-                    InboundOutcome::Applied,
-                    None,
-                    format!("played {} action(s)", texts.len()),
-                    body,
-                    state.as_ref(),
-                    texts,
-                ))
-            }
+            Request::Resign => ctx.resign(conn, &seats, state.as_ref()),
+            Request::Play { lines, preview } => ctx.play(conn, &seats, state, lines, preview),
         }
     }
 }
 
 /// The context of an answer to a recognised player.
+mod requests;
+
 struct Ctx<'a> {
     domain: &'a Domain,
     row: &'a GameRow,

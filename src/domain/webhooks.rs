@@ -11,10 +11,10 @@
 //! - `game_finished`: the game ended (by its rules, a resignation or a timeout).
 //!
 //! Each is an outbox row of kind `webhook`, written in the transaction that changed the game,
-//! with the webhook and the event in `detail`; the outbox worker posts it (see
-//! `notify::webhook`), retries it with backoff, and marks it sent or failed. The body is
-//! built from the row, so every retry sends the same bytes. It never holds hidden
-//! information: only which game, which seat, which version, and links.
+//! with the webhook and the event in `detail`; the outbox's webhook lane posts it (see
+//! `outbox::webhooks`, signed by `notify::webhook`), retries it with backoff, and marks it
+//! sent or failed. The body is built from the row, so every retry sends the same bytes. It
+//! never holds hidden information: only which game, which seat, which version, and links.
 
 use crate::domain::ProblemCode;
 use crate::store::kinds::OutboxKind;
