@@ -9,7 +9,8 @@ use diesel::deserialize::{self, FromSql, FromSqlRow};
 use diesel::expression::AsExpression;
 use diesel::pg::{Pg, PgValue};
 use diesel::serialize::{self, IsNull, Output, ToSql};
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::Text;
+use diesel_derive_newtype::DieselNewType;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -365,15 +366,15 @@ mod tests {
     }
 }
 
-/// Declares an id: a row's `BIGINT` key that cannot be mixed up with another table's.
+/// Declares an id: a row's `BIGINT` key that cannot be mixed up with another table's. Its
+/// diesel mapping is the inner `i64`'s (`DieselNewType`).
 macro_rules! id_type {
     ($(#[$meta:meta])* $name:ident) => {
         $(#[$meta])*
         #[derive(
             Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-            ToSchema, AsExpression, FromSqlRow,
+            ToSchema, DieselNewType,
         )]
-        #[diesel(sql_type = BigInt)]
         #[serde(transparent)]
         pub struct $name(pub i64);
 
@@ -388,18 +389,6 @@ macro_rules! id_type {
 
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 s.parse().map($name)
-            }
-        }
-
-        impl ToSql<BigInt, Pg> for $name {
-            fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
-                <i64 as ToSql<BigInt, Pg>>::to_sql(&self.0, out)
-            }
-        }
-
-        impl FromSql<BigInt, Pg> for $name {
-            fn from_sql(bytes: PgValue<'_>) -> deserialize::Result<Self> {
-                <i64 as FromSql<BigInt, Pg>>::from_sql(bytes).map($name)
             }
         }
     };
