@@ -60,7 +60,7 @@ fn status_line(code: ProblemCode) -> String {
 
 fn problem_page(code: ProblemCode) -> String {
     format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{code}</title></head>\
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{code}</title></head>\
          <body><h1><code>{code}</code></h1><p>HTTP {}</p><p>{}</p>\
          <p>Every error of the Turnpost API is an RFC 9457 problem document \
          (<code>application/problem+json</code>) whose <code>code</code> member is stable; \
@@ -82,7 +82,7 @@ fn list_page() -> String {
         })
         .collect();
     format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Problem codes</title></head>\
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Problem codes</title></head>\
          <body><h1>Problem codes</h1><p>The stable <code>code</code> of every RFC 9457 problem \
          document the Turnpost API answers.</p><ul>{items}</ul></body></html>"
     )
