@@ -24,7 +24,7 @@ use super::views::SeatAnswer;
 pub(crate) use super::writer::{Locked, announce};
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{DynGame, LoadedGame, Outcome, Placing, RuleError, Status, Viewer};
-use crate::store::models::{ActionRow, GameRow, NewGame};
+use crate::store::models::{ActionRow, GameRow, NewGame, people};
 use crate::store::schema::{game_actions, game_seats, games, outbox};
 
 pub struct ListQuery {
@@ -419,6 +419,7 @@ impl Domain {
             view: answer.view.clone(),
             legal_actions: answer.legal_actions.clone(),
             legal_action_texts: answer.legal_action_texts.clone(),
+            legal_action_targets: answer.legal_action_targets.clone(),
             result: row.result.clone(),
             rematch: row.rematch_id,
             rated: row.rated,
@@ -928,7 +929,7 @@ impl Domain {
         let mut conn = self.conn()?;
         let game = LockedGame::read(&mut conn, id)?;
         let seat = self.seat_or_hidden(&mut conn, &game, account)?;
-        let LockedGame { row, .. } = game;
+        let LockedGame { row, seats } = game;
         if row.status != GameStatus::Active {
             return Err(DomainError::conflict(
                 ProblemCode::GameNotActive,
@@ -945,7 +946,7 @@ impl Domain {
         Ok(PreviewResponse {
             description: applied.description,
             view: applied.state.view(Viewer::Seat(me)),
-            board_svg: applied.state.board_svg(Viewer::Seat(me)),
+            board_svg: applied.state.board_svg(&people(&seats, Viewer::Seat(me))),
             to_act: status.to_act().iter().map(|&s| s as i32).collect(),
             finishes_game: status.is_finished(),
         })
@@ -986,7 +987,7 @@ impl Domain {
                 .load(&mut conn)?;
             self.replay(&row, &actions).map_err(DomainError::Internal)?
         };
-        Ok((at, state.board_svg(viewer)))
+        Ok((at, state.board_svg(&people(&seats, viewer))))
     }
 
     /// Whether `seat` sees the game now as it did at version `seen` (its view and legal

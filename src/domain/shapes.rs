@@ -294,6 +294,11 @@ pub struct GameResponse {
     /// The same actions in words, in the same order (as numbered in emails).
     #[schema(value_type = Vec<String>)]
     pub legal_action_texts: Box<RawValue>,
+    /// For each of the same actions, what on the board picture it involves: the
+    /// `data-target` values of the picture's elements, so a client can select actions by
+    /// a click on the picture (empty where nothing on it stands for the action).
+    #[schema(value_type = Vec<Vec<String>>)]
+    pub legal_action_targets: Box<RawValue>,
     /// The outcome once finished: ranking, scores, summary.
     #[schema(value_type = Object, nullable)]
     pub result: Option<Value>,

@@ -25,13 +25,15 @@ pub struct SeatAnswer {
     pub view: Box<RawValue>,
     pub legal_actions: Box<RawValue>,
     pub legal_action_texts: Box<RawValue>,
+    pub legal_action_targets: Box<RawValue>,
 }
 
 impl SeatAnswer {
     fn bytes(&self) -> u64 {
         (self.view.get().len()
             + self.legal_actions.get().len()
-            + self.legal_action_texts.get().len()) as u64
+            + self.legal_action_texts.get().len()
+            + self.legal_action_targets.get().len()) as u64
     }
 }
 
@@ -142,6 +144,7 @@ fn seat_answer(row: &GameRow, seat: Option<i32>, state: Option<&dyn LoadedGame>)
             view: Box::default(),
             legal_actions: raw_json(&[(); 0]),
             legal_action_texts: raw_json(&[(); 0]),
+            legal_action_targets: raw_json(&[(); 0]),
         };
     };
     let viewer = seat.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
@@ -152,11 +155,13 @@ fn seat_answer(row: &GameRow, seat: Option<i32>, state: Option<&dyn LoadedGame>)
         view,
         legal_actions,
         legal_action_texts,
+        legal_action_targets,
     } = st.seat_json(viewer, acting);
     SeatAnswer {
         view,
         legal_actions,
         legal_action_texts,
+        legal_action_targets,
     }
 }
 

@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::people::People;
 use super::rng::GameRng;
 
 /// A seat at the table, numbered from 0 in turn order as the server seated the players.
@@ -303,13 +304,39 @@ pub trait Game: Send + Sync + 'static {
     fn render_text(&self, state: &Self::State, viewer: Viewer) -> String;
 
     /// The board as an SVG picture, drawn from `view` alone (so it can never show more than
-    /// the view), 600 px wide, with `<title>` and `<desc>` for screen readers (see
-    /// [`crate::svg`]). Same view, same bytes. `viewer` says whose picture it is
-    /// (e.g. to draw that seat's hand at the bottom).
-    fn board_svg(&self, view: &Self::View, viewer: Viewer) -> String {
-        let _ = viewer;
+    /// the view), 600 px wide, with `<title>` and `<desc>` for screen readers that say the
+    /// position in words (see [`crate::svg`]). Same view and people, same bytes. `people`
+    /// says whose picture it is (e.g. to draw that seat's hand at the bottom) and who sits
+    /// where: every seat the picture shows is named with [`People::label`].
+    ///
+    /// Whatever a legal action involves ([`Game::action_targets`]) is drawn with a
+    /// `data-target` attribute naming it, so a click on the picture can select the actions
+    /// that involve what was clicked; the picture must read as well without them.
+    fn board_svg(&self, view: &Self::View, people: &People) -> String {
+        let _ = people;
         let text = serde_json::to_string_pretty(view).unwrap_or_default();
         super::svg::text_picture(self.info().name, &text)
+    }
+
+    /// What on the board picture `action` involves: the `data-target` values of the
+    /// picture's elements (a card, a hex, a ship, a port) that a click selects it by. A
+    /// click on one element selects the actions naming it; a second click narrows them to
+    /// those naming both. Empty (the default) when nothing on the picture stands for it.
+    fn action_targets(
+        &self,
+        _state: &Self::State,
+        _seat: Seat,
+        _action: &Self::Action,
+    ) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// `action`, played by `seat`, as the log tells it to everyone who may see it, after
+    /// the mover's name: third person ("placed a Homeworld at B4"), naming places as the
+    /// picture does. Defaults to [`Game::describe_action`], which suits only texts that
+    /// read as well after a name.
+    fn log_text(&self, state: &Self::State, seat: Seat, action: &Self::Action) -> String {
+        self.describe_action(state, seat, action)
     }
 
     /// An action in the game's notation for people, for moves too big to list as choices

@@ -7,6 +7,7 @@ use serde_json::value::RawValue;
 
 use super::budget::BotBudget;
 use super::contract::{GameInfo, RuleError, Seat, SetupError, Status, Viewer, Visibility};
+use super::people::People;
 
 /// A stored state could not be read back: data corruption or a rules-version mismatch.
 #[derive(Debug, thiserror::Error)]
@@ -96,8 +97,9 @@ pub trait LoadedGame: Send + Sync {
     fn apply(&self, seat: Seat, action: &Value) -> Result<Applied, RuleError>;
     fn view(&self, viewer: Viewer) -> Value;
     fn render_text(&self, viewer: Viewer) -> String;
-    /// The board picture for `viewer`, drawn from their view (see [`Game::board_svg`]).
-    fn board_svg(&self, viewer: Viewer) -> String;
+    /// The board picture for `people.viewer()`, drawn from their view, naming the people
+    /// at the table (see [`Game::board_svg`]).
+    fn board_svg(&self, people: &People) -> String;
     fn describe_action(&self, seat: Seat, action: &Value) -> Option<String>;
     /// An action written in the game's notation (see [`Game::parse_notation`]).
     fn parse_notation(&self, seat: Seat, text: &str) -> Option<Result<Value, String>>;
@@ -146,10 +148,12 @@ pub trait LoadedGame: Send + Sync {
                 .collect(),
             None => Vec::new(),
         };
+        let targets: Vec<Vec<String>> = vec![Vec::new(); texts.len()];
         SeatJson {
             view: raw_json(&self.view(viewer)),
             legal_actions: raw_json(&legal),
             legal_action_texts: raw_json(&texts),
+            legal_action_targets: raw_json(&targets),
         }
     }
     /// Deterministic serialisation: the snapshot stored in the database.
@@ -182,6 +186,9 @@ pub struct SeatJson {
     pub view: Box<RawValue>,
     pub legal_actions: Box<RawValue>,
     pub legal_action_texts: Box<RawValue>,
+    /// For each legal action, what on the board picture it involves (see
+    /// [`Game::action_targets`]).
+    pub legal_action_targets: Box<RawValue>,
 }
 
 /// `value` as JSON text. Values built in memory always serialise; `null` stands in if one

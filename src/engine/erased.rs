@@ -12,6 +12,7 @@ use super::contract::{Game, GameInfo, RuleError, Seat, SetupError, Status, Viewe
 use super::dynamic::{
     Applied, DecodeError, DynGame, LoadedGame, SeatJson, SimulationReport, raw_json,
 };
+use super::people::People;
 use super::rng::GameRng;
 
 /// Wraps a typed game for the registry.
@@ -164,7 +165,7 @@ impl<G: Game> LoadedGame for Loaded<G> {
         let typed: G::Action = serde_json::from_value(action.clone())
             .map_err(|e| RuleError::new(RuleError::MALFORMED, e.to_string()))?;
         let visibility = self.game.action_visibility(&self.state, seat, &typed);
-        let description = self.game.describe_action(&self.state, seat, &typed);
+        let description = self.game.log_text(&self.state, seat, &typed);
         let next = self.game.apply(&self.state, seat, &typed)?;
         let canonical = serde_json::to_value(&typed)
             .map_err(|e| RuleError::new(RuleError::MALFORMED, e.to_string()))?;
@@ -187,9 +188,9 @@ impl<G: Game> LoadedGame for Loaded<G> {
         self.game.render_text(&self.state, viewer)
     }
 
-    fn board_svg(&self, viewer: Viewer) -> String {
-        let view = self.game.view(&self.state, viewer);
-        self.game.board_svg(&view, viewer)
+    fn board_svg(&self, people: &People) -> String {
+        let view = self.game.view(&self.state, people.viewer());
+        self.game.board_svg(&view, people)
     }
 
     fn describe_action(&self, seat: Seat, action: &Value) -> Option<String> {
@@ -206,10 +207,18 @@ impl<G: Game> LoadedGame for Loaded<G> {
                 .collect(),
             None => Vec::new(),
         };
+        let targets: Vec<Vec<String>> = match acting {
+            Some(s) => legal
+                .iter()
+                .map(|a| self.game.action_targets(&self.state, s, a))
+                .collect(),
+            None => Vec::new(),
+        };
         SeatJson {
             view: raw_json(&self.game.view(&self.state, viewer)),
             legal_actions: raw_json(&legal),
             legal_action_texts: raw_json(&texts),
+            legal_action_targets: raw_json(&targets),
         }
     }
 

@@ -9,6 +9,7 @@ pub mod erased;
 pub mod graph;
 pub mod harness;
 pub mod hex;
+pub mod people;
 pub mod rng;
 pub mod svg;
 
@@ -18,4 +19,5 @@ pub use contract::{
 };
 pub use dynamic::{Applied, DynGame, LoadedGame, SeatJson, SimulationReport, raw_json};
 pub use erased::Erased;
+pub use people::People;
 pub use rng::GameRng;

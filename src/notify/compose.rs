@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use crate::engine::{GameInfo, LoadedGame, Outcome, Seat, Viewer};
 use crate::notify::letter::{self, Letter};
 use crate::notify::links::SignedLinks;
-use crate::store::models::{GameRow, NewOutbox, SeatInfo};
+use crate::store::models::{GameRow, NewOutbox, SeatInfo, people};
 
 /// The subject line of every email about one game: stable, so mail clients thread them.
 pub fn subject(info: &GameInfo, game_id: GameId, what: &str) -> String {
@@ -95,7 +95,7 @@ impl GameMail<'_> {
     /// The seat's picture, as only that seat may see it (its own view).
     pub fn picture_svg(&self) -> String {
         self.state
-            .board_svg(Viewer::Seat(self.player.seat as usize))
+            .board_svg(&people(self.seats, Viewer::Seat(self.player.seat as usize)))
     }
 
     /// A turn email (or a reminder, or a nudge) at the game's current version, from the
@@ -399,7 +399,7 @@ mod tests {
         fn render_text(&self, _: Viewer) -> String {
             "board".into()
         }
-        fn board_svg(&self, _: Viewer) -> String {
+        fn board_svg(&self, _: &crate::engine::People) -> String {
             String::new()
         }
         fn describe_action(&self, _: Seat, a: &Value) -> Option<String> {

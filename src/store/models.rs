@@ -216,6 +216,23 @@ pub struct SeatInfo {
     pub bot: bool,
 }
 
+/// The people at the table as `viewer` knows them (names by seat, the viewer as "you"),
+/// for the board pictures that name them.
+pub fn people(seats: &[SeatInfo], viewer: crate::engine::Viewer) -> crate::engine::People {
+    let count = seats
+        .iter()
+        .map(|s| s.seat.max(0) as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut names = vec![String::new(); count];
+    for s in seats {
+        if let Some(slot) = names.get_mut(s.seat.max(0) as usize) {
+            slot.clone_from(&s.name);
+        }
+    }
+    crate::engine::People::new(viewer, names)
+}
+
 /// A seat kept for someone invited by email (see `domain::invitations`).
 #[derive(Clone, Debug, Queryable, Selectable)]
 #[diesel(table_name = invitations)]

@@ -102,7 +102,10 @@ fn check_spectator(app: &TestApp, id: i64, outsider: &Player, round: u64) {
         );
         assert_eq!(
             picture,
-            other.board_svg(Viewer::Spectator),
+            other.board_svg(&turnpost::engine::People::new(
+                Viewer::Spectator,
+                seat_names(&anon)
+            )),
             "{game_type} at version {version}: the spectator's picture depends on hidden information"
         );
     }
@@ -164,7 +167,10 @@ fn check_spectator(app: &TestApp, id: i64, outsider: &Player, round: u64) {
                 &format!("/api/v1/games/{id}/board.svg?version={at}"),
                 None
             ),
-            other.board_svg(Viewer::Spectator),
+            other.board_svg(&turnpost::engine::People::new(
+                Viewer::Spectator,
+                seat_names(&anon)
+            )),
             "{game_type} picture at {at}"
         );
     }
@@ -336,4 +342,21 @@ fn anyone_may_watch_a_public_game_live_and_nobody_may_act_for_it() {
     ] {
         assert_problem(app.get(p, None), p);
     }
+}
+
+/// The players' names by seat, as a game resource lists them (what pictures name them by).
+fn seat_names(game: &serde_json::Value) -> Vec<String> {
+    let seats = game["seats"].as_array().cloned().unwrap_or_default();
+    let count = seats
+        .iter()
+        .filter_map(|s| s["seat"].as_u64())
+        .max()
+        .map_or(0, |m| m as usize + 1);
+    let mut names = vec![String::new(); count];
+    for s in &seats {
+        if let (Some(i), Some(n)) = (s["seat"].as_u64(), s["name"].as_str()) {
+            names[i as usize] = n.to_string();
+        }
+    }
+    names
 }

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::{PlayoutConfig, Steer, choose_steered};
 use crate::contract::{Game, Seat, Status, Viewer, Visibility};
+use crate::people::People;
 use crate::rng::GameRng;
 
 fn uniform<G: Game>(_: &G::State, _: Seat, _: &G::Action) -> u32 {
@@ -372,7 +373,8 @@ pub fn check_playout_steered<G: Game>(
                 let typed_view = game.view(&state, viewer);
                 let view = json(&typed_view);
                 let _ = game.render_text(&state, viewer);
-                let picture = game.board_svg(&typed_view, viewer);
+                let people = test_people(viewer, seats_of(&viewers));
+                let picture = game.board_svg(&typed_view, &people);
                 let full = deep_steps % FULL_PICTURE_CHECK_EVERY == 0 || status.is_finished();
                 let checked = if full {
                     check_picture(&picture)
@@ -381,6 +383,11 @@ pub fn check_playout_steered<G: Game>(
                 };
                 if let Err(e) = checked {
                     return fail(format!("board picture of {viewer:?} is not valid SVG: {e}"));
+                }
+                if let Viewer::Seat(s) = viewer
+                    && let Err(e) = targets_are_drawn(game, &state, s, &legal[s], &picture)
+                {
+                    return fail(e);
                 }
                 let other = game.resample_hidden(&state, viewer, &mut agent);
                 stats.views_checked += 1;
@@ -420,7 +427,7 @@ pub fn check_playout_steered<G: Game>(
                 // The views are equal, so the pictures differ only if drawing reads more
                 // than the view's JSON shows or is not deterministic: checked on the same
                 // sample as the full picture check, since drawing is a large part of a step.
-                if full && game.board_svg(&game.view(&other, viewer), viewer) != picture {
+                if full && game.board_svg(&game.view(&other, viewer), &people) != picture {
                     return fail(format!(
                         "board picture of {viewer:?} depends on hidden information (or is not deterministic)"
                     ));
@@ -904,4 +911,60 @@ mod tests {
         let e = run(Fault::ReplayDiverges).unwrap_err();
         assert!(e.contains("replay") || e.contains("round trip"), "{e}");
     }
+}
+
+/// Names for a contract check's pictures: awkward on purpose (markup characters, a long
+/// name), so a picture that does not escape or shorten them fails.
+fn test_people(viewer: Viewer, seats: usize) -> People {
+    const NAMES: [&str; 4] = [
+        "Ada <&> \"Lovelace\"",
+        "Bo",
+        "Cy Wolfeschlegelsteinhausenbergerdorff",
+        "Dee",
+    ];
+    People::new(
+        viewer,
+        (0..seats)
+            .map(|s| NAMES[s % NAMES.len()].to_string())
+            .collect(),
+    )
+}
+
+fn seats_of(viewers: &[Viewer]) -> usize {
+    viewers
+        .iter()
+        .filter_map(|v| v.seat())
+        .max()
+        .map_or(0, |s| s + 1)
+}
+
+/// Every target of every legal action of `seat` is on that seat's picture as a
+/// `data-target` attribute (see [`Game::action_targets`]): a click can select each action
+/// by what it involves. Targets are plain tokens, so they need no escaping.
+fn targets_are_drawn<G: Game>(
+    game: &G,
+    state: &G::State,
+    seat: Seat,
+    legal: &[G::Action],
+    picture: &str,
+) -> Result<(), String> {
+    for a in legal {
+        for t in game.action_targets(state, seat, a) {
+            if t.is_empty()
+                || !t
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'))
+            {
+                return Err(format!(
+                    "seat {seat}: action {a:?} names target {t:?}, which is not a plain token"
+                ));
+            }
+            if !picture.contains(&format!("data-target=\"{t}\"")) {
+                return Err(format!(
+                    "seat {seat}: action {a:?} involves {t:?}, which its board picture does not mark with data-target"
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -18,6 +18,7 @@ pub mod validate;
 mod tests;
 
 use serde_json::json;
+use turnpost_engine::People;
 
 use turnpost_engine::{
     Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer, Visibility,
@@ -240,7 +241,7 @@ impl Game for CrosswordRummy {
     }
 
     /// Drawn for the viewer the view was made for (`view.viewer`).
-    fn board_svg(&self, view: &render::View, _viewer: Viewer) -> String {
+    fn board_svg(&self, view: &render::View, _people: &People) -> String {
         board::board_svg(view)
     }
 

@@ -2064,7 +2064,10 @@ fn count(svg: &str, needle: &str) -> usize {
 }
 
 fn picture(s: &State, viewer: Viewer) -> String {
-    let svg = CrosswordRummy.board_svg(&CrosswordRummy.view(s, viewer), viewer);
+    let svg = CrosswordRummy.board_svg(
+        &CrosswordRummy.view(s, viewer),
+        &turnpost_engine::People::unnamed(viewer),
+    );
     turnpost_engine::harness::check_picture(&svg).unwrap();
     svg
 }
@@ -2239,7 +2242,10 @@ fn pictures_render_to_png() {
         ("rummy-end-seat1", &end.state, Viewer::Seat(0)),
     ];
     for (name, st, viewer) in shots {
-        let svg = CrosswordRummy.board_svg(&CrosswordRummy.view(st, viewer), viewer);
+        let svg = CrosswordRummy.board_svg(
+            &CrosswordRummy.view(st, viewer),
+            &turnpost_engine::People::unnamed(viewer),
+        );
         turnpost_engine::svg::save_png(name, &svg).unwrap();
     }
     let s = example_9_2();

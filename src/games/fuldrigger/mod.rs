@@ -15,6 +15,7 @@ mod tests;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use turnpost_engine::People;
 
 use turnpost_engine::{
     Game, GameInfo, GameRng, Outcome, Placing, RuleError, Seat, SetupError, Status, Viewer,
@@ -215,7 +216,8 @@ impl Game for Fuldrigger {
         }
     }
 
-    fn board_svg(&self, view: &render::View, viewer: Viewer) -> String {
+    fn board_svg(&self, view: &render::View, people: &People) -> String {
+        let viewer = people.viewer();
         match self.board.as_ref() {
             Ok(b) => board::picture(b, view, viewer),
             Err(e) => turnpost_engine::svg::text_picture("Fuldrigger", &format!("data error: {e}")),

@@ -24,6 +24,7 @@ pub use data::Params;
 pub use render::View;
 pub use state::{Build, BuildKind, CURRENT_RULES, FIRST_RULES, Item, Options, RoundLine, State};
 
+use turnpost_engine::People;
 use turnpost_engine::{Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer};
 
 pub const ID: &str = "kasino";
@@ -131,7 +132,8 @@ impl Game for Kasino {
         render::render_text(state, viewer)
     }
 
-    fn board_svg(&self, view: &View, viewer: Viewer) -> String {
+    fn board_svg(&self, view: &View, people: &People) -> String {
+        let viewer = people.viewer();
         board::board_svg(view, viewer)
     }
 

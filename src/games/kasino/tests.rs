@@ -1394,7 +1394,7 @@ fn picture_position() -> State {
 fn picture_draws_the_viewers_hand_face_up_and_other_hands_as_backs() {
     let st = picture_position();
     let view = GAME.view(&st, Viewer::Seat(1));
-    let svg = GAME.board_svg(&view, Viewer::Seat(1));
+    let svg = GAME.board_svg(&view, &turnpost_engine::People::unnamed(Viewer::Seat(1)));
     turnpost_engine::harness::check_picture(&svg).unwrap();
     // The table: two loose cards, two builds of 2 and 3 cards.
     assert_eq!(count(&svg, "class=\"table-card\""), 2, "{svg}");
@@ -1445,7 +1445,10 @@ fn picture_draws_the_viewers_hand_face_up_and_other_hands_as_backs() {
 #[test]
 fn spectator_picture_has_no_face_up_hand() {
     let st = picture_position();
-    let svg = GAME.board_svg(&GAME.view(&st, Viewer::Spectator), Viewer::Spectator);
+    let svg = GAME.board_svg(
+        &GAME.view(&st, Viewer::Spectator),
+        &turnpost_engine::People::unnamed(Viewer::Spectator),
+    );
     turnpost_engine::harness::check_picture(&svg).unwrap();
     assert_eq!(count(&svg, "class=\"hand-card\""), 0);
     assert_eq!(count(&svg, "class=\"card-back\""), 3 + 2 + 4);
@@ -1458,12 +1461,21 @@ fn spectator_picture_has_no_face_up_hand() {
 #[test]
 fn picture_is_the_same_bytes_for_the_same_view_and_follows_the_play() {
     let st = picture_position();
-    let a = GAME.board_svg(&GAME.view(&st, Viewer::Seat(0)), Viewer::Seat(0));
-    let b = GAME.board_svg(&GAME.view(&st.clone(), Viewer::Seat(0)), Viewer::Seat(0));
+    let a = GAME.board_svg(
+        &GAME.view(&st, Viewer::Seat(0)),
+        &turnpost_engine::People::unnamed(Viewer::Seat(0)),
+    );
+    let b = GAME.board_svg(
+        &GAME.view(&st.clone(), Viewer::Seat(0)),
+        &turnpost_engine::People::unnamed(Viewer::Seat(0)),
+    );
     assert_eq!(a, b);
     // Seat 2 trails the 3♦: the table grows by one card, its hand shrinks by one.
     let next = play(&st, 1, trail("3D"));
-    let c = GAME.board_svg(&GAME.view(&next, Viewer::Seat(0)), Viewer::Seat(0));
+    let c = GAME.board_svg(
+        &GAME.view(&next, Viewer::Seat(0)),
+        &turnpost_engine::People::unnamed(Viewer::Seat(0)),
+    );
     assert_ne!(a, c);
     assert_eq!(count(&c, "class=\"table-card\""), 3);
     assert_eq!(count(&c, "class=\"card-back\""), 1 + 4);
@@ -1475,7 +1487,7 @@ fn finished_picture_names_the_winner() {
     let p = random_playout(&GAME, &Options::default(), 2, 5, 5000).unwrap();
     assert!(p.finished);
     let view = GAME.view(&p.state, Viewer::Seat(0));
-    let svg = GAME.board_svg(&view, Viewer::Seat(0));
+    let svg = GAME.board_svg(&view, &turnpost_engine::People::unnamed(Viewer::Seat(0)));
     turnpost_engine::harness::check_picture(&svg).unwrap();
     let Status::Finished(o) = GAME.status(&p.state) else {
         panic!("finished")
@@ -1514,7 +1526,10 @@ fn pictures_render_to_png() {
         ("kasino-end-seat1", &end, Viewer::Seat(0)),
     ];
     for (name, st, viewer) in shots {
-        let svg = GAME.board_svg(&GAME.view(st, viewer), viewer);
+        let svg = GAME.board_svg(
+            &GAME.view(st, viewer),
+            &turnpost_engine::People::unnamed(viewer),
+        );
         turnpost_engine::svg::save_png(name, &svg).unwrap();
     }
 }

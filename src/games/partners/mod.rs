@@ -15,6 +15,7 @@ pub mod view;
 #[cfg(test)]
 mod tests;
 
+use turnpost_engine::People;
 use turnpost_engine::cards::Card;
 use turnpost_engine::{
     Game, GameInfo, GameRng, Outcome, Placing, RuleError, Seat, SetupError, Status, TeamResult,
@@ -491,7 +492,7 @@ impl Game for Partners {
     }
 
     /// Drawn for the viewer the view was made for (`view.viewer`).
-    fn board_svg(&self, view: &View, _viewer: Viewer) -> String {
+    fn board_svg(&self, view: &View, _people: &People) -> String {
         match data() {
             Ok(d) => board::board_svg(d, view),
             Err(e) => board::unavailable(&e),

@@ -1345,7 +1345,7 @@ fn picture_table() -> State {
 fn picture_draws_every_piece_and_only_the_viewers_hand_face_up() {
     let st = picture_table();
     let view = Partners.view(&st, Viewer::Seat(0));
-    let svg = Partners.board_svg(&view, Viewer::Seat(0));
+    let svg = Partners.board_svg(&view, &turnpost_engine::People::unnamed(Viewer::Seat(0)));
     turnpost_engine::harness::check_picture(&svg).unwrap();
     // All 16 pieces, each where the view has it.
     assert_eq!(count(&svg, "class=\"piece\""), 16, "{svg}");
@@ -1398,7 +1398,10 @@ fn picture_draws_every_piece_and_only_the_viewers_hand_face_up() {
 #[test]
 fn spectator_picture_shows_no_hand_and_two_player_seats_see_both_colours() {
     let st = picture_table();
-    let svg = Partners.board_svg(&Partners.view(&st, Viewer::Spectator), Viewer::Spectator);
+    let svg = Partners.board_svg(
+        &Partners.view(&st, Viewer::Spectator),
+        &turnpost_engine::People::unnamed(Viewer::Spectator),
+    );
     turnpost_engine::harness::check_picture(&svg).unwrap();
     assert_eq!(count(&svg, "class=\"hand-card\""), 0);
     assert_eq!(count(&svg, "class=\"card-back\""), 2 + 1 + 3);
@@ -1409,7 +1412,10 @@ fn spectator_picture_shows_no_hand_and_two_player_seats_see_both_colours() {
     let mut two = picture_table();
     two.seats = 2;
     two.turn = YELLOW;
-    let svg = Partners.board_svg(&Partners.view(&two, Viewer::Seat(0)), Viewer::Seat(0));
+    let svg = Partners.board_svg(
+        &Partners.view(&two, Viewer::Seat(0)),
+        &turnpost_engine::People::unnamed(Viewer::Seat(0)),
+    );
     assert_eq!(count(&svg, "class=\"hand-card\""), 2 + 3);
     assert_eq!(count(&svg, "class=\"card-back\""), 1);
     assert!(svg.contains("Your turn: play a card for Yellow"));
@@ -1425,7 +1431,10 @@ fn picture_shows_the_exchange_step_as_the_view_gives_it() {
         .apply(&st, 0, &Action::Exchange { card: give })
         .unwrap();
     let picture = |s: &State, seat: Seat| {
-        Partners.board_svg(&Partners.view(s, Viewer::Seat(seat)), Viewer::Seat(seat))
+        Partners.board_svg(
+            &Partners.view(s, Viewer::Seat(seat)),
+            &turnpost_engine::People::unnamed(Viewer::Seat(seat)),
+        )
     };
     let needle = format!("data-card=\"{give}\"");
     // The giver sees its choice, marked as the exchange card; nobody else does yet.
@@ -1475,7 +1484,10 @@ fn pictures_render_to_png() {
         ("partners-end-seat2", &end.state, Viewer::Seat(1)),
     ];
     for (name, st, viewer) in shots {
-        let svg = Partners.board_svg(&Partners.view(st, viewer), viewer);
+        let svg = Partners.board_svg(
+            &Partners.view(st, viewer),
+            &turnpost_engine::People::unnamed(viewer),
+        );
         turnpost_engine::svg::save_png(name, &svg).unwrap();
     }
 }

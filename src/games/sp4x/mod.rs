@@ -15,6 +15,7 @@ mod tests;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use turnpost_engine::People;
 
 pub use actions::Action;
 pub use state::{Card, Resource, State, TileKind};
@@ -202,7 +203,8 @@ impl Game for Sp4x {
         }
     }
 
-    fn board_svg(&self, view: &View, viewer: Viewer) -> String {
+    fn board_svg(&self, view: &View, people: &People) -> String {
+        let viewer = people.viewer();
         picture::picture(view, viewer)
     }
 

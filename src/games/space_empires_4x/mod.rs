@@ -18,6 +18,7 @@ mod tests;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use turnpost_engine::People;
 
 use turnpost_engine::{
     Game, GameInfo, GameRng, Outcome, Placing, RuleError, Seat, SetupError, Status, Viewer,
@@ -508,7 +509,8 @@ impl Game for SpaceEmpires4x {
         }
     }
 
-    fn board_svg(&self, view: &render::View, viewer: Viewer) -> String {
+    fn board_svg(&self, view: &render::View, people: &People) -> String {
+        let viewer = people.viewer();
         board::picture(view, viewer)
     }
 

@@ -26,6 +26,7 @@ pub mod state;
 #[cfg(test)]
 mod tests;
 
+use turnpost_engine::People;
 use turnpost_engine::{
     Game, GameInfo, GameRng, Outcome, RuleError, Seat, SetupError, Status, Viewer, Visibility,
 };
@@ -193,7 +194,7 @@ impl Game for Starfarers {
         render::render(&self.data, state, viewer)
     }
 
-    fn board_svg(&self, view: &render::View, _viewer: Viewer) -> String {
+    fn board_svg(&self, view: &render::View, _people: &People) -> String {
         // The view names its viewer, so the picture needs nothing else.
         board::picture(&self.data, view)
     }

@@ -4,7 +4,10 @@ use super::*;
 use turnpost_engine::harness::{check_picture, random_playout};
 
 fn picture(game: &Fuldrigger, st: &State, viewer: Viewer) -> String {
-    let svg = game.board_svg(&game.view(st, viewer), viewer);
+    let svg = game.board_svg(
+        &game.view(st, viewer),
+        &turnpost_engine::People::unnamed(viewer),
+    );
     check_picture(&svg).unwrap_or_else(|e| panic!("{viewer:?}: {e}\n{svg}"));
     svg
 }

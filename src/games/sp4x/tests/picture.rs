@@ -9,7 +9,10 @@ fn count(svg: &str, needle: &str) -> usize {
 }
 
 fn picture(st: &State, viewer: Viewer) -> String {
-    Sp4x.board_svg(&Sp4x.view(st, viewer), viewer)
+    Sp4x.board_svg(
+        &Sp4x.view(st, viewer),
+        &turnpost_engine::People::unnamed(viewer),
+    )
 }
 
 /// A game in progress with a grown map: explored tiles, roads, bases and men of several
@@ -37,7 +40,7 @@ fn every_tile_piece_and_road_of_the_view_is_drawn() {
     let st = grown_map();
     for viewer in [Viewer::Seat(0), Viewer::Seat(2), Viewer::Spectator] {
         let v = Sp4x.view(&st, viewer);
-        let svg = Sp4x.board_svg(&v, viewer);
+        let svg = Sp4x.board_svg(&v, &turnpost_engine::People::unnamed(viewer));
         check_picture(&svg).unwrap();
         assert_eq!(count(&svg, "class=\"tile\""), v.tiles.len());
         assert_eq!(count(&svg, "class=\"road\""), v.roads.len());

@@ -11,7 +11,10 @@ fn count(svg: &str, needle: &str) -> usize {
 }
 
 fn picture(s: &State, viewer: Viewer) -> String {
-    G.board_svg(&G.view(s, viewer), viewer)
+    G.board_svg(
+        &G.view(s, viewer),
+        &turnpost_engine::People::unnamed(viewer),
+    )
 }
 
 /// A three-player game in round 2 or later, during someone's movement, with counters of
@@ -46,7 +49,7 @@ fn every_hex_counter_and_colony_of_the_view_is_drawn() {
     let s = midgame();
     for viewer in [Viewer::Seat(0), Viewer::Seat(2), Viewer::Spectator] {
         let v = G.view(&s, viewer);
-        let svg = G.board_svg(&v, viewer);
+        let svg = G.board_svg(&v, &turnpost_engine::People::unnamed(viewer));
         check_picture(&svg).unwrap();
         let unexplored = v.hexes.iter().filter(|h| !h.explored).count();
         assert_eq!(count(&svg, "class=\"hex unexplored\""), unexplored);

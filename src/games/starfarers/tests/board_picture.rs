@@ -5,7 +5,10 @@ use crate::starfarers::state::{Building, Offer, Station};
 use turnpost_engine::harness::check_picture;
 
 fn picture(g: &Starfarers, s: &State, viewer: Viewer) -> String {
-    let svg = g.board_svg(&g.view(s, viewer), viewer);
+    let svg = g.board_svg(
+        &g.view(s, viewer),
+        &turnpost_engine::People::unnamed(viewer),
+    );
     check_picture(&svg).unwrap_or_else(|e| panic!("{viewer:?}: {e}\n{svg}"));
     svg
 }

@@ -1,6 +1,7 @@
 use super::data::{Chip, Resource, Resources};
 use super::state::{Phase, Ship, ShipKind};
 use super::*;
+use turnpost_engine::People;
 use turnpost_engine::harness::{PlayoutConfig, assert_resample_covers, check_many, random_playout};
 use turnpost_engine::{
     Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer, Visibility,
@@ -171,8 +172,8 @@ impl Game for Strict {
     fn render_text(&self, s: &State, v: Viewer) -> String {
         self.0.render_text(s, v)
     }
-    fn board_svg(&self, view: &render::View, v: Viewer) -> String {
-        self.0.board_svg(view, v)
+    fn board_svg(&self, view: &render::View, people: &People) -> String {
+        self.0.board_svg(view, people)
     }
     fn resample_hidden(&self, s: &State, v: Viewer, r: &mut GameRng) -> State {
         self.0.resample_hidden(s, v, r)
