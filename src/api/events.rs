@@ -35,11 +35,18 @@ pub struct EventParams {
 
 /// The SSE frames one event makes for `account`.
 fn frames(event: &GameEvent, account: AccountId) -> Vec<u8> {
+    let mut out = String::new();
+    if event.lobby {
+        out.push_str(&format!(
+            "event: lobby_changed\ndata: {}\n\n",
+            json!({"id": event.game})
+        ));
+    }
     if !event.accounts.contains(&account) {
-        return Vec::new();
+        return out.into_bytes();
     }
     let data = json!({"id": event.game, "version": event.version, "status": event.status});
-    let mut out = format!("event: game_changed\ndata: {data}\n\n");
+    out.push_str(&format!("event: game_changed\ndata: {data}\n\n"));
     if event.to_act_accounts.contains(&account) {
         out.push_str(&format!("event: your_turn\ndata: {data}\n\n"));
     }
@@ -49,7 +56,9 @@ fn frames(event: &GameEvent, account: AccountId) -> Vec<u8> {
 /// Live updates of the caller's games, as Server-Sent Events.
 ///
 /// `game_changed` (`{id, version, status}`) whenever one of the caller's games changes;
-/// `your_turn` (the same data) when it now waits for the caller. After an `event: lagged`
+/// `your_turn` (the same data) when the caller now has something to decide (its turn, or
+/// an offer to answer); `lobby_changed` (`{id}`) to every stream when the lobby changed
+/// (a public game opened, filled up or lost a player). After an `event: lagged`
 /// the client missed events and should re-read its games. A comment line after 15 s
 /// without a frame keeps the connection open. Once the token is revoked (a password
 /// change) or expires, the stream sends `event: unauthorized` and ends, within seconds.
@@ -290,11 +299,29 @@ mod tests {
             to_act: vec![1],
             accounts: vec![AccountId(1), AccountId(2)],
             to_act_accounts: vec![AccountId(2)],
+            lobby: false,
         };
         assert!(frames(&e, AccountId(9)).is_empty());
         let one = String::from_utf8(frames(&e, AccountId(1))).unwrap();
         assert!(one.contains("game_changed") && !one.contains("your_turn"));
         let two = String::from_utf8(frames(&e, AccountId(2))).unwrap();
         assert!(two.contains("event: your_turn\ndata: {\"id\":7"));
+    }
+
+    #[test]
+    fn a_lobby_change_reaches_every_stream_and_says_no_more_than_the_game_id() {
+        let e = GameEvent {
+            game: GameId(8),
+            version: 0,
+            status: crate::store::kinds::GameStatus::Open,
+            to_act: Vec::new(),
+            accounts: vec![AccountId(1)],
+            to_act_accounts: Vec::new(),
+            lobby: true,
+        };
+        let outsider = String::from_utf8(frames(&e, AccountId(9))).unwrap();
+        assert_eq!(outsider, "event: lobby_changed\ndata: {\"id\":8}\n\n");
+        let seated = String::from_utf8(frames(&e, AccountId(1))).unwrap();
+        assert!(seated.contains("lobby_changed") && seated.contains("game_changed"));
     }
 }

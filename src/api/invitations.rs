@@ -163,7 +163,8 @@ pub async fn invitation_page(
         (AcceptInvitationRequest = "application/x-www-form-urlencoded"),
     ), description = "Empty, or a name and password for a new account"),
     responses(
-        (status = 200, description = "Seated (a page when the request was the page's form)", body = AcceptedInvitation),
+        (status = 200, description = "Seated", body = AcceptedInvitation),
+        (status = 303, description = "Seated, when the request was the invitation page's form: on to the game in the web client (signed in, for an account made just now)"),
         (status = 403, description = "`invalid_link`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`already_joined`, `game_not_open`, `email_taken`, `sign_in_required` (an account with the invited address has not confirmed it: sign in and accept again)", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "`invitation_closed`, `invitation_expired`", body = Problem, content_type = "application/problem+json"),
@@ -185,27 +186,24 @@ pub async fn accept_invitation(
     if !is_form(&req) {
         return Ok(HttpResponse::Ok().json(done));
     }
-    let game_url = format!("{base}/#/game/{}", done.game_id);
-    let sign_in = if done.account_created {
-        "Your account is made: sign in with your address and the password you chose. "
-    } else {
-        ""
+    // A person accepted on the invitation's page: on to the game in the web client, signed
+    // in when the account was made just now (its token rides in the fragment, which no
+    // server sees; the client takes it out of the address at once). An existing account
+    // signs in there first, and the client brings it back to the game.
+    // The path alone: the browser stays on the host it came by (behind a proxy too).
+    let path = base
+        .split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+        .unwrap_or("");
+    let location = match &done.access_token {
+        Some(token) => format!("{path}/#/welcome/{}/{token}", done.game_id),
+        None => format!("{path}/#/game/{}", done.game_id),
     };
-    let started = if done.game_started {
-        "Every seat is taken: the game has begun."
-    } else {
-        "The game begins when every seat is taken; you will get an email when it is your turn."
-    };
-    Ok(page(
-        "You are in",
-        &format!(
-            "<p>You have seat {} of game #{}. {sign_in}{started}</p>\
-             <p><a href=\"{}\">Open the game</a></p>",
-            done.seat + 1,
-            done.game_id,
-            attr(&game_url)
-        ),
-    ))
+    Ok(HttpResponse::SeeOther()
+        .insert_header((actix_web::http::header::LOCATION, location))
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+        .insert_header((actix_web::http::header::REFERRER_POLICY, "no-referrer"))
+        .finish())
 }
 
 /// A declined invitation.

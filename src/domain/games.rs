@@ -42,12 +42,16 @@ pub use super::steps::{BOT_MARK, FORCED_MARK, Step};
 pub use crate::store::models::SeatInfo;
 
 /// A seat as the API shows it, with its clock and vacation.
-fn seat_response(row: &GameRow, s: &SeatInfo) -> SeatResponse {
+fn seat_response(row: &GameRow, s: &SeatInfo, labels: &[String]) -> SeatResponse {
     let has_clock = row.time_control.is_some();
     SeatResponse {
         seat: s.seat,
         account_id: s.account_id,
         name: s.name.clone(),
+        label: usize::try_from(s.seat)
+            .ok()
+            .and_then(|i| labels.get(i))
+            .cloned(),
         clock_ms_left: if has_clock { s.clock_left_ms } else { None },
         clock_running: has_clock && s.clock_since.is_some(),
         on_vacation_until: s.vacation_until,
@@ -409,11 +413,15 @@ impl Domain {
             version: row.version,
             players: row.players,
             options: row.options.clone(),
-            seats: seats.iter().map(|s| seat_response(row, s)).collect(),
+            seats: seats
+                .iter()
+                .map(|s| seat_response(row, s, &answer.seat_labels))
+                .collect(),
             time_control: clocks::time_control(row),
             timeout_policy: row.timeout_policy,
             forfeited: row.forfeited.clone(),
             to_act: row.to_act.clone(),
+            deciding: row.deciding.clone(),
             private: row.private,
             your_seat,
             view: answer.view.clone(),
@@ -643,6 +651,7 @@ impl Domain {
                 .set((
                     games::status.eq(GameStatus::Finished),
                     games::to_act.eq(Vec::<i32>::new()),
+                    games::deciding.eq(Vec::<i32>::new()),
                     games::result.eq(Some(
                         serde_json::to_value(&outcome).map_err(anyhow::Error::from)?,
                     )),
@@ -779,11 +788,11 @@ impl Domain {
             }
         }
         if q.awaiting_me {
-            // The caller's seat is among those the game waits for.
+            // The caller's seat has something to decide (its turn, or an offer to answer).
             let awaiting = || {
                 diesel::dsl::sql::<diesel::sql_types::Bool>(
                     "games.status = 'active' AND EXISTS (SELECT 1 FROM game_seats s \
-                     WHERE s.game_id = games.id AND s.seat = ANY(games.to_act) AND s.account_id = ",
+                     WHERE s.game_id = games.id AND s.seat = ANY(games.deciding) AND s.account_id = ",
                 )
                 .bind::<diesel::sql_types::BigInt, _>(account)
                 .sql(")")
@@ -802,7 +811,7 @@ impl Domain {
         for row in rows {
             let seats = seat_infos(&mut conn, row.id)?;
             let your_seat = seat_of(&seats, account);
-            let seat_list = seats.iter().map(|s| seat_response(&row, s)).collect();
+            let seat_list = seats.iter().map(|s| seat_response(&row, s, &[])).collect();
             items.push(GameSummary {
                 id: row.id,
                 game_type: row.game_type,
@@ -810,8 +819,9 @@ impl Domain {
                 version: row.version,
                 players: row.players,
                 awaiting_you: row.status == GameStatus::Active
-                    && your_seat.is_some_and(|s| row.to_act.contains(&s)),
+                    && your_seat.is_some_and(|s| row.deciding.contains(&s)),
                 seats: seat_list,
+                deciding: row.deciding,
                 to_act: row.to_act,
                 your_seat,
                 updated_at: row.updated_at,

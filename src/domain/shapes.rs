@@ -246,6 +246,9 @@ pub struct SeatResponse {
     pub seat: i32,
     pub account_id: AccountId,
     pub name: String,
+    /// What the game calls the seat ("Red", "South", "Seat 2"), once it has started: shown
+    /// with the name, as the board picture names it ("Ada (Red)").
+    pub label: Option<String>,
     /// Milliseconds left on the seat's clock (null without a time control).
     pub clock_ms_left: Option<i64>,
     /// Whether the seat's clock is running (the game waits for it).
@@ -277,8 +280,11 @@ pub struct GameResponse {
     pub timeout_policy: TimeoutPolicy,
     /// Seats that resigned or timed out (a bot plays for them when the game goes on).
     pub forfeited: Vec<i32>,
-    /// Seats the game waits for (several during simultaneous steps).
+    /// Seats the game waits for (several during simultaneous steps); their clocks run.
     pub to_act: Vec<i32>,
+    /// Seats with something to decide: those in `to_act` and any other with legal actions
+    /// (the recipient of an offer). A client shows it as that seat's turn.
+    pub deciding: Vec<i32>,
     /// Seen only by its seats and invitees (see `POST /games`).
     pub private: bool,
     /// The caller's seat, or null for a spectator.
@@ -346,8 +352,10 @@ pub struct GameSummary {
     pub players: i32,
     pub seats: Vec<SeatResponse>,
     pub to_act: Vec<i32>,
+    /// Seats with something to decide (see the game resource's `deciding`).
+    pub deciding: Vec<i32>,
     pub your_seat: Option<i32>,
-    /// True when the game waits for the caller.
+    /// True when the caller has something to decide: its turn, or an offer to answer.
     pub awaiting_you: bool,
     pub updated_at: DateTime<Utc>,
 }

@@ -26,6 +26,8 @@ pub struct SeatAnswer {
     pub legal_actions: Box<RawValue>,
     pub legal_action_texts: Box<RawValue>,
     pub legal_action_targets: Box<RawValue>,
+    /// What the game calls each seat ("Red", "South"), by seat.
+    pub seat_labels: Vec<String>,
 }
 
 impl SeatAnswer {
@@ -33,7 +35,8 @@ impl SeatAnswer {
         (self.view.get().len()
             + self.legal_actions.get().len()
             + self.legal_action_texts.get().len()
-            + self.legal_action_targets.get().len()) as u64
+            + self.legal_action_targets.get().len()
+            + self.seat_labels.iter().map(String::len).sum::<usize>()) as u64
     }
 }
 
@@ -145,6 +148,7 @@ fn seat_answer(row: &GameRow, seat: Option<i32>, state: Option<&dyn LoadedGame>)
             legal_actions: raw_json(&[(); 0]),
             legal_action_texts: raw_json(&[(); 0]),
             legal_action_targets: raw_json(&[(); 0]),
+            seat_labels: Vec::new(),
         };
     };
     let viewer = seat.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
@@ -162,6 +166,9 @@ fn seat_answer(row: &GameRow, seat: Option<i32>, state: Option<&dyn LoadedGame>)
         legal_actions,
         legal_action_texts,
         legal_action_targets,
+        seat_labels: (0..row.players.max(0) as usize)
+            .map(|s| st.seat_name(s))
+            .collect(),
     }
 }
 

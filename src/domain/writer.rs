@@ -30,6 +30,7 @@ diesel::define_sql_function! {
         snapshot: diesel::sql_types::Text,
         status: diesel::sql_types::Text,
         to_act: diesel::sql_types::Array<diesel::sql_types::Integer>,
+        deciding: diesel::sql_types::Array<diesel::sql_types::Integer>,
         result: diesel::sql_types::Nullable<diesel::sql_types::Jsonb>,
         game_type: diesel::sql_types::Text,
         hook_seats: diesel::sql_types::Array<diesel::sql_types::Integer>,
@@ -58,7 +59,7 @@ pub(crate) fn announce(
     let accounts: Vec<i64> = seats.iter().map(|s| s.account_id.0).collect();
     let to_act_accounts: Vec<i64> = seats
         .iter()
-        .filter(|s| row.to_act.contains(&s.seat))
+        .filter(|s| row.deciding.contains(&s.seat))
         .map(|s| s.account_id.0)
         .collect();
     let payload = json!({
@@ -167,6 +168,16 @@ impl Domain {
         let to_act = to_i32s(after.to_act());
         let acted: Vec<Seat> = steps.iter().map(|s| s.seat as usize).collect();
         let after_actors = state.actors(row.players as usize);
+        // Who has a decision: the seats to act and any other with legal actions.
+        let deciding = if after.is_finished() {
+            Vec::new()
+        } else {
+            let mut all = to_i32s(&after_actors);
+            all.extend(&to_act);
+            all.sort_unstable();
+            all.dedup();
+            all
+        };
         let actors = Actors {
             before: before_actors,
             after: &after_actors,
@@ -197,6 +208,7 @@ impl Domain {
             &snapshot,
             status.as_str(),
             &to_act,
+            &deciding,
             result.as_ref(),
             &row.game_type,
             &hook_seats,
@@ -218,6 +230,7 @@ impl Domain {
             version,
             status,
             to_act,
+            deciding,
             result,
             updated_at,
             ..row.clone()

@@ -26,8 +26,12 @@ pub struct GameEvent {
     pub to_act: Vec<i32>,
     /// The accounts seated in the game.
     pub accounts: Vec<AccountId>,
-    /// The accounts the game now waits for.
+    /// The accounts with something to decide now (the game's `deciding` seats).
     pub to_act_accounts: Vec<AccountId>,
+    /// The change shows in the lobby (a public game opened, filled up or lost a player):
+    /// every stream is told, so open lobby pages refresh.
+    #[serde(default)]
+    pub lobby: bool,
 }
 
 /// The node's event fan-out.

@@ -74,6 +74,9 @@ pub struct GameRow {
     pub rated: bool,
     /// A pending takeback request (see `domain::takeback`), valid at its `at_version` only.
     pub takeback: Option<Value>,
+    /// The seats with something to decide: `to_act` and any other with legal actions (the
+    /// recipient of an offer). Lists and `your_turn` events go by it; clocks by `to_act`.
+    pub deciding: Vec<i32>,
 }
 
 #[derive(Insertable)]
@@ -302,6 +305,7 @@ impl GameRow {
             rematch_id: None,
             rated: true,
             takeback: None,
+            deciding: vec![0],
         }
     }
 }

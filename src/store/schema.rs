@@ -71,6 +71,7 @@ diesel::table! {
         rated -> Bool,
         takeback -> Nullable<Jsonb>,
         revision -> Int8,
+        deciding -> Array<Int4>,
     }
 }
 

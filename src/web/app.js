@@ -1,8 +1,10 @@
 // The page shell: hash routes, the navigation, messages, and signing out.
 //   #/signin  #/signup  #/games  #/lobby  #/game/<id>  #/rules/<type>  #/settings
 //   #/leaderboard/<type>  #/ratings/<account id>
+//   #/welcome/<game id>/<token>: where an accepted invitation lands, signed in (the token
+//   rides in the fragment, which never reaches a server, and leaves the address at once).
 
-import { token, clearToken, setUnauthorizedHandler, get } from './api.js';
+import { token, setToken, clearToken, setUnauthorizedHandler, get } from './api.js';
 import { h, fill } from './dom.js';
 import * as live from './live.js';
 
@@ -75,7 +77,23 @@ function drawNav(current) {
   );
 }
 
+/** Signed in by an accepted invitation: keep the token, forget the address, open the game. */
+function welcome(raw) {
+  const m = /^#\/welcome\/(\d+)\/([A-Za-z0-9._~-]+)$/.exec(raw);
+  if (!m) return false;
+  setToken(m[2], false);
+  me = null;
+  history.replaceState(null, '', `#/game/${m[1]}`);
+  pending = 'You are in: welcome to the game.';
+  live.start();
+  return true;
+}
+
 async function route() {
+  if (welcome(location.hash)) {
+    route();
+    return;
+  }
   const raw = location.hash;
   // In-page anchors (the skip link) are not routes.
   if (raw && !raw.startsWith('#/')) return;
@@ -96,7 +114,15 @@ async function route() {
   cleanup = null;
   drawNav(page);
   const seq = ++routeSeq;
+  // Each navigation draws into a box of its own: a page still loading when the next
+  // navigation starts writes into a box no longer shown, so the last navigation wins.
+  const box = h('div', { class: 'page' }, h('p', { class: 'muted' }, 'Loading…'));
+  main.replaceChildren(box);
+  const message = pending;
+  pending = null;
+  flash(...(Array.isArray(message) ? message : [message]));
   const render = await routes[page]();
+  if (seq !== routeSeq) return;
   const ctx = {
     flash, navigate, account, signOut,
     /** The page to go to after signing in. */
@@ -105,13 +131,16 @@ async function route() {
       wanted = null;
       return to;
     },
+    /** Whether this page is still the one shown. */
+    current: () => seq === routeSeq,
+    /** A signed-out visitor needs an account here: sign in, then come back to this page. */
+    signInFirst: (why) => {
+      wanted = raw;
+      navigate('#/signin', why);
+    },
   };
-  const message = pending;
-  pending = null;
-  flash(...(Array.isArray(message) ? message : [message]));
-  main.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
   try {
-    const done = (await render(main, params, ctx)) || null;
+    const done = (await render(box, params, ctx)) || null;
     // Another route started meanwhile: this page is already gone.
     if (seq !== routeSeq) {
       if (done) done();
@@ -119,11 +148,12 @@ async function route() {
     }
     cleanup = done;
   } catch (e) {
-    if (e && e.status === 401) return;
-    fill(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error' }, e.message || String(e)));
+    if (seq !== routeSeq || (e && e.status === 401)) return;
+    fill(box, h('h1', {}, 'Something went wrong'), h('p', { class: 'error' }, e.message || String(e)));
   }
   // Move focus to the new page's heading, so keyboard and screen-reader users start there.
-  const heading = main.querySelector('h1');
+  if (seq !== routeSeq) return;
+  const heading = box.querySelector('h1');
   if (heading && !main.contains(document.activeElement)) {
     heading.tabIndex = -1;
     heading.focus({ preventScroll: true });

@@ -38,9 +38,35 @@ function handsOf(view) {
   return out;
 }
 
-function seatName(game, seat) {
+/** A seat as people know it: "Ada (Red)", "you (Red)" with `you`, "Seat 2" if empty. */
+export function seatName(game, seat, { you = false } = {}) {
   const s = game.seats.find((x) => x.seat === seat);
-  return s ? s.name : `Seat ${seat + 1}`;
+  const label = s && s.label && s.label !== s.name ? ` (${s.label})` : '';
+  if (you && seat === game.your_seat) return `you${label}`;
+  return s ? `${s.name}${label}` : `Seat ${seat + 1}`;
+}
+
+/** Seats with something to decide: their turn, or an offer to answer. */
+function deciding(game) {
+  return Array.isArray(game.deciding) ? game.deciding : game.to_act;
+}
+
+/** Whether the caller has something to decide in this game now. */
+export function myDecision(game) {
+  return game.status === 'active' && game.your_seat !== null
+    && (deciding(game).includes(game.your_seat) || game.legal_actions.length > 0);
+}
+
+/** The game's summary with people's names for the seats it names ("Seat 2 wins" → "Bo (Seat 2) wins"). */
+function namedSummary(game, text) {
+  let out = String(text || '').trim();
+  const seats = [...game.seats].filter((s) => s.label && s.label !== s.name)
+    .sort((a, b) => b.label.length - a.label.length);
+  for (const s of seats) {
+    const escaped = s.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(new RegExp(`(^|[^\\w(])${escaped}(?![\\w)])`, 'g'), `$1${s.name} (${s.label})`);
+  }
+  return out && !/[.!?]$/.test(out) ? `${out}.` : out;
 }
 
 function statusText(game) {
@@ -48,12 +74,13 @@ function statusText(game) {
   if (game.status === 'finished') {
     const summary = game.result && game.result.summary;
     const rating = game.rated ? ' Ratings updated (see Leaderboards).' : ' Unrated game.';
-    return `Game over.${summary ? ` ${summary}` : ''}${rating}`;
+    return `Game over.${summary ? ` ${namedSummary(game, summary)}` : ''}${rating}`;
   }
-  const others = game.to_act.filter((s) => s !== game.your_seat).map((s) => seatName(game, s));
+  const others = deciding(game).filter((s) => s !== game.your_seat).map((s) => seatName(game, s));
   if (game.your_seat === null) return `You are watching. Waiting for ${others.join(', ') || 'nobody'}.`;
-  if (game.to_act.includes(game.your_seat)) {
-    return others.length ? `Your turn (also waiting for ${others.join(', ')}).` : 'Your turn.';
+  if (myDecision(game)) {
+    const what = game.to_act.includes(game.your_seat) ? 'Your turn' : 'Your decision';
+    return others.length ? `${what} (also waiting for ${others.join(', ')}).` : `${what}.`;
   }
   return `Waiting for ${others.join(', ') || 'nobody'}.`;
 }
@@ -91,12 +118,18 @@ export async function gamePage(main, [idText], app) {
   const chosen = [];
   let busy = false;
   let editorCleanup = null;
+  /** The move shown in the preview panel, kept across others' moves while still legal. */
+  let previewing = null;
+  /** The action kinds the game's editor composes (their buttons fold away). */
+  let editorKinds = [];
   let closed = false;
 
   const heading = h('h1', {}, `Game #${id}`);
   const status = h('p', { class: 'status-line', role: 'status', tabindex: -1 });
   const seats = h('ul', { class: 'seats' });
   const board = h('figure', { id: 'board', class: 'board' });
+  /** What a click on the board picked, and the moves that involve it. */
+  const boardChoices = h('div', { class: 'board-choices', 'aria-live': 'polite' });
   const hand = h('section', { id: 'hand', 'aria-label': 'Your hand' });
   const actions = h('section', { id: 'actions', 'aria-labelledby': 'actions-h' });
   const preview = h('section', { id: 'preview', 'aria-live': 'polite' });
@@ -107,7 +140,7 @@ export async function gamePage(main, [idText], app) {
   const log = h('details', { id: 'log', open: true }, h('summary', {}, 'Log'), logList, h('p', { class: 'muted none' }, 'No moves yet.'));
   const root = h('section', { id: 'game' }, heading, status, seats,
     // An editor sits under the board: grids and maps need the width.
-    h('div', { class: 'game-grid' }, h('div', { class: 'main-col' }, board, editor),
+    h('div', { class: 'game-grid' }, h('div', { class: 'main-col' }, board, boardChoices, editor),
       h('div', { class: 'side' }, hand, actions, preview, tools, invitations, log)));
   fill(main, root);
 
@@ -130,7 +163,9 @@ export async function gamePage(main, [idText], app) {
         try {
           r = await request('GET', `/api/v1/games/${id}`, { etag });
         } catch (e) {
-          if (e.status === 404 && !token()) {
+          if (e.status === 404 && !token() && !game) {
+            // A private game's link, opened in a signed-out tab: sign in, then come back.
+            app.signInFirst([`Sign in to open game #${id}: only its players can see it.`, 'info']);
             throw new ApiError(404, { detail: 'No such game, or a private one: sign in if you play in it or were invited.' });
           }
           throw e;
@@ -153,17 +188,19 @@ export async function gamePage(main, [idText], app) {
     etag = tag || null;
     root.dataset.version = g.version;
     root.dataset.status = g.status;
-    document.title = `${typeName(types, g.game_type)} #${g.id} · Turnpost`;
+    const mine = myDecision(g);
+    document.title = `${mine ? 'Your turn · ' : ''}${typeName(types, g.game_type)} #${g.id} · Turnpost`;
     fill(heading, `${typeName(types, g.game_type)} #${g.id}`);
     fill(status, statusText(g));
-    status.classList.toggle('yours', g.to_act.includes(g.your_seat) && g.status === 'active');
+    status.classList.toggle('yours', mine);
     fill(seats, g.status === 'finished' ? ranking(g) : g.seats.map((s) => seatLine(g, s)));
     drawHand();
     drawActions();
     drawTools();
     drawInvitations().catch(() => fill(invitations));
     if (moved) {
-      fill(preview);
+      keepPreview();
+      picked = [];
       loadBoard().catch((e) => fill(board, h('p', { class: 'error' }, e.message)));
       loadLog().then(drawTools).catch(() => {});
       mountEditor().catch((e) => fill(editor, h('p', { class: 'error' }, `The move editor failed: ${e.message}`)));
@@ -176,10 +213,103 @@ export async function gamePage(main, [idText], app) {
       return;
     }
     const r = await request('GET', `/api/v1/games/${id}/board.svg`, { etag: boardTag });
-    if (r.status === 304) return;
+    if (r.status === 304) {
+      markTargets();
+      return;
+    }
     boardTag = r.etag;
-    fill(board, svgPicture(r.data));
+    const picture = svgPicture(r.data);
+    fill(board, h('div', { class: 'board-scroll' }, picture), zoomButton);
+    fitBoard();
+    markTargets();
   }
+
+  // Phones: a 600-unit picture squeezed to 360 px wrote its labels at 6 px. The picture is
+  // shown no smaller than its smallest text needs to be READABLE px high, and scrolls
+  // sideways within its frame where the screen is narrower; "Fit to screen" shows it whole.
+  const READABLE = 11;
+  let fitWhole = false;
+  const zoomButton = h('button', {
+    type: 'button', class: 'link zoom',
+    onclick: () => {
+      fitWhole = !fitWhole;
+      fitBoard();
+    },
+  });
+  function fitBoard() {
+    const svg = board.querySelector('svg.picture');
+    if (!svg) return;
+    svg.style.width = '';
+    const vb = svg.viewBox && svg.viewBox.baseVal;
+    const sizes = [...svg.querySelectorAll('text')]
+      .map((t) => parseFloat(getComputedStyle(t).fontSize))
+      .filter((n) => n > 0);
+    if (!vb || !vb.width || !sizes.length) {
+      zoomButton.hidden = true;
+      return;
+    }
+    const smallest = Math.min(...sizes);
+    const readableWidth = Math.ceil(vb.width * (READABLE / smallest));
+    const frame = board.querySelector('.board-scroll');
+    const fits = frame.clientWidth >= readableWidth;
+    zoomButton.hidden = fits;
+    if (!fits && !fitWhole) svg.style.width = `${readableWidth}px`;
+    fill(zoomButton, fitWhole ? 'Show the board at a readable size' : 'Fit the board to the screen');
+  }
+  const onResize = () => fitBoard();
+  window.addEventListener('resize', onResize);
+
+  // Playing on the board: an element of the picture with a data-target stands for what
+  // actions involve (a card, a hex, a ship). A click picks it and keeps the actions that
+  // involve everything picked; one left is previewed, several are listed to choose from.
+  let picked = [];
+  const targetsOf = (i) => (Array.isArray(game.legal_action_targets) && game.legal_action_targets[i]) || [];
+  function markTargets() {
+    const live = new Set();
+    game.legal_actions.forEach((_a, i) => targetsOf(i).forEach((t) => live.add(t)));
+    for (const el of board.querySelectorAll('[data-target]')) {
+      el.classList.toggle('target', live.has(el.dataset.target));
+      el.classList.toggle('picked', picked.includes(el.dataset.target));
+    }
+    board.classList.toggle('playable', live.size > 0);
+    drawBoardChoices();
+  }
+  function matching(targets) {
+    const out = [];
+    game.legal_actions.forEach((action, i) => {
+      const ts = targetsOf(i);
+      if (targets.every((t) => ts.includes(t))) out.push({ action, text: game.legal_action_texts[i] || JSON.stringify(action), i });
+    });
+    return out;
+  }
+  function pick(target) {
+    if (busy || !game.legal_actions.length) return;
+    if (picked.includes(target)) picked = picked.filter((t) => t !== target);
+    else if (matching([...picked, target]).length) picked = [...picked, target];
+    else picked = [target];
+    if (!matching(picked).length) picked = [];
+    markTargets();
+    const left = matching(picked);
+    if (picked.length && left.length === 1) choose(left[0].action, left[0].text).catch(() => {});
+  }
+  function drawBoardChoices() {
+    if (!picked.length) {
+      fill(boardChoices);
+      return;
+    }
+    const left = matching(picked);
+    fill(boardChoices,
+      h('p', { class: 'muted' }, left.length === 1 ? 'On the board: this move.' : `On the board: ${left.length} moves involve what you picked. Pick another place or piece to narrow them, or choose one:`),
+      h('div', { class: 'buttons' }, left.slice(0, 40).map((it) => h('button', {
+        type: 'button', class: 'action', dataset: { index: it.i }, disabled: busy,
+        onclick: () => choose(it.action, it.text),
+      }, it.text))),
+      h('button', { type: 'button', class: 'link', onclick: () => { picked = []; markTargets(); } }, 'Clear the selection'));
+  }
+  board.addEventListener('click', (ev) => {
+    const el = ev.target.closest && ev.target.closest('[data-target]');
+    if (el && board.contains(el) && el.classList.contains('target')) pick(el.dataset.target);
+  });
 
   async function loadLog() {
     if (game.status === 'open') return;
@@ -257,6 +387,13 @@ export async function gamePage(main, [idText], app) {
           disabled: busy, onclick: () => choose(it.action, it.text),
         }, it.text)));
       const title = `${humanize(kind)} (${items.length})`;
+      // Moves the editor composes, or a long list that clicks on the board pick from,
+      // start folded: the list stays for keyboards and screen readers.
+      const onBoard = items.length > 12 && items.every((it) => targetsOf(it.i).length > 0);
+      if (editorKinds.includes(kind) || onBoard) {
+        const hint = editorKinds.includes(kind) ? 'or compose one under the board' : 'or click on the board';
+        return h('details', { class: 'group' }, h('summary', {}, `${title}: ${hint}`), buttons);
+      }
       // With many choices, big groups start folded so the page stays scannable.
       if (many && items.length > 12 && all.size > 1) {
         return h('details', { class: 'group' }, h('summary', {}, title), buttons);
@@ -273,8 +410,9 @@ export async function gamePage(main, [idText], app) {
    * editor's checks leave the keyboard focus where the player is composing (`focus`).
    */
   async function choose(action, text, { focus = true } = {}) {
+    previewing = { action, text, focus };
     const play = h('button', { type: 'button', class: 'primary play', disabled: true }, 'Play this move');
-    const cancel = h('button', { type: 'button', onclick: () => fill(preview) }, 'Cancel');
+    const cancel = h('button', { type: 'button', onclick: () => { previewing = null; fill(preview); } }, 'Cancel');
     const body = h('div', {}, h('p', { class: 'muted' }, 'Working out the result…'));
     fill(preview, h('div', { class: 'card preview' }, h('h2', {}, 'Preview'), h('p', {}, h('strong', {}, text || 'Your move')), body,
       h('div', { class: 'buttons' }, play, cancel)));
@@ -303,6 +441,7 @@ export async function gamePage(main, [idText], app) {
     try {
       const r = await request('POST', `/api/v1/games/${id}/actions`, { body: { expected_version: game.version, action } });
       busy = false;
+      previewing = null;
       fill(preview);
       setGame(r.data, r.etag);
       show('Move played.');
@@ -317,13 +456,87 @@ export async function gamePage(main, [idText], app) {
     }
   }
 
+  /**
+   * The move being previewed survives another player's move while it is still legal (it is
+   * previewed again on the new position); one that is no longer legal says so.
+   */
+  function keepPreview() {
+    const was = previewing;
+    previewing = null;
+    if (!was) {
+      fill(preview);
+      return;
+    }
+    const same = JSON.stringify(was.action);
+    if (game.legal_actions.some((a) => JSON.stringify(a) === same)) {
+      choose(was.action, was.text, { focus: false }).catch(() => {});
+      return;
+    }
+    fill(preview, h('div', { class: 'card preview' }, h('h2', {}, 'Preview'),
+      h('p', { class: 'error', role: 'alert' }, `The move you were looking at${was.text ? ` (${was.text})` : ''} is no longer possible: the game moved on.`)));
+  }
+
+  /** A control's label: what identifies it across a redraw. */
+  const controlLabel = (c) => (c.labels && c.labels[0] ? c.labels[0].textContent.trim() : (c.name || c.type));
+  /** The labels of the editor's controls the player changed (editors redraw controls). */
+  let touched = new Set();
+
+  /** The editor's controls (choices, numbers, boxes) as the player left them. */
+  function editorControls() {
+    return [...editor.querySelectorAll('select, input, textarea')].map((c) => {
+      const label = controlLabel(c);
+      const chosen = c.localName === 'select' && c.selectedOptions[0] ? c.selectedOptions[0].textContent.trim() : null;
+      return { label, value: c.value, checked: c.checked, chosen, changed: touched.has(label) };
+    });
+  }
+
+  /**
+   * Puts back what the player had composed in the editor before the game moved on, one
+   * control at a time (a choice can fill the next one's options); a choice that is no
+   * longer on offer is reported.
+   */
+  function restoreControls(saved) {
+    const lost = [];
+    for (let i = 0; i < saved.length; i += 1) {
+      const s = saved[i];
+      if (!s.changed) continue;
+      const c = editor.querySelectorAll('select, input, textarea')[i];
+      const label = c ? controlLabel(c) : null;
+      if (!c || label !== s.label) {
+        lost.push(s.chosen || s.value);
+        continue;
+      }
+      if (c.type === 'checkbox' || c.type === 'radio') {
+        if (c.checked === s.checked) continue;
+        c.checked = s.checked;
+      } else {
+        if (c.value === s.value) continue;
+        if (c.localName === 'select' && ![...c.options].some((o) => o.value === s.value)) {
+          lost.push(s.chosen || s.value);
+          continue;
+        }
+        c.value = s.value;
+      }
+      touched.add(label);
+      c.dispatchEvent(new Event('input', { bubbles: true }));
+      c.dispatchEvent(new Event('change', { bubbles: true }));
+    }
+    return lost;
+  }
+
   async function mountEditor() {
+    const saved = editorControls();
     if (editorCleanup) editorCleanup();
     editorCleanup = null;
     fill(editor);
     if (game.status !== 'active' || !game.legal_actions.length) return;
     if (!(await editors()).includes(game.game_type)) return;
     const mod = await import(`./editors/${game.game_type}.js`);
+    const kinds = Array.isArray(mod.replaces) ? mod.replaces : [];
+    if (kinds.join() !== editorKinds.join()) {
+      editorKinds = kinds;
+      drawActions();
+    }
     const el = h('div', { class: 'editor' });
     fill(editor, h('h2', {}, 'Compose a move'), el);
     const ctx = {
@@ -337,7 +550,23 @@ export async function gamePage(main, [idText], app) {
     const result = mod.mount(el, ctx);
     if (typeof result === 'function') editorCleanup = result;
     // Nothing to compose at this point of the game: no empty section.
-    if (!el.childElementCount) fill(editor);
+    if (!el.childElementCount) {
+      fill(editor);
+      return;
+    }
+    // Which controls the player touched: only those are put back after a move.
+    touched = new Set();
+    const touch = (ev) => {
+      if (ev.target && ev.target.matches && ev.target.matches('select, input, textarea')) touched.add(controlLabel(ev.target));
+    };
+    el.addEventListener('change', touch, true);
+    el.addEventListener('input', touch, true);
+    const lost = restoreControls(saved);
+    if (lost.length) {
+      el.prepend(h('p', { class: 'error', role: 'alert' }, `The game moved on: ${lost.join(', ')} is no longer possible. The rest of your move is as you left it.`));
+    } else if (saved.some((s) => s.changed)) {
+      el.prepend(h('p', { class: 'muted', role: 'status' }, 'The game moved on; your move is as you left it.'));
+    }
   }
 
   /** The game's invitations, for the player who opened it while it waits for players. */
@@ -482,28 +711,20 @@ export async function gamePage(main, [idText], app) {
     if (data.id === undefined || data.id === id) reread();
   });
   // A spectator (signed in without a seat, or not signed in) follows this game's own
-  // stream, which carries only what anyone may know: version, status, whose turn.
-  let watch = null;
-  if (game.your_seat === null && typeof EventSource !== 'undefined') {
-    const t = token();
-    watch = new EventSource(`/api/v1/games/${id}/events${t ? `?access_token=${encodeURIComponent(t)}` : ''}`);
-    watch.addEventListener('game_changed', (ev) => {
-      try {
-        if (JSON.parse(ev.data).version === game.version) return;
-      } catch {
-        // Unreadable: read the game anyway.
-      }
-      reread();
-    });
-  }
-  const streaming = () => live.connected() || (watch !== null && watch.readyState === EventSource.OPEN);
+  // stream, which carries only what anyone may know: version, status, whose turn. It is
+  // shared with the browser's other tabs (see live.js).
+  const watch = game.your_seat === null ? live.watchGame(id, (data) => {
+    if (data.version !== game.version || data.status !== game.status) reread();
+  }) : null;
+  const streaming = () => live.connected() || (watch !== null && watch.open());
   const timer = setInterval(() => {
     if (!streaming() || Date.now() - lastRead > 20000) reread();
   }, 5000);
   return () => {
     closed = true;
-    if (watch) watch.close();
+    if (watch) watch.stop();
     clearInterval(timer);
+    window.removeEventListener('resize', onResize);
     unsubscribe();
     if (editorCleanup) editorCleanup();
   };

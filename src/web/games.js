@@ -4,13 +4,24 @@ import { get, gameTypes } from './api.js';
 import { h, fill, duration, typeName, when } from './dom.js';
 import { subscribe } from './live.js';
 
-/** One seat as a short line: name, ▶ when the game waits for it, its clock. */
+/** Seat names that are colours get a swatch of that colour beside the player's name. */
+const COLOURS = new Set(['red', 'blue', 'green', 'yellow', 'white', 'orange', 'purple', 'black', 'brown', 'grey', 'gray']);
+
+/**
+ * One seat as a short line: name, the game's name for the seat (its colour or place) with
+ * a swatch, ▶ when the seat has something to decide, its clock.
+ */
 export function seatLine(g, s) {
-  const waiting = g.to_act.includes(s.seat);
+  const deciding = Array.isArray(g.deciding) ? g.deciding : g.to_act;
+  const waiting = g.status !== 'finished' && deciding.includes(s.seat);
   const you = s.seat === g.your_seat;
-  return h('li', { class: waiting ? 'seat to-act' : 'seat' },
+  const label = s.label && s.label !== s.name ? s.label : null;
+  const colour = label && COLOURS.has(label.toLowerCase()) ? label.toLowerCase() : null;
+  return h('li', { class: waiting ? 'seat to-act' : 'seat', dataset: { seat: s.seat } },
     waiting ? h('span', { class: 'marker', 'aria-hidden': 'true' }, '▶ ') : null,
-    h('span', {}, s.name, you ? ' (you)' : ''),
+    colour ? h('span', { class: `swatch c-${colour}`, 'aria-hidden': 'true' }) : null,
+    h('span', { class: 'name' }, s.name, you ? ' (you)' : ''),
+    label ? h('span', { class: 'label' }, ` · ${label}`) : null,
     s.bot ? h('span', { class: 'muted' }, ' · played by the computer') : null,
     waiting ? h('span', { class: 'sr-only' }, ', to move') : null,
     s.clock_ms_left !== null && s.clock_ms_left !== undefined
@@ -41,6 +52,7 @@ export async function myGames(main, _params, app) {
   const draw = () => {
     const mine = items.filter((g) => g.awaiting_you);
     const rest = items.filter((g) => !g.awaiting_you);
+    document.title = `${mine.length ? `(${mine.length}) ` : ''}My games · Turnpost`;
     fill(listBox,
       items.length ? null : h('p', {}, 'You have no games yet. ', h('a', { href: '#/lobby' }, 'Find or start one in the lobby'), '.'),
       mine.length ? [h('h2', {}, 'Your turn'), h('ul', { class: 'games' }, mine.map((g) => row(g, types)))] : null,
@@ -62,7 +74,8 @@ export async function myGames(main, _params, app) {
   await reload();
   fill(main, h('h1', {}, 'My games'), listBox);
   const quiet = () => reload().catch(() => {});
-  const unsubscribe = subscribe(quiet);
+  // Lobby news is about others' games.
+  const unsubscribe = subscribe((kind) => kind !== 'lobby_changed' && quiet());
   // Clocks tick on the server; a slow refresh keeps them honest.
   const timer = setInterval(quiet, 60000);
   return () => {

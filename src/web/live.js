@@ -1,68 +1,198 @@
-// Live updates: one Server-Sent Events stream per signed-in tab (GET /api/v1/me/events,
-// token in the query because EventSource cannot send headers). Pages subscribe; when the
-// stream is down they poll instead (see `connected`), with If-None-Match so an unchanged
-// game costs a 304.
+// Live updates, one connection per browser. A browser opens at most 6 HTTP/1.1
+// connections to a site, and a stream per tab left the sixth tab's own requests waiting
+// behind five streams. So every tab shares one Server-Sent Events stream
+// (GET /api/v1/me/events; the token goes in the query because EventSource cannot send
+// headers):
+//   - held by a SharedWorker (live-worker.js) where the browser has them;
+//   - else held by one leader tab (a Web Lock elects it) that relays the events to the
+//     others over a BroadcastChannel;
+//   - else, in a browser with neither, by each tab.
+// Pages subscribe; while no stream is open they poll instead (see `connected`), with
+// If-None-Match so an unchanged game costs a 304.
 
 import { token } from './api.js';
 
 const listeners = new Set();
+/** Public game streams this tab follows: id → {fn, open}. */
+const watchers = new Map();
+
+let port = null;
+let workerOpen = false;
+let channel = null;
+let leading = false;
+let releaseLead = null;
+let relayedOpen = false;
 let source = null;
 let failures = 0;
 let retryTimer = null;
 
+function sharedWorker() {
+  if (port || typeof SharedWorker === 'undefined') return port;
+  try {
+    const w = new SharedWorker('/web/live-worker.js', { name: 'turnpost-live' });
+    port = w.port;
+    port.onmessage = (m) => fromWorker(m.data);
+    port.start();
+    // A tab going away (or into the back-forward cache) leaves the shared stream.
+    window.addEventListener('pagehide', () => port.postMessage({ type: 'bye' }));
+    window.addEventListener('pageshow', (e) => {
+      if (!e.persisted) return;
+      start();
+      for (const id of watchers.keys()) port.postMessage({ type: 'watch', id, token: token() });
+    });
+  } catch {
+    port = null;
+  }
+  return port;
+}
+
+function fromWorker(msg) {
+  if (!msg || typeof msg !== 'object') return;
+  if (msg.type === 'state') workerOpen = Boolean(msg.open);
+  else if (msg.type === 'event') emit(msg.kind, msg.data || {});
+  else if (msg.type === 'watching' || msg.type === 'game') {
+    const w = watchers.get(Number(msg.id));
+    if (!w) return;
+    if (msg.type === 'watching') w.open = Boolean(msg.open);
+    else w.fn(msg.data || {});
+  }
+}
+
 /** Whether events are arriving; pages poll faster while this is false. */
 export function connected() {
+  if (port) return workerOpen;
+  if (channel && !leading) return relayedOpen;
   return source !== null && source.readyState === EventSource.OPEN;
 }
 
 /**
  * Calls `fn(kind, data)` for `game_changed` and `your_turn` (data `{id, version, status}`),
- * and for `lagged` and `reconnected` (data `{}`: events may have been missed, re-read);
- * returns an unsubscribe.
+ * `lobby_changed`, and for `lagged` and `reconnected` (data `{}`: events may have been
+ * missed, re-read); returns an unsubscribe.
  */
 export function subscribe(fn) {
   listeners.add(fn);
   return () => listeners.delete(fn);
 }
 
-function emit(kind, ev) {
-  let data = {};
-  try {
-    data = JSON.parse(ev.data);
-  } catch {
-    // A frame we cannot read tells the pages nothing more than "something changed".
-  }
+function emit(kind, data) {
   for (const fn of [...listeners]) fn(kind, data);
+  if (leading && channel) channel.postMessage({ type: 'event', kind, data });
 }
 
-export function start() {
-  stop();
+function parse(ev) {
+  try {
+    return JSON.parse(ev.data);
+  } catch {
+    // A frame we cannot read tells the pages nothing more than "something changed".
+    return {};
+  }
+}
+
+/** This tab's own stream: in a browser without SharedWorker, held by the leader only. */
+function openSource() {
+  closeSource();
   const t = token();
   if (!t || typeof EventSource === 'undefined') return;
   source = new EventSource(`/api/v1/me/events?access_token=${encodeURIComponent(t)}`);
+  const mine = source;
   let opened = false;
+  const tell = () => leading && channel && channel.postMessage({ type: 'state', open: connected() });
   source.onopen = () => {
     failures = 0;
-    // After a dropped connection: whatever happened meanwhile was not told.
-    if (opened) emit('reconnected', { data: '{}' });
+    if (opened) emit('reconnected', {});
     opened = true;
+    tell();
   };
-  source.addEventListener('game_changed', (ev) => emit('game_changed', ev));
-  source.addEventListener('your_turn', (ev) => emit('your_turn', ev));
-  source.addEventListener('lagged', () => emit('lagged', { data: '{}' }));
+  for (const kind of ['game_changed', 'your_turn', 'lobby_changed']) {
+    source.addEventListener(kind, (ev) => emit(kind, parse(ev)));
+  }
+  source.addEventListener('lagged', () => emit('lagged', {}));
   source.onerror = () => {
-    // The browser retries by itself while the stream is CONNECTING; once it gave up
-    // (CLOSED, e.g. a 401 or a server that went away) we retry slower, polling meanwhile.
-    if (source && source.readyState === EventSource.CLOSED) {
+    if (mine !== source) return;
+    tell();
+    if (source.readyState === EventSource.CLOSED) {
       source = null;
       failures += 1;
-      retryTimer = setTimeout(start, Math.min(60000, 2000 * 2 ** failures));
+      retryTimer = setTimeout(openSource, Math.min(60000, 2000 * 2 ** failures));
     }
   };
 }
 
-export function stop() {
+function closeSource() {
   clearTimeout(retryTimer);
   if (source) source.close();
   source = null;
+}
+
+/** Without SharedWorker: the tab holding the Web Lock streams and relays; others listen. */
+function lead() {
+  if (channel) return;
+  channel = new BroadcastChannel('turnpost-live');
+  channel.onmessage = (m) => {
+    const msg = m.data || {};
+    if (leading) {
+      if (msg.type === 'hello') channel.postMessage({ type: 'state', open: connected() });
+      return;
+    }
+    if (msg.type === 'state') relayedOpen = Boolean(msg.open);
+    else if (msg.type === 'event') for (const fn of [...listeners]) fn(msg.kind, msg.data || {});
+  };
+  channel.postMessage({ type: 'hello' });
+  navigator.locks.request('turnpost-live', () => new Promise((release) => {
+    leading = true;
+    releaseLead = release;
+    openSource();
+    // The stream was down while leadership moved: what happened meanwhile was not told.
+    emit('reconnected', {});
+  }));
+}
+
+export function start() {
+  if (!token()) return;
+  if (sharedWorker()) {
+    port.postMessage({ type: 'start', token: token() });
+  } else if (typeof BroadcastChannel !== 'undefined' && navigator.locks) {
+    if (!channel) lead();
+    else if (leading) openSource();
+  } else {
+    openSource();
+  }
+}
+
+export function stop() {
+  if (port) port.postMessage({ type: 'stop' });
+  workerOpen = false;
+  closeSource();
+  if (releaseLead) releaseLead();
+  releaseLead = null;
+  leading = false;
+  if (channel) channel.close();
+  channel = null;
+}
+
+/**
+ * Follows a public game's own stream (for spectators): `fn(data)` on each change. Shared
+ * with other tabs watching the same game; returns `{open(), stop()}`, `open()` telling
+ * whether events arrive (else the page polls).
+ */
+export function watchGame(id, fn) {
+  const entry = { fn, open: false };
+  watchers.set(id, entry);
+  let own = null;
+  if (sharedWorker()) {
+    port.postMessage({ type: 'watch', id, token: token() });
+  } else if (typeof EventSource !== 'undefined') {
+    const t = token();
+    own = new EventSource(`/api/v1/games/${id}/events${t ? `?access_token=${encodeURIComponent(t)}` : ''}`);
+    own.addEventListener('game_changed', (ev) => fn(parse(ev)));
+  }
+  return {
+    open: () => (own ? own.readyState === EventSource.OPEN : entry.open),
+    stop: () => {
+      watchers.delete(id);
+      if (own) own.close();
+      if (port) port.postMessage({ type: 'unwatch', id });
+    },
+  };
 }

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use crate::helpers::{Player, TestApp, fresh_email, spawn_app, spawn_app_with};
 
 mod kasino_editor;
+mod tabs;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -553,7 +554,7 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
         .collect();
     // Each type's game, filled and a few moves in, through the API (an edited type's on
     // until its editor has something to compose); the page is opened as the player to act.
-    let games: Vec<(String, i64, String, i64, bool)> = types
+    let games: Vec<(String, i64, String, i64, bool, Value)> = types
         .iter()
         .map(|t| {
             let kind = t["id"].as_str().expect("type id").to_string();
@@ -578,7 +579,7 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
             }
             let (p, g) = mover(&app, id, &seated).expect("a player to act");
             let version = g["version"].as_i64().expect("version");
-            (kind, id, p.token.clone(), version, composes.is_some())
+            (kind, id, p.token.clone(), version, composes.is_some(), g)
         })
         .collect();
     runtime().block_on(async {
@@ -586,7 +587,7 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
         let c = driver.browser().await;
         // The origin's storage is reachable once a page of it is open.
         c.goto(&app.url("/")).await.expect("open the client");
-        for (kind, id, token, version, edited) in &games {
+        for (kind, id, token, version, edited, game) in &games {
             let (kind, version) = (kind.as_str(), *version);
             let started = Instant::now();
             js(
@@ -645,18 +646,20 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
                     "{kind}: no editor"
                 );
             }
+            names_are_shown(&c, kind, game).await;
+            assert_eq!(axe(&c).await, Vec::<String>::new(), "{kind}: accessibility");
             screenshot(&driver, &c, &format!("{kind}.png")).await;
-            if kind == "kasino" {
-                c.set_window_size(390, 844).await.expect("phone size");
-                screenshot(&driver, &c, "kasino-phone.png").await;
-                c.set_window_size(1100, 1000).await.expect("resize");
-            }
-            // Choosing an action previews it, and the preview is playable.
-            css(&c, "#actions button.action")
-                .await
-                .click()
-                .await
-                .expect("choose");
+            // A phone: the board's smallest text is readable (it scrolls sideways instead).
+            c.set_window_size(390, 844).await.expect("phone size");
+            let smallest = smallest_board_text(&c).await;
+            assert!(
+                smallest >= 11.0,
+                "{kind}: board text {smallest:.1} px high on a phone"
+            );
+            screenshot(&driver, &c, &format!("{kind}-phone.png")).await;
+            c.set_window_size(1100, 1000).await.expect("resize");
+            // A move is chosen by clicking on the board picture, previewed and played.
+            play_on_the_board(&c, kind, game).await;
             wait_for(
                 &c,
                 &format!("{kind}: the preview"),
@@ -670,6 +673,19 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
             )
             .await;
             assert_eq!(error, Value::Null, "{kind}: the preview failed");
+            css(&c, "#preview button.play:not([disabled])")
+                .await
+                .click()
+                .await
+                .expect("play");
+            wait_for(
+                &c,
+                &format!("{kind}: the move played"),
+                &format!(
+                    "return Number(document.getElementById('game').dataset.version) > {version};"
+                ),
+            )
+            .await;
             assert_eq!(
                 driver.severe(&c).await,
                 Vec::<String>::new(),
@@ -683,6 +699,124 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
         }
         let _ = c.close().await;
     });
+}
+
+/// The seat list names every player with the game's name for their seat, and the board
+/// picture names the viewer "You" and the other players by name.
+async fn names_are_shown(c: &Client, kind: &str, game: &Value) {
+    let seats = game["seats"].as_array().expect("seats");
+    let list = js(
+        c,
+        "return document.querySelector('#game .seats').textContent;",
+    )
+    .await;
+    let list = list.as_str().unwrap_or_default();
+    let picture = js(
+        c,
+        "return document.querySelector('#board svg.picture').textContent;",
+    )
+    .await;
+    let picture = picture.as_str().unwrap_or_default();
+    for s in seats {
+        let name = s["name"].as_str().expect("name");
+        let label = s["label"]
+            .as_str()
+            .expect("a started game labels its seats");
+        assert!(
+            list.contains(name) && list.contains(label),
+            "{kind}: the seat list names {name} ({label}): {list}"
+        );
+        if s["seat"] == game["your_seat"] {
+            assert!(
+                picture.contains("You"),
+                "{kind}: the picture calls the viewer You"
+            );
+        } else {
+            assert!(
+                picture.contains(name),
+                "{kind}: the picture names {name}: {picture}"
+            );
+        }
+    }
+}
+
+/// The smallest text of the board picture as drawn, in CSS px.
+async fn smallest_board_text(c: &Client) -> f64 {
+    wait_for(
+        c,
+        "the board at its phone size",
+        "const svg = document.querySelector('#board svg.picture');          if (!svg) return null;          const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;          const sizes = [...svg.querySelectorAll('text')]            .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale).filter((n) => n > 0);          return sizes.length ? Math.min(...sizes) : null;",
+    )
+    .await
+    .as_f64()
+    .expect("a size")
+}
+
+/// Chooses the first legal action that involves something on the picture by clicking on
+/// it there (each element it names, then among the moves listed if several are left),
+/// and waits for its preview.
+async fn play_on_the_board(c: &Client, kind: &str, game: &Value) {
+    let targets = game["legal_action_targets"].as_array().expect("targets");
+    let Some((index, names)) = targets
+        .iter()
+        .enumerate()
+        .find(|(_, t)| !t.as_array().expect("a list").is_empty())
+    else {
+        panic!("{kind}: no legal action can be chosen on the board");
+    };
+    for t in names.as_array().expect("a list") {
+        let t = t.as_str().expect("a token");
+        let selector = format!("#board [data-target=\"{t}\"]");
+        let el = css(c, &selector).await;
+        // A real click where the element can take one; a label drawn over it would
+        // take the click instead, so then the element is clicked as a script would.
+        if el.click().await.is_err() {
+            js(
+                c,
+                &format!(
+                    "document.querySelector({}).dispatchEvent(new MouseEvent('click', {{bubbles: true}})); return true;",
+                    json!(selector)
+                ),
+            )
+            .await;
+        }
+        let left = js(c, "return document.querySelector('#preview .preview') ? 1 : document.querySelectorAll('.board-choices button.action').length;").await;
+        if left == json!(1) {
+            break;
+        }
+    }
+    let previewing = js(c, "return !!document.querySelector('#preview .preview');").await;
+    if previewing != json!(true) {
+        css(
+            c,
+            &format!(".board-choices button.action[data-index=\"{index}\"]"),
+        )
+        .await
+        .click()
+        .await
+        .expect("choose among the moves picked on the board");
+    }
+}
+
+/// Runs axe-core (vendored) on the page: its serious and critical violations.
+async fn axe(c: &Client) -> Vec<String> {
+    const AXE: &str = include_str!("../vendor/axe-core/axe.min.js");
+    c.execute(&format!("{AXE}\nreturn true;"), vec![])
+        .await
+        .expect("inject axe");
+    let found = c
+        .execute_async(
+            "const done = arguments[arguments.length - 1];              axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations                .filter((v) => v.impact === 'serious' || v.impact === 'critical')                .map((v) => `${v.id} (${v.impact}): ${v.help}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`)),                (e) => done([`axe failed: ${e}`]));",
+            vec![],
+        )
+        .await
+        .expect("run axe");
+    found
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|v| v.as_str().unwrap_or_default().to_string())
+        .collect()
 }
 
 /// Opens game `id` in `c` as the holder of `token`, and waits for its board.

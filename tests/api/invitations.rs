@@ -212,15 +212,27 @@ fn a_newcomer_accepts_by_the_emailed_link_and_gets_an_account_and_the_seat() {
     );
     assert_eq!(r.status(), 401, "no account was made yet");
 
-    let r = form(
-        &app,
-        &format!("/api/v1/invitations/{token}/accept"),
-        "name=New+Comer&password=correct+horse+battery",
+    // Accepted on the page: on to the game in the web client, signed in (the new
+    // account's token in the fragment, which no server sees).
+    let r = reqwest::blocking::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .post(app.url(&format!("/api/v1/invitations/{token}/accept")))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("name=New+Comer&password=correct+horse+battery")
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    let location = r.headers()["location"].to_str().unwrap().to_string();
+    let welcome = format!("/#/welcome/{id}/");
+    let at = location.find(&welcome).expect("to the game, signed in");
+    let session = &location[at + welcome.len()..];
+    let me: Value = app.get("/api/v1/me", Some(session)).json().unwrap();
+    assert_eq!(
+        me["name"], "New Comer",
+        "the fragment's token is the new account's"
     );
-    assert_eq!(r.status(), 200);
-    let html = r.text().unwrap();
-    assert!(html.contains("You are in"), "{html}");
-    assert!(html.contains(&format!("/#/game/{id}")), "{html}");
 
     // The new account signs in, its address confirmed, and plays.
     let r = app.post(

@@ -7,6 +7,9 @@ import { checker, choice, stepper, checkboxes } from '../compose.js';
 
 const CASH_STEP = 10;
 
+/** The standard deals the legal list offers fold away on the page: this composes any. */
+export const replaces = ['offer'];
+
 export function mount(el, ctx) {
   const view = ctx.view;
   const me = ctx.game.your_seat;

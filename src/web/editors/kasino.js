@@ -59,7 +59,8 @@ export function mount(el, ctx) {
   function toggleButton(key, text, label, pressed, onclick, extra = '') {
     return h('button', {
       type: 'button', class: `ks-card${extra}`, 'aria-pressed': String(pressed),
-      'aria-label': label, dataset: { key }, onclick,
+      // The spoken name starts with the visible text, so voice control finds the button.
+      'aria-label': `${text}: ${label}`, dataset: { key }, onclick,
     }, text);
   }
 

@@ -8,6 +8,9 @@ import { checker, narrowing } from '../compose.js';
 
 const ECONOMY = ['build', 'research', 'bid'];
 
+/** The movement buttons (dozens of them) fold away: moves are composed here or on the board. */
+export const replaces = ['move'];
+
 export function mount(el, ctx) {
   const view = ctx.view;
   if (!view || !Array.isArray(view.groups)) return undefined;

@@ -1,0 +1,313 @@
+//! The web client as people use it: many tabs in one browser, quick navigation, an
+//! invitation followed from its email, a move half composed while another player moves,
+//! and axe-core over every page type.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::{Driver, axe, css, js, runtime, screenshot, type_into, wait_for};
+use crate::helpers::{Player, TestApp, fresh_email, invitation_token, spawn_app};
+
+/// Keeps `token` for every tab of the browser (as "keep me signed in" does).
+async fn remember(c: &fantoccini::Client, app: &TestApp, token: &str) {
+    c.goto(&app.url("/")).await.expect("open the client");
+    js(
+        c,
+        &format!(
+            "localStorage.setItem('turnpost.token', {}); return true;",
+            json!(token)
+        ),
+    )
+    .await;
+}
+
+#[test]
+fn eight_game_pages_in_one_browser_each_show_their_board_within_seconds() {
+    let app = spawn_app();
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let ids: Vec<i64> = (0..8)
+        .map(|_| app.start_game("kasino", json!({}), &[&ada, &bo]))
+        .collect();
+    runtime().block_on(async {
+        let mut driver = Driver::start();
+        let c = driver.browser().await;
+        remember(&c, &app, &ada.token).await;
+        let mut took = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            if i > 0 {
+                let tab = c.new_window(true).await.expect("a new tab");
+                c.switch_to_window(tab.handle)
+                    .await
+                    .expect("to the new tab");
+            }
+            let start = Instant::now();
+            c.goto(&app.url(&format!("/#/game/{id}")))
+                .await
+                .expect("open");
+            // Each earlier tab keeps its page (and would keep its own stream) open.
+            wait_for(
+                &c,
+                &format!("tab {}: the board", i + 1),
+                "return document.querySelector('#board svg.picture');",
+            )
+            .await;
+            took.push(start.elapsed());
+        }
+        eprintln!("eight tabs: boards shown after {took:?}");
+        // One connection per browser leaves the others free: a stream per tab held six of
+        // six, and the sixth tab's page waited 90 s for a free connection.
+        for (i, t) in took.iter().enumerate() {
+            assert!(
+                *t < Duration::from_secs(20),
+                "tab {}: the board took {t:?}",
+                i + 1
+            );
+        }
+        // The shared stream still tells every tab: a move by Bo shows in the first tab.
+        // (Blocking HTTP calls leave the async runtime's thread to them.)
+        tokio::task::block_in_place(|| assert!(super::play_first(&app, ids[0], &[&ada, &bo])));
+        let handles = c.windows().await.expect("tabs");
+        c.switch_to_window(handles[0].clone())
+            .await
+            .expect("first tab");
+        wait_for(
+            &c,
+            "the first tab to show the move",
+            "return Number(document.getElementById('game')?.dataset.version) >= 1;",
+        )
+        .await;
+        let _ = c.close().await;
+    });
+}
+
+#[test]
+fn the_last_of_two_quick_navigations_wins() {
+    let app = spawn_app();
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
+    runtime().block_on(async {
+        let mut driver = Driver::start();
+        let c = driver.browser().await;
+        remember(&c, &app, &ada.token).await;
+        for (gap, n) in [(0, 6), (30, 3)] {
+            for round in 0..n {
+                // The game page loads slowly (a picture, a log); My games is quick.
+                js(
+                    &c,
+                    &format!(
+                        "location.hash = '#/game/{id}'; \
+                         setTimeout(() => {{ location.hash = '#/lobby'; }}, {gap}); return true;"
+                    ),
+                )
+                .await;
+                tokio::time::sleep(Duration::from_millis(1500)).await;
+                wait_for(
+                    &c,
+                    "the lobby",
+                    "return document.querySelector('#open-games');",
+                )
+                .await;
+                let game_shown = js(&c, "return !!document.getElementById('game');").await;
+                assert_eq!(
+                    game_shown,
+                    json!(false),
+                    "round {round} at {gap} ms: the game page drew over the lobby"
+                );
+                js(&c, "location.hash = '#/games'; return true;").await;
+                wait_for(
+                    &c,
+                    "My games",
+                    "return document.querySelector('h1')?.textContent === 'My games';",
+                )
+                .await;
+            }
+        }
+        let _ = c.close().await;
+    });
+}
+
+#[test]
+fn an_invitation_email_leads_a_newcomer_into_the_game_signed_in() {
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    app.confirm_email(&bo);
+    let newcomer = fresh_email("Newcomer");
+    let r = app.post(
+        "/api/v1/games",
+        Some(&ada.token),
+        &json!({"game_type": "kasino", "players": 3, "private": true, "invite": [newcomer, bo.email]}),
+    );
+    assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
+    let id = r.json::<Value>().unwrap()["id"].as_i64().unwrap();
+    let newcomer_link = invitation_token(&app, &newcomer);
+    let bo_link = invitation_token(&app, &bo.email);
+    runtime().block_on(async {
+        let mut driver = Driver::start();
+        // The newcomer follows the email's link, makes an account as they accept, and is
+        // in the game, signed in: one page, one form.
+        let c = driver.browser().await;
+        c.goto(&app.url(&format!("/api/v1/invitations/{newcomer_link}")))
+            .await
+            .expect("the invitation");
+        type_into(&c, "input[name=name]", "Newcomer").await;
+        type_into(&c, "input[name=password]", "correct horse battery").await;
+        css(&c, "form[action$='/accept'] button").await.click().await.expect("accept");
+        wait_for(
+            &c,
+            "the game, signed in",
+            &format!(
+                "return location.hash === '#/game/{id}' && document.getElementById('game')?.dataset.status === 'open' \
+                 && document.querySelector('#nav')?.textContent.includes('Sign out');"
+            ),
+        )
+        .await;
+        let hash = js(&c, "return location.href;").await;
+        assert!(
+            !hash.as_str().unwrap_or_default().contains("welcome"),
+            "the token left the address: {hash}"
+        );
+        screenshot(&driver, &c, "invitation-newcomer.png").await;
+
+        // Bo has an account: accepting on the page leads to the game, where a signed-out
+        // tab offers to sign in and comes back to the game.
+        let c2 = driver.browser().await;
+        c2.goto(&app.url(&format!("/api/v1/invitations/{bo_link}")))
+            .await
+            .expect("the invitation");
+        css(&c2, "form[action$='/accept'] button").await.click().await.expect("accept");
+        wait_for(
+            &c2,
+            "sign in, for the game",
+            "return location.hash === '#/signin' && document.getElementById('flash').textContent.includes('Sign in to open game');",
+        )
+        .await;
+        type_into(&c2, "input[name=email]", &bo.email).await;
+        type_into(&c2, "input[name=password]", "correct horse battery").await;
+        css(&c2, "form button[type=submit]").await.click().await.expect("sign in");
+        wait_for(
+            &c2,
+            "back at the game, begun",
+            &format!(
+                "return location.hash === '#/game/{id}' && document.querySelector('#board svg.picture');"
+            ),
+        )
+        .await;
+        screenshot(&driver, &c2, "invitation-existing.png").await;
+        let _ = c.close().await;
+        let _ = c2.close().await;
+    });
+}
+
+/// Two players of Space Empires 4X each with an economy order to give at once.
+fn both_deciding(app: &TestApp, id: i64, players: &[&Player]) -> bool {
+    let a = app.game(id, players[0]);
+    let b = app.game(id, players[1]);
+    let builds = a["legal_actions"]
+        .as_array()
+        .is_some_and(|l| l.iter().any(|x| x["type"] == "build"));
+    builds && b["legal_actions"].as_array().is_some_and(|l| !l.is_empty())
+}
+
+#[test]
+fn a_half_built_order_survives_another_players_move() {
+    let app = spawn_app();
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let id = app.start_game("space-empires-4x", json!({}), &[&ada, &bo]);
+    let players = [&ada, &bo];
+    let mut moves = 0;
+    while !both_deciding(&app, id, &players) {
+        assert!(moves < 200, "no simultaneous economy phase in 200 moves");
+        assert!(super::play_first(&app, id, &players), "the game ended");
+        moves += 1;
+    }
+    runtime().block_on(async {
+        let mut driver = Driver::start();
+        let c = driver.browser().await;
+        super::open_game(&c, &app, id, &ada.token).await;
+        // Ada chooses a unit to build, and the server says the order is valid.
+        let unit = css(&c, "#editor select").await;
+        let value = js(
+            &c,
+            "const s = document.querySelector('#editor select'); return [...s.options].find((o) => o.value)?.value;",
+        )
+        .await;
+        unit.select_by_value(value.as_str().expect("an option"))
+            .await
+            .expect("choose a unit");
+        let before = super::verdict(&c, "the order checked").await;
+        let version = super::shown(&c).await.0;
+        // Bo gives an order meanwhile.
+        tokio::task::block_in_place(|| {
+            let g = app.game(id, &bo);
+            let r = app.post(
+                &format!("/api/v1/games/{id}/actions"),
+                Some(&bo.token),
+                &json!({"expected_version": g["version"], "action": g["legal_actions"][0]}),
+            );
+            assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+        });
+        wait_for(
+            &c,
+            "the page to show Bo's move",
+            &format!("return Number(document.getElementById('game').dataset.version) > {version};"),
+        )
+        .await;
+        let kept = wait_for(
+            &c,
+            "the editor drawn again",
+            "return document.querySelector('#editor select') && document.querySelector('#editor select').value;",
+        )
+        .await;
+        let editor = js(&c, "return [...document.querySelectorAll('#editor select')].map((s) => `${s.labels[0]?.textContent}=${s.value}`).join('; ') + ' | ' + document.getElementById('editor').textContent;").await;
+        assert_eq!(kept, value, "the unit chosen is still chosen: {editor}");
+        let after = super::verdict(&c, "the order checked again").await;
+        assert!(
+            after.starts_with("Valid"),
+            "the order is checked again on the new position: before {before:?}, after {after:?}"
+        );
+        screenshot(&driver, &c, "composition-kept.png").await;
+        let _ = c.close().await;
+    });
+}
+
+#[test]
+fn every_page_type_has_no_serious_accessibility_violation() {
+    let app = spawn_app();
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
+    runtime().block_on(async {
+        let mut driver = Driver::start();
+        let c = driver.browser().await;
+        // Signed out.
+        for (hash, ready) in [
+            ("#/signin", "input[name=email]"),
+            ("#/signup", "input[name=name]"),
+            ("#/leaderboard", "h1"),
+            ("#/rules/kasino", "h1"),
+        ] {
+            c.goto(&app.url(&format!("/{hash}"))).await.expect("open");
+            c.refresh().await.expect("reload");
+            css(&c, ready).await;
+            assert_eq!(axe(&c).await, Vec::<String>::new(), "{hash}");
+        }
+        remember(&c, &app, &ada.token).await;
+        for (hash, ready) in [
+            ("#/games".to_string(), "li.game-row"),
+            ("#/lobby".to_string(), "#open-games"),
+            (format!("#/game/{id}"), "#board svg.picture"),
+            ("#/settings".to_string(), "h1"),
+            ("#/ratings".to_string(), "h1"),
+            ("#/leaderboard/kasino".to_string(), "h1"),
+        ] {
+            c.goto(&app.url(&format!("/{hash}"))).await.expect("open");
+            c.refresh().await.expect("reload");
+            css(&c, ready).await;
+            // The page's own data is drawn (not just its frame).
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            assert_eq!(axe(&c).await, Vec::<String>::new(), "{hash}");
+        }
+        let _ = c.close().await;
+    });
+}
