@@ -48,6 +48,37 @@ fn a_three_player_starfarers_game_with_a_trade() {
                 .iter()
                 .find(|a| a["type"] == "accept_offer")
             {
+                // The offer is the recipient's decision: shown as theirs everywhere, though
+                // the turn (and the clock) stays with the offerer.
+                assert!(
+                    theirs["deciding"].as_array().unwrap().contains(&json!(to)),
+                    "{}",
+                    theirs["deciding"]
+                );
+                assert!(!theirs["to_act"].as_array().unwrap().contains(&json!(to)));
+                let awaiting: Value = app
+                    .get("/api/v1/games?awaiting=me", Some(&ps[to].token))
+                    .json()
+                    .unwrap();
+                let listed = awaiting["items"].as_array().unwrap();
+                assert!(
+                    listed
+                        .iter()
+                        .any(|g| g["id"] == id && g["awaiting_you"] == true),
+                    "the recipient's awaiting=me lists the game: {awaiting}"
+                );
+                let third_list: Value = app
+                    .get("/api/v1/games?awaiting=me", Some(&ps[third].token))
+                    .json()
+                    .unwrap();
+                assert!(
+                    !third_list["items"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|g| g["id"] == id),
+                    "the third player has nothing to decide"
+                );
                 let r = act(&app, id, &ps[to], accept);
                 assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
                 traded = true;

@@ -321,3 +321,48 @@ fn every_page_type_has_no_serious_accessibility_violation() {
         let _ = c.close().await;
     });
 }
+
+#[test]
+fn a_game_opened_elsewhere_appears_in_an_open_lobby_at_once() {
+    let app = spawn_app();
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    runtime().block_on(async {
+        let mut driver = Driver::start();
+        let c = driver.browser().await;
+        remember(&c, &app, &ada.token).await;
+        c.goto(&app.url("/#/lobby")).await.expect("open");
+        c.refresh().await.expect("reload");
+        css(&c, "#open-games").await;
+        // Let the live connection open before the game is made.
+        wait_for(
+            &c,
+            "the page settled",
+            "return document.readyState === 'complete';",
+        )
+        .await;
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let id = tokio::task::block_in_place(|| {
+            let r = app.post(
+                "/api/v1/games",
+                Some(&bo.token),
+                &json!({"game_type": "kasino", "players": 2}),
+            );
+            assert_eq!(r.status(), 201);
+            r.json::<Value>().unwrap()["id"].as_i64().unwrap()
+        });
+        let start = Instant::now();
+        wait_for(
+            &c,
+            "Bo's game in the lobby",
+            &format!("return document.querySelector('main').textContent.includes('#{id}');"),
+        )
+        .await;
+        // The lobby re-reads itself every 30 s anyway; the live event does it at once.
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the new game took {:?} to show",
+            start.elapsed()
+        );
+        let _ = c.close().await;
+    });
+}
