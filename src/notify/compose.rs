@@ -212,6 +212,27 @@ impl GameMail<'_> {
         }
     }
 
+    /// A game's own words with people's names beside the seats they name: "Seat 2 wins
+    /// with 22 points" reads "Bo (Seat 2) wins with 22 points.".
+    fn named(&self, text: &str) -> String {
+        let mut seats: Vec<(String, &str)> = self
+            .seats
+            .iter()
+            .map(|s| (self.state.seat_name(s.seat as usize), s.name.as_str()))
+            .filter(|(label, name)| !label.is_empty() && label != name)
+            .collect();
+        // "Seat 12" before "Seat 1".
+        seats.sort_by_key(|(label, _)| std::cmp::Reverse(label.len()));
+        let mut out = text.trim().to_string();
+        for (label, name) in seats {
+            out = name_whole_words(&out, &label, &format!("{name} ({label})"));
+        }
+        if !out.is_empty() && !out.ends_with(['.', '!', '?']) {
+            out.push('.');
+        }
+        out
+    }
+
     /// The game-over email: the ranking and the final position, from the seat's view.
     pub fn game_over(&self, outcome: &Outcome) -> Letter {
         let mut ranking = String::new();
@@ -240,7 +261,7 @@ impl GameMail<'_> {
             heading: "The game is over".into(),
             paragraphs: vec![
                 format!("Hello {},", self.player.name),
-                format!("The game is over: {}", outcome.summary),
+                format!("The game is over: {}", self.named(&outcome.summary)),
                 ranking,
                 "Reply `rematch` to play again: the same players, the seats rotated by one, the \
                  same options."
@@ -257,6 +278,28 @@ impl GameMail<'_> {
             ..Letter::default()
         }
     }
+}
+
+/// `text` with each whole-word `word` (not inside another word, nor already named in
+/// brackets) replaced by `with`.
+fn name_whole_words(text: &str, word: &str, with: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + word.len()..].chars().next();
+        let inside = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
+        let named = before == Some('(') || after == Some(')');
+        out.push_str(&rest[..at]);
+        if inside(before) || inside(after) || named {
+            out.push_str(word);
+        } else {
+            out.push_str(with);
+        }
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A turn email lists at most this many numbered lines. Long lists are grouped first
@@ -417,6 +460,23 @@ mod tests {
         fn encode(&self) -> String {
             String::new()
         }
+    }
+
+    #[test]
+    fn a_summary_names_the_people_beside_their_seats_once() {
+        let named = name_whole_words(
+            "Seat 2 wins with 22 points; Seat 21 and (Seat 2)",
+            "Seat 2",
+            "Bo (Seat 2)",
+        );
+        assert_eq!(
+            named,
+            "Bo (Seat 2) wins with 22 points; Seat 21 and (Seat 2)"
+        );
+        assert_eq!(
+            name_whole_words("Redmond beat Red", "Red", "Ada (Red)"),
+            "Redmond beat Ada (Red)"
+        );
     }
 
     #[test]
