@@ -97,6 +97,15 @@ pub fn pool_with(
         .build_unchecked(Manager(ConnectionManager::new(url), session)))
 }
 
+/// Reverts the newest applied migration (its `down.sql`); returns its name. For tests that
+/// take a schema down and up again.
+pub fn revert_last(conn: &mut PgConnection) -> Result<String> {
+    let reverted = conn
+        .revert_last_migration(MIGRATIONS)
+        .map_err(|e| anyhow!("revert failed: {e}"))?;
+    Ok(reverted.to_string())
+}
+
 /// Applies pending migrations; returns the names of those applied.
 pub fn migrate(conn: &mut PgConnection) -> Result<Vec<String>> {
     let applied = conn

@@ -505,6 +505,11 @@ fn play_first(app: &TestApp, id: i64, players: &[&Player]) -> bool {
     true
 }
 
+/// [`advance`], for other test modules.
+pub fn advance_public(app: &TestApp, id: i64, players: &[&Player], n: usize) {
+    advance(app, id, players, n);
+}
+
 /// Plays `n` actions through the API, each the first legal action of a seat to act.
 fn advance(app: &TestApp, id: i64, players: &[&Player], n: usize) {
     for _ in 0..n {

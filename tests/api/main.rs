@@ -23,6 +23,7 @@ mod helpers;
 mod invitations;
 mod kasino;
 mod kept_games;
+mod migrations;
 mod openapi;
 mod partners;
 mod ratings;
