@@ -650,6 +650,63 @@ pub fn check_many_steered<G: Game>(
     total
 }
 
+/// Names for a contract check's pictures: awkward on purpose (markup characters, a long
+/// name), so a picture that does not escape or shorten them fails.
+fn test_people(viewer: Viewer, seats: usize) -> People {
+    const NAMES: [&str; 4] = [
+        "Ada <&> \"Lovelace\"",
+        "Bo",
+        "Cy Wolfeschlegelsteinhausenbergerdorff",
+        "Dee",
+    ];
+    People::new(
+        viewer,
+        (0..seats)
+            .map(|s| NAMES[s % NAMES.len()].to_string())
+            .collect(),
+    )
+}
+
+fn seats_of(viewers: &[Viewer]) -> usize {
+    viewers
+        .iter()
+        .filter_map(|v| v.seat())
+        .max()
+        .map_or(0, |s| s + 1)
+}
+
+/// Every target of every legal action of `seat` is on that seat's picture as a
+/// `data-target` attribute (see [`Game::action_targets`]): a click can select each action
+/// by what it involves. Targets are plain tokens, so they need no escaping.
+fn targets_are_drawn<G: Game>(
+    game: &G,
+    state: &G::State,
+    seat: Seat,
+    legal: &[G::Action],
+    picture: &str,
+) -> Result<(), String> {
+    for a in legal {
+        for t in game.action_targets(state, seat, a) {
+            if t.is_empty()
+                || !t
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'))
+            {
+                return Err(format!(
+                    "seat {seat}: action {a:?} names target {t:?}, which is not a plain token"
+                ));
+            }
+            if !picture.contains(&format!("data-target=\"{t}\"")) {
+                return Err(format!(
+                    "seat {seat}: action {a:?} involves {t:?}, which its board picture does not mark with data-target"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+
 #[cfg(test)]
 mod tests {
     //! The harness must be able to fail: a tiny game, correct and with planted faults.
@@ -911,60 +968,4 @@ mod tests {
         let e = run(Fault::ReplayDiverges).unwrap_err();
         assert!(e.contains("replay") || e.contains("round trip"), "{e}");
     }
-}
-
-/// Names for a contract check's pictures: awkward on purpose (markup characters, a long
-/// name), so a picture that does not escape or shorten them fails.
-fn test_people(viewer: Viewer, seats: usize) -> People {
-    const NAMES: [&str; 4] = [
-        "Ada <&> \"Lovelace\"",
-        "Bo",
-        "Cy Wolfeschlegelsteinhausenbergerdorff",
-        "Dee",
-    ];
-    People::new(
-        viewer,
-        (0..seats)
-            .map(|s| NAMES[s % NAMES.len()].to_string())
-            .collect(),
-    )
-}
-
-fn seats_of(viewers: &[Viewer]) -> usize {
-    viewers
-        .iter()
-        .filter_map(|v| v.seat())
-        .max()
-        .map_or(0, |s| s + 1)
-}
-
-/// Every target of every legal action of `seat` is on that seat's picture as a
-/// `data-target` attribute (see [`Game::action_targets`]): a click can select each action
-/// by what it involves. Targets are plain tokens, so they need no escaping.
-fn targets_are_drawn<G: Game>(
-    game: &G,
-    state: &G::State,
-    seat: Seat,
-    legal: &[G::Action],
-    picture: &str,
-) -> Result<(), String> {
-    for a in legal {
-        for t in game.action_targets(state, seat, a) {
-            if t.is_empty()
-                || !t
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'))
-            {
-                return Err(format!(
-                    "seat {seat}: action {a:?} names target {t:?}, which is not a plain token"
-                ));
-            }
-            if !picture.contains(&format!("data-target=\"{t}\"")) {
-                return Err(format!(
-                    "seat {seat}: action {a:?} involves {t:?}, which its board picture does not mark with data-target"
-                ));
-            }
-        }
-    }
-    Ok(())
 }
