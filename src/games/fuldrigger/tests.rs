@@ -7,6 +7,7 @@ use turnpost_engine::{Game, GameRng, Status, Viewer};
 mod board_picture;
 mod fortune_value;
 mod invariant_checks;
+mod people;
 
 // ------------------------------------------------------------------ helpers
 

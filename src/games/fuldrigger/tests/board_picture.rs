@@ -112,7 +112,7 @@ fn offers_are_drawn_for_their_two_parties_only() {
             viewer.seat().is_some(),
             "{viewer:?}"
         );
-        assert_eq!(svg.contains("Red (you)"), viewer == Viewer::Seat(0));
+        assert_eq!(svg.contains("You (Red)"), viewer == Viewer::Seat(0));
     }
     // The parties' pictures differ from a third party's only in the offer.
     assert_ne!(
