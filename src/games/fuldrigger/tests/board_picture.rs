@@ -138,7 +138,7 @@ fn title_and_description_say_whose_turn_and_the_position() {
         desc.contains(" at LON (privateer, carrying tea paid 30)"),
         "{desc}"
     );
-    assert!(desc.contains("Blue: cash 1000, fortune"), "{desc}");
+    assert!(desc.contains("You (Blue): cash 1000, fortune"), "{desc}");
     assert!(desc.contains("forts BAT"), "{desc}");
     assert!(desc.contains("Offer #"), "{desc}");
 }

@@ -39,7 +39,7 @@ fn sailing(game: &Fuldrigger) -> (State, u32, u32) {
 #[test]
 fn the_picture_names_every_company_with_its_person() {
     let game = g();
-    let (st, _, _) = sailing(&game);
+    let (st, _, at_sea) = sailing(&game);
     let svg = picture(&game, &st, Viewer::Seat(1));
     for name in ["Ada (Red)", "You (Blue)", "Cy (Green)"] {
         assert!(svg.contains(name), "{name}");
@@ -55,9 +55,12 @@ fn the_picture_names_every_company_with_its_person() {
     assert!(desc.contains("Cy (Green): cash 1000"), "{desc}");
     assert!(desc.contains("at field 1 of "), "{desc}");
     // The events name the people, and no lane code is left in the picture's text.
-    let next = apply(&game, &st, 0, sail(2, "L34:2"));
+    let next = apply(&game, &st, 0, sail(at_sea, "L34:2"));
     let svg = picture(&game, &next, Viewer::Seat(2));
-    assert!(svg.contains("Ada (Red) ship #2 sails from field 1 of "), "{svg}");
+    assert!(
+        svg.contains(&format!("Ada (Red) ship #{at_sea} sails from field 1 of ")),
+        "{svg}"
+    );
     assert!(!svg.contains(">L34:"), "{svg}");
 }
 
