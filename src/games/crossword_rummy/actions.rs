@@ -422,11 +422,7 @@ impl CrosswordRummy {
                 let mut s = match laid.len() {
                     0 => "laid nothing".to_string(),
                     1 => format!("laid {}", laid.join("")),
-                    n => format!(
-                        "laid {} and {}",
-                        laid[..n - 1].join(", "),
-                        laid[n - 1]
-                    ),
+                    n => format!("laid {} and {}", laid[..n - 1].join(", "), laid[n - 1]),
                 };
                 match moved {
                     0 => {}

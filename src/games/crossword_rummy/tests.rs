@@ -2439,24 +2439,44 @@ fn picture_names_every_seat_with_its_person() {
     for name in ["You (Seat 1)", "Bo (Seat 2)", "Cy (Seat 3)"] {
         assert!(svg.contains(name), "{name}: {svg}");
     }
-    assert!(svg.contains("Crossword Rummy: Cy (Seat 3) to play</title>"), "{svg}");
+    assert!(
+        svg.contains("Crossword Rummy: Cy (Seat 3) to play</title>"),
+        "{svg}"
+    );
     let desc = &svg[svg.find("<desc").unwrap()..svg.find("</desc>").unwrap()];
     assert!(desc.contains("Bo (Seat 2): 2 tiles, opened"), "{desc}");
     // No seat is left bare: every "Seat N" follows a person's name.
     for n in 1..=3 {
         let word = format!("Seat {n}");
         for (i, _) in svg.match_indices(&word) {
-            assert!(svg[..i].ends_with('('), "bare {word}: {}", &svg[i.saturating_sub(40)..i + 8]);
+            assert!(
+                svg[..i].ends_with('('),
+                "bare {word}: {}",
+                &svg[i.saturating_sub(40)..i + 8]
+            );
         }
     }
     // Event lines name the people, and action tiles by their names.
     let next = CrosswordRummy
-        .apply(&s, 2, &Action::PlayAction { tile: id("D3"), target: Some(0) })
+        .apply(
+            &s,
+            2,
+            &Action::PlayAction {
+                tile: id("D3"),
+                target: Some(0),
+            },
+        )
         .unwrap();
     let svg = named_picture(&next, Viewer::Seat(1));
-    assert!(svg.contains("Cy (Seat 3) played draw three on Ada (Seat 1)"), "{svg}");
+    assert!(
+        svg.contains("Cy (Seat 3) played draw three on Ada (Seat 1)"),
+        "{svg}"
+    );
     // Ids stay in the attributes only.
-    assert!(!svg.contains(" draw_three") && !svg.contains(" pass_two"), "{svg}");
+    assert!(
+        !svg.contains(" draw_three") && !svg.contains(" pass_two"),
+        "{svg}"
+    );
 }
 
 #[test]
@@ -2473,17 +2493,32 @@ fn every_move_names_what_it_involves_on_the_picture() {
         }
         kinds.insert(std::mem::discriminant(a));
     }
-    assert!(kinds.len() >= 4, "display, bag, action tile and meld: {legal:?}");
+    assert!(
+        kinds.len() >= 4,
+        "display, bag, action tile and meld: {legal:?}"
+    );
     assert_eq!(
         CrosswordRummy.action_targets(&s, 2, &Action::TakeDisplay { tile: id("Y1") }),
         ["display:yellow-1-a"]
     );
-    assert_eq!(CrosswordRummy.action_targets(&s, 2, &Action::DrawBag), ["bag"]);
     assert_eq!(
-        CrosswordRummy.action_targets(&s, 2, &Action::PlayAction { tile: id("D3"), target: Some(1) }),
+        CrosswordRummy.action_targets(&s, 2, &Action::DrawBag),
+        ["bag"]
+    );
+    assert_eq!(
+        CrosswordRummy.action_targets(
+            &s,
+            2,
+            &Action::PlayAction {
+                tile: id("D3"),
+                target: Some(1)
+            }
+        ),
         ["tile:draw_three-a", "seat:2"]
     );
-    let open = Action::Meld { table: with_new(&s, &[("G7", 5, 2), ("G8", 6, 2), ("G9b", 7, 2)]) };
+    let open = Action::Meld {
+        table: with_new(&s, &[("G7", 5, 2), ("G8", 6, 2), ("G9b", 7, 2)]),
+    };
     assert_eq!(
         CrosswordRummy.action_targets(&s, 2, &open),
         ["tile:green-7-a", "tile:green-8-a", "tile:green-9-b"]
@@ -2498,7 +2533,9 @@ fn every_move_names_what_it_involves_on_the_picture() {
 #[test]
 fn the_log_tells_moves_in_the_third_person() {
     let s = people_position();
-    let open = Action::Meld { table: with_new(&s, &[("G7", 5, 2), ("G8", 6, 2), ("G9b", 7, 2)]) };
+    let open = Action::Meld {
+        table: with_new(&s, &[("G7", 5, 2), ("G8", 6, 2), ("G9b", 7, 2)]),
+    };
     assert_eq!(
         CrosswordRummy.log_text(&s, 2, &open),
         "laid G7 at 5,2, G8 at 6,2 and G9 at 7,2"
@@ -2508,14 +2545,27 @@ fn the_log_tells_moves_in_the_third_person() {
         "took Y1 from the display"
     );
     assert_eq!(
-        CrosswordRummy.log_text(&s, 2, &Action::PlayAction { tile: id("D3"), target: Some(0) }),
+        CrosswordRummy.log_text(
+            &s,
+            2,
+            &Action::PlayAction {
+                tile: id("D3"),
+                target: Some(0)
+            }
+        ),
         "played the action tile D3 on Seat 1"
     );
     for a in CrosswordRummy.legal_actions(&s, 2) {
         let text = CrosswordRummy.log_text(&s, 2, &a);
-        assert!(!text.to_lowercase().contains("your") && !text.contains('_'), "{text}");
+        assert!(
+            !text.to_lowercase().contains("your") && !text.contains('_'),
+            "{text}"
+        );
         let first = text.split_whitespace().next().unwrap_or("");
-        assert!(["took", "drew", "played", "laid", "passed"].contains(&first), "{text}");
+        assert!(
+            ["took", "drew", "played", "laid", "passed"].contains(&first),
+            "{text}"
+        );
     }
 }
 
@@ -2523,8 +2573,9 @@ fn the_log_tells_moves_in_the_third_person() {
 fn no_text_in_the_picture_is_smaller_than_10() {
     let s = people_position();
     assert!(smallest_font(&named_picture(&s, Viewer::Seat(2))) >= 10.0);
-    let p = turnpost_engine::harness::random_playout(&CrosswordRummy, &Options::default(), 3, 4, 60)
-        .unwrap();
+    let p =
+        turnpost_engine::harness::random_playout(&CrosswordRummy, &Options::default(), 3, 4, 60)
+            .unwrap();
     let svg = named_picture(&p.state, Viewer::Seat(0));
     assert!(smallest_font(&svg) >= 10.0, "{}", smallest_font(&svg));
     turnpost_engine::svg::save_png("rummy-people-mid", &svg).unwrap();

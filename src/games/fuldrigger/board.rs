@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use super::data::{Board, HazardKind, NodeKind};
 use super::render::{OfferView, PlayerView, ShipView, View, event_words, place_words};
 use super::state::{Bundle, Pending, Phase};
-use turnpost_engine::svg::{Svg, WIDTH, fit_text, recent_events, text_width, wrap_chars};
+use turnpost_engine::svg::{
+    Svg, WIDTH, fit_text, recent_events, text_width, wrap_chars, wrap_text,
+};
 use turnpost_engine::{People, Seat, Viewer};
 
 /// Seat colours, in seat order: the seats are named Red, Blue, Green and Yellow.
@@ -661,10 +663,18 @@ fn header(svg: &mut Svg, v: &View) -> f64 {
             ("fill", colour.into()),
         ],
     );
-    svg.text_bold(28.0, y, 14.0, "start", INK, &status);
+    // Long names make a long line: it wraps (bold runs wider than the estimate).
+    for (i, line) in wrap_text(&status, 14.0, 500.0).iter().enumerate() {
+        if i > 0 {
+            y += 18.0;
+        }
+        svg.text_bold(28.0, y, 14.0, "start", INK, line);
+    }
     if let Some(p) = pending_line(v) {
-        y += 18.0;
-        svg.text_bold(28.0, y, 12.0, "start", "#b00020", &p);
+        for line in wrap_text(&p, 12.0, 510.0) {
+            y += 18.0;
+            svg.text_bold(28.0, y, 12.0, "start", "#b00020", &line);
+        }
     }
     let mut lines: Vec<(String, &str)> = Vec::new();
     match &v.active_card {
@@ -819,7 +829,10 @@ fn map(svg: &mut Svg, b: &Board, v: &View, top: f64) -> f64 {
             continue;
         };
         let fill = p.fort.map_or("#ffffff", seat_fill);
-        let target = b.node(&p.id).map(|n| place_target(b, n)).unwrap_or_default();
+        let target = b
+            .node(&p.id)
+            .map(|n| place_target(b, n))
+            .unwrap_or_default();
         svg.el(
             "rect",
             &[
@@ -902,7 +915,10 @@ fn map(svg: &mut Svg, b: &Board, v: &View, top: f64) -> f64 {
             14.0,
         );
         taken.push(r);
-        let target = b.node(&p.id).map(|n| place_target(b, n)).unwrap_or_default();
+        let target = b
+            .node(&p.id)
+            .map(|n| place_target(b, n))
+            .unwrap_or_default();
         labels.push((r, p.id.clone(), true, target));
     }
     for (i, n) in b.nodes.iter().enumerate() {

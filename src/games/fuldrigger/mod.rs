@@ -356,6 +356,22 @@ fn random_bundle(b: Option<&Board>, st: &State, owner: Seat, rng: &mut GameRng) 
     bundle
 }
 
+/// A deal's side in few words: "50 ducats + ship #7 + fort LIS", or "nothing".
+fn short_bundle(bundle: &state::Bundle) -> String {
+    let mut parts = Vec::new();
+    if bundle.cash > 0 {
+        parts.push(format!("{} ducats", bundle.cash));
+    }
+    parts.extend(bundle.ships.iter().map(|id| format!("ship #{id}")));
+    parts.extend(bundle.forts.iter().map(|f| format!("fort {f}")));
+    parts.extend(bundle.depot.iter().map(|id| format!("depot load {id}")));
+    if parts.is_empty() {
+        "nothing".into()
+    } else {
+        parts.join(" + ")
+    }
+}
+
 fn describe(b: &Board, st: &State, seat: Seat, action: &Action) -> String {
     let port_name = |id: &str| {
         b.port_index(id)
@@ -457,11 +473,12 @@ fn describe(b: &Board, st: &State, seat: Seat, action: &Action) -> String {
                 ship_at(*ship)
             )
         }
+        // Short, for a list of deals: the terms only ("offer Blue 50 ducats for ship #7").
         Action::Offer { to, give, get } => format!(
             "offer {} {} for {}",
             rules::seat_name(*to),
-            rules::bundle_text(b, st, give),
-            rules::bundle_text(b, st, get)
+            short_bundle(give),
+            short_bundle(get)
         ),
         Action::Accept { offer } | Action::Decline { offer } | Action::Withdraw { offer } => {
             let verb = match action {

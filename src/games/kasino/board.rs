@@ -721,11 +721,7 @@ pub fn board_svg(view: &View, people: &People) -> String {
             13.0,
             "start",
             colour,
-            &fit_text(
-                &format!("Your hand · {}", names.seat(seat)),
-                13.0,
-                220.0,
-            ),
+            &fit_text(&format!("Your hand · {}", names.seat(seat)), 13.0, 220.0),
         );
         if let Some(sv) = view.seats.iter().find(|s| s.seat == seat) {
             let mut facts = vec![format!("pile {} · sweeps {}", sv.pile_size, sv.sweeps)];

@@ -57,7 +57,10 @@ fn the_picture_names_every_seat_with_its_person() {
     }
     assert!(svg.contains("Ada (Seat 1) to play"), "{svg}");
     // The build's owner, and the title and description say who plays.
-    assert!(svg.contains("Kasino: Ada (Seat 1) to play</title>"), "{svg}");
+    assert!(
+        svg.contains("Kasino: Ada (Seat 1) to play</title>"),
+        "{svg}"
+    );
     let desc = &svg[svg.find("<desc").unwrap()..svg.find("</desc>").unwrap()];
     assert!(desc.contains("owned by You (Seat 2)"), "{desc}");
     assert!(desc.contains("Cy (Seat 3): 3 in hand"), "{desc}");
@@ -87,7 +90,10 @@ fn partners_show_as_a_side_and_long_names_keep_the_seat() {
         vec!["Ada".into(), "Bo".into(), long.into(), "Dee".into()],
     );
     let svg = picture(&st, Viewer::Seat(0), &p);
-    assert!(svg.contains("You &amp; Wolfeschlegelstei… (Seats 1 &amp; 3)"), "{svg}");
+    assert!(
+        svg.contains("You &amp; Wolfeschlegelstei… (Seats 1 &amp; 3)"),
+        "{svg}"
+    );
     assert!(svg.contains("Bo &amp; Dee (Seats 2 &amp; 4)"), "{svg}");
     // The long name is cut, the seat it sits at is not.
     assert!(svg.contains("(Seat 3)"), "{svg}");
@@ -113,7 +119,11 @@ fn every_move_names_what_it_involves_on_the_picture() {
     // 9♥ taking the 9♣, the 5♦ + 4♦ and Bo's build: the card, the loose cards, the build.
     let take_all = Action::Capture {
         card: "9H".parse().unwrap(),
-        cards: vec!["9C".parse().unwrap(), "5D".parse().unwrap(), "4D".parse().unwrap()],
+        cards: vec![
+            "9C".parse().unwrap(),
+            "5D".parse().unwrap(),
+            "4D".parse().unwrap(),
+        ],
         builds: vec![3],
     };
     assert!(legal.contains(&take_all));
@@ -144,7 +154,10 @@ fn the_log_tells_moves_in_the_third_person() {
         cards: vec![nine("9C")],
         builds: vec![3],
     };
-    assert_eq!(GAME.log_text(&st, 0, &take), "captured 9♣, build B3 with 9♥");
+    assert_eq!(
+        GAME.log_text(&st, 0, &take),
+        "captured 9♣, build B3 with 9♥"
+    );
     assert_eq!(
         GAME.log_text(&st, 0, &Action::Trail { card: nine("4C") }),
         "trailed 4♣"
@@ -156,7 +169,10 @@ fn the_log_tells_moves_in_the_third_person() {
             ["trailed", "captured", "built", "raised", "added", "cleared"].contains(&first),
             "{text}"
         );
-        assert!(!text.to_lowercase().contains("your") && !text.contains('_'), "{text}");
+        assert!(
+            !text.to_lowercase().contains("your") && !text.contains('_'),
+            "{text}"
+        );
     }
 }
 
@@ -171,7 +187,13 @@ fn a_finished_game_shows_every_rounds_points_in_words() {
         assert!(text.contains(&format!("Round {n}:")), "{text}");
     }
     let svg = picture(&p.state, Viewer::Seat(0), &people(Viewer::Seat(0)));
-    let raw = ["diamond_10", "spade_2", "most_spades", "most_cards", "last_capture"];
+    let raw = [
+        "diamond_10",
+        "spade_2",
+        "most_spades",
+        "most_cards",
+        "last_capture",
+    ];
     let Status::Finished(o) = GAME.status(&p.state) else {
         panic!("finished")
     };
@@ -186,7 +208,11 @@ fn a_finished_game_shows_every_rounds_points_in_words() {
         assert!(svg.contains(&format!(">Round {n}<")), "round {n}");
     }
     // One row per side per round, each with its round total.
-    assert_eq!(svg.matches("font-weight=\"bold\" text-anchor=\"middle\" fill=\"#222222\">+").count(), 2 * rounds);
+    assert_eq!(
+        svg.matches("font-weight=\"bold\" text-anchor=\"middle\" fill=\"#222222\">+")
+            .count(),
+        2 * rounds
+    );
     let desc = &svg[svg.find("<desc").unwrap()..svg.find("</desc>").unwrap()];
     assert!(desc.contains("Round 1: You (Seat 1)"), "{desc}");
 }

@@ -11,11 +11,11 @@ use super::data::Data;
 use super::state::Phase;
 use super::view::{ColourView, View};
 use turnpost_engine::cards::Card;
-use turnpost_engine::{People, Seat};
 use turnpost_engine::svg::{
     Svg, WIDTH, card_back, card_height, fit_text, panel, playing_card, status_banner, text_picture,
     text_width,
 };
+use turnpost_engine::{People, Seat};
 
 const INK: &str = "#222222";
 const MUTED: &str = "#555555";
@@ -439,7 +439,14 @@ fn draw_board(svg: &mut Svg, d: &Data, view: &View, top: f64, names: &Names) {
         };
         svg.text_bold(cx, name_y, 14.0, "middle", name_ink(&c.colour), &c.colour);
         let who = names.who(&c.colour, &format!("Seat {}", c.seat + 1));
-        svg.text(cx, seat_y, 11.0, "middle", INK, &fit_text(&who, 11.0, 180.0));
+        svg.text(
+            cx,
+            seat_y,
+            11.0,
+            "middle",
+            INK,
+            &fit_text(&who, 11.0, 180.0),
+        );
     }
     // Pieces on the track: a pair on one field is drawn as two overlapping pieces.
     for c in &view.colours {
@@ -579,16 +586,12 @@ fn draw_header(svg: &mut Svg, d: &Data, view: &View, names: &Names) -> f64 {
         })
         .collect();
     let room = WIDTH - 2.0 * MARGIN - 30.0;
-    let one_row: f64 = texts
-        .iter()
-        .map(|t| text_width(t, 12.0) + 16.0)
-        .sum::<f64>()
-        + 40.0;
+    let one_row: f64 = texts.iter().map(|t| chip_width(t)).sum::<f64>() + 24.0;
     let mut x = MARGIN;
     let mut y = chips;
     for (t, text) in texts.iter().enumerate() {
         let text = fit_text(text, 12.0, room);
-        let w = (text_width(&text, 12.0) + 16.0).min(WIDTH - 2.0 * MARGIN);
+        let w = chip_width(&text).min(WIDTH - 2.0 * MARGIN);
         if t == 1 {
             if one_row > WIDTH - 2.0 * MARGIN {
                 x = MARGIN;
@@ -738,6 +741,11 @@ fn draw_hands(svg: &mut Svg, view: &View, top: f64, names: &Names) -> f64 {
         y += row_h;
     }
     y
+}
+
+/// The width of a chip holding bold 12 px `text` (bold runs wider than the estimate).
+fn chip_width(text: &str) -> f64 {
+    text_width(text, 12.0) * 1.12 + 16.0
 }
 
 /// The `data-target` of a card in the hand to play.

@@ -10,7 +10,10 @@ fn card(s: &str) -> Card {
 
 fn people(viewer: Viewer, seats: usize) -> People {
     let names = ["Ada", "Bo", "Cy", "Dee"];
-    People::new(viewer, names[..seats].iter().map(|n| n.to_string()).collect())
+    People::new(
+        viewer,
+        names[..seats].iter().map(|n| n.to_string()).collect(),
+    )
 }
 
 fn picture(st: &State, viewer: Viewer, people: &People) -> String {
@@ -27,7 +30,10 @@ fn table() -> State {
         .unwrap();
     st.phase = Phase::Play;
     st.hands = vec![Vec::new(); 4];
-    st.hands[0] = ["AS", "7S", "4C", "JD", "5H"].iter().map(|c| card(c)).collect();
+    st.hands[0] = ["AS", "7S", "4C", "JD", "5H"]
+        .iter()
+        .map(|c| card(c))
+        .collect();
     st.hands[0].sort();
     st.hands[2] = vec![card("2C")];
     st.pending = vec![None; 4];
@@ -58,9 +64,18 @@ fn the_picture_names_the_players_and_the_partnerships() {
     let st = table();
     let svg = picture(&st, Viewer::Seat(1), &people(Viewer::Seat(1), 4));
     assert!(svg.contains("Ada (Yellow) to play"), "{svg}");
-    assert!(svg.contains("Partners: Ada (Yellow) to play</title>"), "{svg}");
-    assert!(svg.contains("Ada &amp; Cy (Yellow + Blue): 1 of 8 home"), "{svg}");
-    assert!(svg.contains("You &amp; Dee (Red + Green): 0 of 8 home"), "{svg}");
+    assert!(
+        svg.contains("Partners: Ada (Yellow) to play</title>"),
+        "{svg}"
+    );
+    assert!(
+        svg.contains("Ada &amp; Cy (Yellow + Blue): 1 of 8 home"),
+        "{svg}"
+    );
+    assert!(
+        svg.contains("You &amp; Dee (Red + Green): 0 of 8 home"),
+        "{svg}"
+    );
     let desc = &svg[svg.find("<desc").unwrap()..svg.find("</desc>").unwrap()];
     assert!(
         desc.contains("Teams: Ada &amp; Cy (Yellow + Blue) against You &amp; Dee (Red + Green)"),
@@ -69,7 +84,10 @@ fn the_picture_names_the_players_and_the_partnerships() {
     assert!(desc.contains("Cy (Blue) (start field 32)"), "{desc}");
     assert!(!svg.contains("Seat "), "a seat by number: {svg}");
     // The hand rows and start circles name the person beside the colour.
-    assert!(svg.contains(">Dee</text>") && svg.contains(">You</text>"), "{svg}");
+    assert!(
+        svg.contains(">Dee</text>") && svg.contains(">You</text>"),
+        "{svg}"
+    );
     // Two seats: each plays a whole team.
     let mut two = table();
     two.seats = 2;
@@ -111,7 +129,10 @@ fn every_play_names_what_it_involves_on_the_picture() {
         }
         kinds.insert(std::mem::discriminant(a));
     }
-    assert!(kinds.len() >= 5, "start, forward, back, seven, swap: {legal:?}");
+    assert!(
+        kinds.len() >= 5,
+        "start, forward, back, seven, swap: {legal:?}"
+    );
     let five = Action::Forward {
         card: card("5H"),
         from: Spot::Track(5),
@@ -157,7 +178,10 @@ fn the_log_tells_plays_in_the_third_person() {
     for a in Partners.legal_actions(&st, 0) {
         let text = Partners.log_text(&st, 0, &a);
         assert!(text.starts_with("played "), "{text}");
-        assert!(!text.to_lowercase().contains("your") && !text.contains('_'), "{text}");
+        assert!(
+            !text.to_lowercase().contains("your") && !text.contains('_'),
+            "{text}"
+        );
     }
     let five = Action::Forward {
         card: card("5H"),
@@ -166,7 +190,9 @@ fn the_log_tells_plays_in_the_third_person() {
         into_home: false,
     };
     assert!(
-        Partners.log_text(&st, 0, &five).starts_with("played 5♥ for Yellow: "),
+        Partners
+            .log_text(&st, 0, &five)
+            .starts_with("played 5♥ for Yellow: "),
         "{}",
         Partners.log_text(&st, 0, &five)
     );

@@ -45,7 +45,9 @@ fn the_picture_names_every_company_with_its_person() {
         assert!(svg.contains(name), "{name}");
     }
     assert!(svg.contains("Ada (Red) to play: movement"), "{svg}");
-    assert!(svg.contains("<title id=\"title\">Fuldrigger: round 1 of 20, Ada (Red) to play</title>"));
+    assert!(
+        svg.contains("<title id=\"title\">Fuldrigger: round 1 of 20, Ada (Red) to play</title>")
+    );
     let desc = svg
         .split("<desc id=\"desc\">")
         .nth(1)
@@ -137,7 +139,10 @@ fn the_log_tells_actions_in_the_third_person() {
     let game = g();
     let (st, _, at_sea) = sailing(&game);
     let text = game.log_text(&st, 0, &sail(at_sea, "L34:2"));
-    assert!(text.starts_with(&format!("sailed ship #{at_sea} at field 1 of ")), "{text}");
+    assert!(
+        text.starts_with(&format!("sailed ship #{at_sea} at field 1 of ")),
+        "{text}"
+    );
     let offer = Action::Offer {
         to: 1,
         give: Bundle {
@@ -146,7 +151,10 @@ fn the_log_tells_actions_in_the_third_person() {
         },
         get: Bundle::default(),
     };
-    assert_eq!(game.log_text(&st, 0, &offer), "offered Blue 50 ducats for nothing");
+    assert_eq!(
+        game.log_text(&st, 0, &offer),
+        "offered Blue 50 ducats for nothing"
+    );
     let mut before = st.clone();
     before.phase = Phase::Before;
     for s in [&st, &before] {
@@ -154,7 +162,14 @@ fn the_log_tells_actions_in_the_third_person() {
             let text = game.log_text(s, 0, &a);
             assert!(!text.to_lowercase().contains("you"), "{text}");
             let first = text.split_whitespace().next().unwrap_or("");
-            assert!(first.ends_with("ed") || ["sold", "bought", "built", "made", "chose", "gave", "withdrew"].contains(&first), "{text}");
+            assert!(
+                first.ends_with("ed")
+                    || [
+                        "sold", "bought", "built", "made", "chose", "gave", "withdrew"
+                    ]
+                    .contains(&first),
+                "{text}"
+            );
         }
     }
 }
