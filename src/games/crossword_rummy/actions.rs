@@ -377,6 +377,63 @@ impl CrosswordRummy {
 
     /// "red 5 (1,0), red 6 (2,0)" for the tiles of a submitted table not on the table now,
     /// and how many table tiles moved.
+    /// The action as the log tells it after the player's name: "took R5 from the display",
+    /// "laid R5 at 2,3, R6 at 3,3 and R7 at 4,3".
+    pub(super) fn log_line(&self, state: &State, seat: Seat, action: &Action) -> String {
+        let rules = &state.rules;
+        let name = |id: &str| {
+            rules
+                .parse_tile(id)
+                .map_or_else(|| id.to_string(), |t| rules.label(t))
+        };
+        let seat_name = |s: Seat| format!("Seat {}", s.saturating_add(1));
+        match action {
+            Action::TakeDisplay { tile } => format!("took {} from the display", name(tile)),
+            Action::DrawBag => "drew a tile from the bag".into(),
+            Action::Pass => "passed".into(),
+            Action::PlayAction { tile, target: None } => {
+                format!("played the action tile {}", name(tile))
+            }
+            Action::PlayAction {
+                tile,
+                target: Some(v),
+            } => format!("played the action tile {} on {}", name(tile), seat_name(*v)),
+            Action::PassTiles { tiles } => {
+                let names: Vec<String> = tiles.iter().map(|t| name(t)).collect();
+                format!(
+                    "passed {} to {}",
+                    names.join(" and "),
+                    seat_name(seat.saturating_add(1) % state.seats.max(1))
+                )
+            }
+            Action::Meld { table } => {
+                let mut laid: Vec<String> = Vec::new();
+                let mut moved = 0;
+                for p in table {
+                    let on_table = rules
+                        .parse_tile(&p.tile)
+                        .and_then(|t| state.table.iter().find(|q| q.tile == t));
+                    match on_table {
+                        Some(q) if (q.x, q.y) != (p.x, p.y) => moved += 1,
+                        Some(_) => {}
+                        None => laid.push(format!("{} at {},{}", name(&p.tile), p.x, p.y)),
+                    }
+                }
+                let mut s = match laid.len() {
+                    0 => "laid nothing".to_string(),
+                    1 => format!("laid {}", laid.join("")),
+                    n => format!("laid {} and {}", laid[..n - 1].join(", "), laid[n - 1]),
+                };
+                match moved {
+                    0 => {}
+                    1 => s.push_str(", moving 1 table tile"),
+                    n => s.push_str(&format!(", moving {n} table tiles")),
+                }
+                s
+            }
+        }
+    }
+
     pub(super) fn describe_meld(&self, state: &State, table: &[Placement]) -> String {
         let rules = &state.rules;
         let mut laid: Vec<String> = Vec::new();

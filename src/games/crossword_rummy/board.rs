@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::render::{CellView, TileView, View};
 use turnpost_engine::svg::{Svg, WIDTH, fit_text, panel, status_banner};
-use turnpost_engine::{Seat, Viewer};
+use turnpost_engine::{People, Seat, Viewer};
 
 const INK: &str = "#222222";
 const MUTED: &str = "#555555";
@@ -31,9 +31,74 @@ fn seat_colour(seat: Seat) -> &'static str {
         .unwrap_or(INK)
 }
 
-fn seat_name(seat: Seat) -> String {
+/// The game's name for a seat ("Seat 2"), which [`People::label`] puts the person to.
+fn seat_word(seat: Seat) -> String {
     format!("Seat {}", seat + 1)
 }
+
+/// The people at the table as the picture names them: "Ada (Seat 1)", "You (Seat 2)".
+struct Names<'a>(&'a People);
+
+impl Names<'_> {
+    fn seat(&self, seat: Seat) -> String {
+        self.0.label(seat, &seat_word(seat))
+    }
+
+    /// A seat's label cut to `width` px at `size`, shortening the person's name first so
+    /// the seat's own name stays.
+    fn seat_fit(&self, seat: Seat, size: f64, width: f64) -> String {
+        let full = self.seat(seat);
+        if fit_text(&full, size, width) == full {
+            return full;
+        }
+        let tail = format!(" ({})", seat_word(seat));
+        let room = width - size * 0.62 * tail.chars().count() as f64;
+        if room < size * 3.0 {
+            return fit_text(&full, size, width);
+        }
+        let who = self.0.who(seat, &seat_word(seat));
+        format!("{}{tail}", fit_text(&who, size, room))
+    }
+
+    /// An event line as people read it: each "Seat N" with its person, action tiles by
+    /// their names ("pass two").
+    fn event(&self, line: &str, seats: usize) -> String {
+        let mut out = action_words(line);
+        for s in (0..seats).rev() {
+            let word = seat_word(s);
+            if out.contains(&word) {
+                out = out.replace(&word, &self.seat(s));
+            }
+        }
+        out
+    }
+}
+
+/// Action tiles by their names rather than their ids: "pass_two" → "pass two".
+fn action_words(text: &str) -> String {
+    text.replace("pass_two", "pass two")
+        .replace("draw_three", "draw three")
+}
+
+/// The `data-target` of a tile in the viewer's rack, a tile in the display, a table cell,
+/// a seat (the target of a draw three) and the bag.
+pub fn rack_target(id: &str) -> String {
+    format!("tile:{id}")
+}
+
+pub fn display_target(id: &str) -> String {
+    format!("display:{id}")
+}
+
+pub fn cell_target(x: i32, y: i32) -> String {
+    format!("cell:{x}.{y}")
+}
+
+pub fn seat_target(seat: Seat) -> String {
+    format!("seat:{}", seat + 1)
+}
+
+pub const BAG_TARGET: &str = "bag";
 
 /// What a tile looks like: fill, border and text colour, from the colour in its id
 /// (`red-5-a`); action tiles (`pass_two-a`, `draw_three-b`) are dark with a gold border.
@@ -54,7 +119,7 @@ fn tile_words(id: &str) -> String {
     if parts.len() > 1 {
         parts.pop();
     }
-    parts.join(" ")
+    action_words(&parts.join(" "))
 }
 
 fn tiles_words(tiles: &[TileView]) -> String {
@@ -68,6 +133,7 @@ fn tiles_words(tiles: &[TileView]) -> String {
         .join(" ")
 }
 
+#[allow(clippy::too_many_arguments)]
 /// One tile, `size` square, its label in the middle. The group carries `class`, the tile
 /// id and (on the grid) the cell, so tests and scripts can find what is drawn.
 fn tile(
@@ -78,6 +144,7 @@ fn tile(
     label: &str,
     class: &str,
     cell: Option<(i32, i32)>,
+    target: Option<&str>,
 ) {
     let (fill, border, ink, action) = tile_style(id);
     let (cx, cy) = cell.map_or((String::new(), String::new()), |(x, y)| {
@@ -87,6 +154,9 @@ fn tile(
     if cell.is_some() {
         attrs.push(("data-x", (&cx).into()));
         attrs.push(("data-y", (&cy).into()));
+    }
+    if let Some(t) = target {
+        attrs.push(("data-target", t.into()));
     }
     svg.open("g", &attrs);
     svg.text_el("title", &[], &tile_words(id));
@@ -135,35 +205,35 @@ fn tile_back(svg: &mut Svg, x: f64, y: f64, size: f64) {
     svg.close("g");
 }
 
-fn status_line(view: &View) -> String {
+fn status_line(view: &View, names: &Names) -> String {
     let me = match view.viewer {
         Viewer::Seat(s) => Some(s),
         Viewer::Spectator => None,
     };
     if let Some(f) = &view.finished {
-        return format!("Game over: {f}");
+        return format!("Game over: {}", names.event(f, view.rack_sizes.len()));
     }
     if let Some(p) = &view.passing {
-        let waiting: Vec<String> = view.to_act.iter().map(|&s| seat_name(s)).collect();
+        let waiting: Vec<String> = view.to_act.iter().map(|&s| names.seat(s)).collect();
         let yours = me.is_some_and(|s| view.to_act.contains(&s));
         return if yours {
             format!(
-                "{} played pass_two: choose tiles to pass left (waiting for {})",
-                seat_name(p.initiator),
+                "{} played pass two: choose tiles to pass left (waiting for {})",
+                names.seat(p.initiator),
                 waiting.join(", ")
             )
         } else {
             format!(
-                "{} played pass_two: waiting for {}",
-                seat_name(p.initiator),
+                "{} played pass two: waiting for {}",
+                names.seat(p.initiator),
                 waiting.join(", ")
             )
         };
     }
     if me == Some(view.turn) {
-        format!("Your turn ({})", seat_name(view.turn))
+        format!("Your turn ({})", seat_word(view.turn))
     } else {
-        format!("{} to play", seat_name(view.turn))
+        format!("{} to play", names.seat(view.turn))
     }
 }
 
@@ -172,24 +242,19 @@ fn shows_totals(view: &View) -> bool {
     view.games > 1 || !view.history.is_empty()
 }
 
-fn description(view: &View) -> String {
+fn description(view: &View, names: &Names) -> String {
     let mut d = String::from("Crossword Rummy");
     if view.games > 1 {
         let _ = write!(d, ", game {} of {}", view.game_no, view.games);
     }
-    let _ = write!(d, ". {}. ", status_line(view));
+    let _ = write!(d, ". {}. ", status_line(view, names));
     for (s, n) in view.rack_sizes.iter().enumerate() {
-        let you = if view.viewer == Viewer::Seat(s) {
-            " (you)"
-        } else {
-            ""
-        };
         let opened = if view.opened.get(s).copied().unwrap_or(false) {
             "opened"
         } else {
             "not opened"
         };
-        let _ = write!(d, "{}{you}: {n} tiles, {opened}", seat_name(s));
+        let _ = write!(d, "{}: {n} tiles, {opened}", names.seat(s));
         if shows_totals(view) {
             let _ = write!(
                 d,
@@ -434,6 +499,7 @@ fn draw_panel(svg: &mut Svg, p: &GridPanel<'_>, top: f64) -> f64 {
             &c.label,
             "table-tile",
             Some((c.x, c.y)),
+            Some(&cell_target(c.x, c.y)),
         );
     }
     gy + cell * rows + 8.0
@@ -490,8 +556,16 @@ fn draw_table(svg: &mut Svg, view: &View, top: f64) -> f64 {
     bottom
 }
 
-/// A row of tiles under a heading, wrapped to the width; returns the y below it.
-fn draw_tiles(svg: &mut Svg, heading: &str, tiles: &[TileView], class: &str, top: f64) -> f64 {
+/// A row of tiles under a heading, wrapped to the width; returns the y below it. `target`
+/// gives each tile's `data-target`, if a click on it means something.
+fn draw_tiles(
+    svg: &mut Svg,
+    heading: &str,
+    tiles: &[TileView],
+    class: &str,
+    top: f64,
+    target: Option<fn(&str) -> String>,
+) -> f64 {
     svg.text_bold(MARGIN, top + 14.0, 13.0, "start", INK, heading);
     let per_row = (((WIDTH - 2.0 * MARGIN) / (RACK_TILE + 4.0)) as usize).max(1);
     if tiles.is_empty() {
@@ -501,14 +575,24 @@ fn draw_tiles(svg: &mut Svg, heading: &str, tiles: &[TileView], class: &str, top
     for (i, t) in tiles.iter().enumerate() {
         let x = MARGIN + (RACK_TILE + 4.0) * (i % per_row) as f64;
         let y = top + 22.0 + (RACK_TILE + 4.0) * (i / per_row) as f64;
-        tile(svg, (x, y), RACK_TILE, &t.tile, &t.label, class, None);
+        let token = target.map(|f| f(&t.tile));
+        tile(
+            svg,
+            (x, y),
+            RACK_TILE,
+            &t.tile,
+            &t.label,
+            class,
+            None,
+            token.as_deref(),
+        );
     }
     top + 22.0 + (RACK_TILE + 4.0) * tiles.len().div_ceil(per_row) as f64 + 6.0
 }
 
 /// One box per seat: name, rack count (a tile back with the number), opened or not, and
 /// series penalty points.
-fn draw_seats(svg: &mut Svg, view: &View, top: f64) -> f64 {
+fn draw_seats(svg: &mut Svg, view: &View, top: f64, names: &Names) -> f64 {
     let n = view.rack_sizes.len().max(1) as f64;
     let gap = 8.0;
     let w = (WIDTH - 2.0 * MARGIN - gap * (n - 1.0)) / n;
@@ -517,7 +601,15 @@ fn draw_seats(svg: &mut Svg, view: &View, top: f64) -> f64 {
         let x = MARGIN + (w + gap) * s as f64;
         let colour = seat_colour(s);
         let to_act = view.to_act.contains(&s);
-        svg.open("g", &[("class", "seat".into()), ("data-seat", s.into())]);
+        let target = seat_target(s);
+        svg.open(
+            "g",
+            &[
+                ("class", "seat".into()),
+                ("data-seat", s.into()),
+                ("data-target", (&target).into()),
+            ],
+        );
         panel(
             svg,
             x,
@@ -529,17 +621,13 @@ fn draw_seats(svg: &mut Svg, view: &View, top: f64) -> f64 {
             colour,
             if to_act { 3.0 } else { 1.5 },
         );
-        let mut name = seat_name(s);
-        if view.viewer == Viewer::Seat(s) {
-            name.push_str(" (you)");
-        }
         svg.text_bold(
             x + 8.0,
             top + 17.0,
             13.0,
             "start",
             colour,
-            &fit_text(&name, 13.0, w - 16.0),
+            &names.seat_fit(s, 13.0, w - 16.0),
         );
         tile_back(svg, x + 8.0, top + 25.0, 22.0);
         svg.text_bold(
@@ -578,30 +666,35 @@ fn draw_seats(svg: &mut Svg, view: &View, top: f64) -> f64 {
     top + h
 }
 
-pub fn board_svg(view: &View) -> String {
-    let status = status_line(view);
+pub fn board_svg(view: &View, people: &People) -> String {
+    let names = &Names(people);
+    let status = status_line(view, names);
     let title = format!("Crossword Rummy: {status}");
-    let mut svg = Svg::new(600.0, &title, &description(view));
+    let mut svg = Svg::new(600.0, &title, &description(view, names));
     let mut heading = String::from("Crossword Rummy");
     if view.games > 1 {
         let _ = write!(heading, " · game {} of {}", view.game_no, view.games);
     }
     svg.text_bold(MARGIN, 24.0, 18.0, "start", INK, &heading);
+    // The bag, a click on which draws from it.
+    svg.open("g", &[("data-target", BAG_TARGET.into())]);
+    tile_back(&mut svg, WIDTH - MARGIN - 24.0, 8.0, 22.0);
     svg.text(
-        WIDTH - MARGIN,
+        WIDTH - MARGIN - 30.0,
         24.0,
         12.0,
         "end",
         MUTED,
         &format!("bag {} tiles", view.bag_count),
     );
+    svg.close("g");
     let colour = if view.finished.is_some() || view.passing.is_some() {
         INK
     } else {
         seat_colour(view.turn)
     };
     let below = status_banner(&mut svg, 34.0, &status, colour);
-    let mut y = draw_seats(&mut svg, view, below + 8.0) + 10.0;
+    let mut y = draw_seats(&mut svg, view, below + 8.0, names) + 10.0;
     y = draw_table(&mut svg, view, y) + 8.0;
     y = draw_tiles(
         &mut svg,
@@ -609,6 +702,7 @@ pub fn board_svg(view: &View) -> String {
         &view.display,
         "display-tile",
         y,
+        Some(display_target),
     );
     if let Some(rack) = &view.your_rack {
         y = draw_tiles(
@@ -617,6 +711,7 @@ pub fn board_svg(view: &View) -> String {
             rack,
             "rack-tile",
             y,
+            Some(rack_target),
         );
     } else {
         svg.text(
@@ -631,7 +726,7 @@ pub fn board_svg(view: &View) -> String {
     }
     if let Some(p) = &view.passing {
         if let Some(c) = &p.your_choice {
-            y = draw_tiles(&mut svg, "You pass to the left", c, "pass-tile", y);
+            y = draw_tiles(&mut svg, "You pass to the left", c, "pass-tile", y, None);
         }
         if let Some(c) = &p.incoming {
             y = draw_tiles(
@@ -640,6 +735,7 @@ pub fn board_svg(view: &View) -> String {
                 c,
                 "incoming-tile",
                 y,
+                None,
             );
         }
     }
@@ -658,7 +754,7 @@ pub fn board_svg(view: &View) -> String {
             .points
             .iter()
             .enumerate()
-            .map(|(s, p)| format!("{} {p}", seat_name(s)))
+            .map(|(s, p)| format!("{} {p}", names.seat(s)))
             .collect();
         notes.push(format!("Game {}: {}", i + 1, pts.join(", ")));
     }
@@ -666,7 +762,7 @@ pub fn board_svg(view: &View) -> String {
         for (s, rack) in last.racks.iter().enumerate() {
             notes.push(format!(
                 "  {} ended with {}",
-                seat_name(s),
+                names.seat(s),
                 tiles_words(rack)
             ));
         }
@@ -677,7 +773,7 @@ pub fn board_svg(view: &View) -> String {
             .rev()
             .take(3)
             .rev()
-            .map(|e| format!("· {e}")),
+            .map(|e| format!("· {}", names.event(e, view.rack_sizes.len()))),
     );
     for line in notes {
         y += 16.0;

@@ -241,8 +241,55 @@ impl Game for CrosswordRummy {
     }
 
     /// Drawn for the viewer the view was made for (`view.viewer`).
-    fn board_svg(&self, view: &render::View, _people: &People) -> String {
-        board::board_svg(view)
+    fn board_svg(&self, view: &render::View, people: &People) -> String {
+        board::board_svg(view, people)
+    }
+
+    /// Rack tiles `tile:<id>`, display tiles `display:<id>`, table tiles a meld moves by
+    /// their cell `cell:<x>.<y>`, the seat a draw three hits `seat:<n>`, and the `bag`.
+    fn action_targets(&self, state: &State, _seat: Seat, action: &Action) -> Vec<String> {
+        let rules = &state.rules;
+        let canonical = |id: &str| {
+            rules
+                .parse_tile(id)
+                .map_or_else(|| id.to_string(), |t| rules.tile_id(t))
+        };
+        match action {
+            Action::TakeDisplay { tile } => vec![board::display_target(&canonical(tile))],
+            Action::DrawBag => vec![board::BAG_TARGET.to_string()],
+            Action::Pass => Vec::new(),
+            Action::PlayAction { tile, target } => {
+                let mut t = vec![board::rack_target(&canonical(tile))];
+                t.extend(target.map(board::seat_target));
+                t
+            }
+            Action::PassTiles { tiles } => tiles
+                .iter()
+                .map(|id| board::rack_target(&canonical(id)))
+                .collect(),
+            Action::Meld { table } => {
+                let mut laid = Vec::new();
+                let mut moved = Vec::new();
+                for p in table {
+                    let on_table = rules
+                        .parse_tile(&p.tile)
+                        .and_then(|t| state.table.iter().find(|q| q.tile == t));
+                    match on_table {
+                        Some(q) if (q.x, q.y) != (p.x, p.y) => {
+                            moved.push(board::cell_target(q.x, q.y));
+                        }
+                        Some(_) => {}
+                        None => laid.push(board::rack_target(&canonical(&p.tile))),
+                    }
+                }
+                laid.extend(moved);
+                laid
+            }
+        }
+    }
+
+    fn log_text(&self, state: &State, seat: Seat, action: &Action) -> String {
+        self.log_line(state, seat, action)
     }
 
     fn render_text(&self, state: &State, viewer: Viewer) -> String {

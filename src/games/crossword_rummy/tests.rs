@@ -1916,7 +1916,7 @@ fn resample_makes_a_preview_unable_to_predict_a_bag_draw() {
     };
     let real_tile = drawn(&real);
     let mut rng = GameRng::seed_from_u64(5);
-    let mut tiles = std::collections::BTreeSet::new();
+    let mut tiles = std::collections::HashSet::new();
     let mut same_as_real = 0;
     for _ in 0..40 {
         let r = g.resample_hidden(&s, Viewer::Seat(me), &mut rng);
@@ -2095,7 +2095,8 @@ fn picture_draws_the_grid_with_coordinates_and_only_the_viewers_rack() {
     }
     // Seat 3's rack face up; the others only as counts.
     assert_eq!(count(&svg, "class=\"rack-tile\""), 8);
-    assert_eq!(count(&svg, "class=\"tile-back\""), 3);
+    // A back per other seat's rack count, and the bag's.
+    assert_eq!(count(&svg, "class=\"tile-back\""), 3 + 1);
     for hidden in ["R1", "R2", "R3", "B1", "B2"] {
         assert!(
             !svg.contains(&format!("data-tile=\"{}\"", id(hidden))),
@@ -2128,7 +2129,8 @@ fn spectator_picture_has_no_rack() {
     let svg = picture(&s, Viewer::Spectator);
     assert_eq!(count(&svg, "class=\"rack-tile\""), 0);
     assert_eq!(count(&svg, "class=\"table-tile\""), 6);
-    assert_eq!(count(&svg, "class=\"tile-back\""), 3);
+    // A back per other seat's rack count, and the bag's.
+    assert_eq!(count(&svg, "class=\"tile-back\""), 3 + 1);
     assert!(svg.contains("Seat 3 to play"));
     assert!(!svg.contains("Your rack"));
 }
@@ -2211,7 +2213,7 @@ fn picture_shows_a_pending_pass_to_its_giver_only() {
         .unwrap();
     let giver = picture(&s, Viewer::Seat(0));
     assert_eq!(count(&giver, "class=\"pass-tile\""), 2);
-    assert!(giver.contains("Seat 1 played pass_two: waiting for Seat 2, Seat 3"));
+    assert!(giver.contains("You (Seat 1) played pass two: waiting for Seat 2, Seat 3"));
     let receiver = picture(&s, Viewer::Seat(1));
     assert!(!receiver.contains("data-tile=\"red-1-a\""));
     assert!(receiver.contains("choose tiles to pass left"));
@@ -2394,4 +2396,187 @@ mod notation_tests {
         }
         assert!(CrosswordRummy.notation_help(&s, 1).is_none());
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// People, click targets, log texts and phone-legible text.
+
+fn named(viewer: Viewer) -> turnpost_engine::People {
+    turnpost_engine::People::new(viewer, vec!["Ada".into(), "Bo".into(), "Cy".into()])
+}
+
+fn named_picture(s: &State, viewer: Viewer) -> String {
+    let svg = CrosswordRummy.board_svg(&CrosswordRummy.view(s, viewer), &named(viewer));
+    turnpost_engine::harness::check_picture(&svg).unwrap();
+    svg
+}
+
+fn smallest_font(svg: &str) -> f64 {
+    svg.match_indices("font-size=\"")
+        .filter_map(|(i, m)| {
+            let rest = &svg[i + m.len()..];
+            rest[..rest.find('"')?].parse::<f64>().ok()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Example 9.2 with P2 and Y1 in the display and a draw three in Cy's rack.
+fn people_position() -> State {
+    let mut s = example_9_2();
+    s.display = vec![tile(&s.rules, "P2"), tile(&s.rules, "Y1")];
+    s.bag.retain(|&t| t != s.display[0] && t != s.display[1]);
+    let d3 = tile(&s.rules, "D3");
+    s.bag.retain(|&t| t != d3);
+    s.racks[2].push(d3);
+    s.racks[2].sort_unstable();
+    s
+}
+
+#[test]
+fn picture_names_every_seat_with_its_person() {
+    let s = people_position();
+    let svg = named_picture(&s, Viewer::Seat(0));
+    for name in ["You (Seat 1)", "Bo (Seat 2)", "Cy (Seat 3)"] {
+        assert!(svg.contains(name), "{name}: {svg}");
+    }
+    assert!(
+        svg.contains("Crossword Rummy: Cy (Seat 3) to play</title>"),
+        "{svg}"
+    );
+    let desc = &svg[svg.find("<desc").unwrap()..svg.find("</desc>").unwrap()];
+    assert!(desc.contains("Bo (Seat 2): 2 tiles, opened"), "{desc}");
+    // No seat is left bare: every "Seat N" follows a person's name.
+    for n in 1..=3 {
+        let word = format!("Seat {n}");
+        for (i, _) in svg.match_indices(&word) {
+            assert!(
+                svg[..i].ends_with('('),
+                "bare {word}: {}",
+                &svg[i.saturating_sub(40)..i + 8]
+            );
+        }
+    }
+    // Event lines name the people, and action tiles by their names.
+    let next = CrosswordRummy
+        .apply(
+            &s,
+            2,
+            &Action::PlayAction {
+                tile: id("D3"),
+                target: Some(0),
+            },
+        )
+        .unwrap();
+    let svg = named_picture(&next, Viewer::Seat(1));
+    assert!(
+        svg.contains("Cy (Seat 3) played draw three on Ada (Seat 1)"),
+        "{svg}"
+    );
+    // Ids stay in the attributes only.
+    assert!(
+        !svg.contains(" draw_three") && !svg.contains(" pass_two"),
+        "{svg}"
+    );
+}
+
+#[test]
+fn every_move_names_what_it_involves_on_the_picture() {
+    let s = people_position();
+    let svg = named_picture(&s, Viewer::Seat(2));
+    let legal = CrosswordRummy.legal_actions(&s, 2);
+    let mut kinds = std::collections::HashSet::new();
+    for a in &legal {
+        let t = CrosswordRummy.action_targets(&s, 2, a);
+        assert!(!t.is_empty(), "{a:?}");
+        for token in &t {
+            assert!(svg.contains(&format!("data-target=\"{token}\"")), "{token}");
+        }
+        kinds.insert(std::mem::discriminant(a));
+    }
+    assert!(
+        kinds.len() >= 4,
+        "display, bag, action tile and meld: {legal:?}"
+    );
+    assert_eq!(
+        CrosswordRummy.action_targets(&s, 2, &Action::TakeDisplay { tile: id("Y1") }),
+        ["display:yellow-1-a"]
+    );
+    assert_eq!(
+        CrosswordRummy.action_targets(&s, 2, &Action::DrawBag),
+        ["bag"]
+    );
+    assert_eq!(
+        CrosswordRummy.action_targets(
+            &s,
+            2,
+            &Action::PlayAction {
+                tile: id("D3"),
+                target: Some(1)
+            }
+        ),
+        ["tile:draw_three-a", "seat:2"]
+    );
+    let open = Action::Meld {
+        table: with_new(&s, &[("G7", 5, 2), ("G8", 6, 2), ("G9b", 7, 2)]),
+    };
+    assert_eq!(
+        CrosswordRummy.action_targets(&s, 2, &open),
+        ["tile:green-7-a", "tile:green-8-a", "tile:green-9-b"]
+    );
+    // A meld that moves a table tile names the cell it leaves.
+    let mut moved = with_new(&s, &[("G7", 5, 2), ("G8", 6, 2), ("G9b", 7, 2)]);
+    moved[0].y += 20;
+    let t = CrosswordRummy.action_targets(&s, 2, &Action::Meld { table: moved });
+    assert!(t.iter().any(|t| t.starts_with("cell:")), "{t:?}");
+}
+
+#[test]
+fn the_log_tells_moves_in_the_third_person() {
+    let s = people_position();
+    let open = Action::Meld {
+        table: with_new(&s, &[("G7", 5, 2), ("G8", 6, 2), ("G9b", 7, 2)]),
+    };
+    assert_eq!(
+        CrosswordRummy.log_text(&s, 2, &open),
+        "laid G7 at 5,2, G8 at 6,2 and G9 at 7,2"
+    );
+    assert_eq!(
+        CrosswordRummy.log_text(&s, 2, &Action::TakeDisplay { tile: id("Y1") }),
+        "took Y1 from the display"
+    );
+    assert_eq!(
+        CrosswordRummy.log_text(
+            &s,
+            2,
+            &Action::PlayAction {
+                tile: id("D3"),
+                target: Some(0)
+            }
+        ),
+        "played the action tile D3 on Seat 1"
+    );
+    for a in CrosswordRummy.legal_actions(&s, 2) {
+        let text = CrosswordRummy.log_text(&s, 2, &a);
+        assert!(
+            !text.to_lowercase().contains("your") && !text.contains('_'),
+            "{text}"
+        );
+        let first = text.split_whitespace().next().unwrap_or("");
+        assert!(
+            ["took", "drew", "played", "laid", "passed"].contains(&first),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn no_text_in_the_picture_is_smaller_than_10() {
+    let s = people_position();
+    assert!(smallest_font(&named_picture(&s, Viewer::Seat(2))) >= 10.0);
+    let p =
+        turnpost_engine::harness::random_playout(&CrosswordRummy, &Options::default(), 3, 4, 60)
+            .unwrap();
+    let svg = named_picture(&p.state, Viewer::Seat(0));
+    assert!(smallest_font(&svg) >= 10.0, "{}", smallest_font(&svg));
+    turnpost_engine::svg::save_png("rummy-people-mid", &svg).unwrap();
 }

@@ -6,10 +6,12 @@
 use std::collections::BTreeMap;
 
 use super::data::{Board, HazardKind, NodeKind};
-use super::render::{OfferView, PlayerView, ShipView, View};
+use super::render::{OfferView, PlayerView, ShipView, View, event_words, place_words};
 use super::state::{Bundle, Pending, Phase};
-use turnpost_engine::svg::{Svg, WIDTH, recent_events, text_width, wrap_chars};
-use turnpost_engine::{Seat, Viewer};
+use turnpost_engine::svg::{
+    Svg, WIDTH, fit_text, recent_events, text_width, wrap_chars, wrap_text,
+};
+use turnpost_engine::{People, Seat, Viewer};
 
 /// Seat colours, in seat order: the seats are named Red, Blue, Green and Yellow.
 const SEAT_FILL: [&str; 4] = ["#d62728", "#1f5fbf", "#238b45", "#e3b200"];
@@ -224,7 +226,53 @@ fn ship_offsets(n: usize, port: bool) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// The `data-target` of a ship, a place on the map (`port:LON`, `junction:J_NS`,
+/// `lane:L04.2`), a good's market column, a depot load and an offer.
+pub fn ship_target(id: u32) -> String {
+    format!("ship:{id}")
+}
+
+pub fn place_target(b: &Board, node: usize) -> String {
+    let id = b.node_id(node);
+    match b.nodes.get(node).map(|n| &n.kind) {
+        Some(NodeKind::Port(_)) => format!("port:{id}"),
+        Some(NodeKind::Junction) => format!("junction:{id}"),
+        _ => format!("lane:{}", id.replace(':', ".")),
+    }
+}
+
+pub fn good_target(good: &str) -> String {
+    format!("good:{good}")
+}
+
+pub fn depot_target(id: u32) -> String {
+    format!("depot:{id}")
+}
+
+pub fn offer_target(id: u32) -> String {
+    format!("offer:{id}")
+}
+
+/// An invisible disc over a small mark, `r` wide, that a finger can hit: it carries the
+/// mark's `data-target`.
+fn hit_area(svg: &mut Svg, x: f64, y: f64, r: f64, target: &str) {
+    svg.el(
+        "circle",
+        &[
+            ("class", "hit".into()),
+            ("cx", x.into()),
+            ("cy", y.into()),
+            ("r", r.into()),
+            ("fill", "#ffffff".into()),
+            ("fill-opacity", 0.0.into()),
+            ("data-target", target.into()),
+        ],
+    );
+}
+
 fn ship_marker(svg: &mut Svg, x: f64, y: f64, r: f64, s: &ShipView, class: &str) {
+    let target = ship_target(s.id);
+    svg.open("g", &[("data-target", (&target).into())]);
     let (stroke, width) = if s.privateer {
         ("#000000", 2.5)
     } else {
@@ -265,6 +313,7 @@ fn ship_marker(svg: &mut Svg, x: f64, y: f64, r: f64, s: &ShipView, class: &str)
             ],
         );
     }
+    svg.close("g");
 }
 
 fn player_name(v: &View, seat: Seat) -> String {
@@ -385,7 +434,7 @@ fn ship_notes(v: &View, s: &ShipView) -> Vec<String> {
     notes
 }
 
-fn bundle_words(v: &View, b: &Bundle) -> String {
+fn bundle_words(board: &Board, v: &View, b: &Bundle) -> String {
     let mut parts = Vec::new();
     if b.cash > 0 {
         parts.push(format!("{} ducats", b.cash));
@@ -394,7 +443,7 @@ fn bundle_words(v: &View, b: &Bundle) -> String {
         match v.ships.iter().find(|s| s.id == *id) {
             Some(s) => parts.push(format!(
                 "ship #{id} (at {}, {})",
-                s.at,
+                place_words(board, &s.at),
                 s.cargo.as_ref().map_or("empty", |t| t.good.as_str())
             )),
             None => parts.push(format!("ship #{id}")),
@@ -413,19 +462,19 @@ fn bundle_words(v: &View, b: &Bundle) -> String {
     }
 }
 
-fn offer_words(v: &View, o: &OfferView) -> String {
+fn offer_words(b: &Board, v: &View, o: &OfferView) -> String {
     format!(
         "Offer #{}: {} gives {}; {} gives {}",
         o.id,
         player_name(v, o.from),
-        bundle_words(v, &o.give),
+        bundle_words(b, v, &o.give),
         player_name(v, o.to),
-        bundle_words(v, &o.get)
+        bundle_words(b, v, &o.get)
     )
 }
 
 /// The picture's title and the position in words for a screen reader.
-fn title_and_desc(b: &Board, v: &View, viewer: Viewer) -> (String, String) {
+fn title_and_desc(b: &Board, v: &View, viewer: Viewer, you: Option<&str>) -> (String, String) {
     let short = match v.phase {
         Phase::Over => status_line(v),
         Phase::ChooseHome => status_line(v),
@@ -448,8 +497,8 @@ fn title_and_desc(b: &Board, v: &View, viewer: Viewer) -> (String, String) {
     if let Some(p) = pending_line(v) {
         d.push(format!("{p}."));
     }
-    if let Some(me) = viewer.seat() {
-        d.push(format!("You play {}.", player_name(v, me)));
+    if let Some(colour) = you {
+        d.push(format!("You play {colour}."));
     }
     match &v.active_card {
         Some(c) => d.push(format!("Chance card this round: {}.", c.text)),
@@ -464,7 +513,7 @@ fn title_and_desc(b: &Board, v: &View, viewer: Viewer) -> (String, String) {
                 format!(
                     "#{} at {} ({}, {})",
                     s.id,
-                    s.at,
+                    place_words(b, &s.at),
                     if s.privateer { "privateer" } else { "merchant" },
                     match &s.cargo {
                         Some(t) => format!("carrying {} paid {}", t.good, t.price),
@@ -508,7 +557,7 @@ fn title_and_desc(b: &Board, v: &View, viewer: Viewer) -> (String, String) {
         Some(_) if v.offers.is_empty() => d.push("You have no open offers.".into()),
         Some(_) => {
             for o in &v.offers {
-                d.push(format!("{}.", offer_words(v, o)));
+                d.push(format!("{}.", offer_words(b, v, o)));
             }
         }
         None => {}
@@ -516,15 +565,67 @@ fn title_and_desc(b: &Board, v: &View, viewer: Viewer) -> (String, String) {
     (title, d.join(" "))
 }
 
+/// The view with every company named with its person ("Ada (Red)") and the events' lane
+/// codes named as the map shows them, so every line below reads as the players know it.
+fn labelled(b: &Board, v: &View, people: &People) -> View {
+    let mut v = v.clone();
+    let labels: Vec<(String, String)> = v
+        .players
+        .iter()
+        .map(|p| (p.name.clone(), people.label(p.seat, &p.name)))
+        .collect();
+    for p in &mut v.players {
+        p.name = people.label(p.seat, &p.name);
+    }
+    v.events = v
+        .events
+        .iter()
+        .map(|e| name_colours(&event_words(b, e), &labels))
+        .collect();
+    v
+}
+
+/// `line` with each company's colour word ("Red") replaced by its label ("Ada (Red)").
+fn name_colours(line: &str, labels: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match labels.iter().find(|(c, _)| c == word) {
+            Some((_, label)) => out.push_str(label),
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in line.chars() {
+        if c.is_alphanumeric() {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 /// The whole picture.
-pub fn picture(b: &Board, v: &View, viewer: Viewer) -> String {
-    let (title, desc) = title_and_desc(b, v, viewer);
+pub fn picture(b: &Board, view: &View, people: &People) -> String {
+    let viewer = people.viewer();
+    let colour_of = |seat: Seat| {
+        view.players
+            .iter()
+            .find(|p| p.seat == seat)
+            .map_or_else(|| format!("Seat {}", seat + 1), |p| p.name.clone())
+    };
+    let you = viewer.seat().map(colour_of);
+    let v = &labelled(b, view, people);
+    let (title, desc) = title_and_desc(b, v, viewer, you.as_deref());
     let mut svg = Svg::new(100.0, &title, &desc);
     let mut y = header(&mut svg, v);
     y = map(&mut svg, b, v, y + 6.0);
-    y = companies(&mut svg, v, viewer, y + 10.0);
+    y = companies(&mut svg, b, v, y + 10.0);
     y = markets(&mut svg, v, y + 12.0);
-    y = offers(&mut svg, v, viewer, y + 6.0);
+    y = offers(&mut svg, b, v, viewer, y + 6.0);
     y = recent_events(&mut svg, &v.events, y + 6.0, INK, MUTED);
     svg.set_height(y + 10.0);
     svg.finish()
@@ -562,10 +663,18 @@ fn header(svg: &mut Svg, v: &View) -> f64 {
             ("fill", colour.into()),
         ],
     );
-    svg.text_bold(28.0, y, 14.0, "start", INK, &status);
+    // Long names make a long line: it wraps (bold runs wider than the estimate).
+    for (i, line) in wrap_text(&status, 14.0, 500.0).iter().enumerate() {
+        if i > 0 {
+            y += 18.0;
+        }
+        svg.text_bold(28.0, y, 14.0, "start", INK, line);
+    }
     if let Some(p) = pending_line(v) {
-        y += 18.0;
-        svg.text_bold(28.0, y, 12.0, "start", "#b00020", &p);
+        for line in wrap_text(&p, 12.0, 510.0) {
+            y += 18.0;
+            svg.text_bold(28.0, y, 12.0, "start", "#b00020", &line);
+        }
     }
     let mut lines: Vec<(String, &str)> = Vec::new();
     match &v.active_card {
@@ -677,6 +786,7 @@ fn map(svg: &mut Svg, b: &Board, v: &View, top: f64) -> f64 {
                 taken.push(Rect::around(x, y, 2.5));
             }
         }
+        hit_area(svg, x, y, 6.0, &place_target(b, i));
     }
     for f in &v.attacked_fields {
         if let Some((x, y)) = b.node(f).and_then(pos) {
@@ -707,8 +817,10 @@ fn map(svg: &mut Svg, b: &Board, v: &View, top: f64) -> f64 {
                     ("fill", "#ffffff".into()),
                     ("stroke", "#34566f".into()),
                     ("stroke-width", 1.5.into()),
+                    ("data-target", place_target(b, i).as_str().into()),
                 ],
             );
+            hit_area(svg, x, y, 8.0, &place_target(b, i));
             taken.push(Rect::around(x, y, 4.0));
         }
     }
@@ -717,10 +829,15 @@ fn map(svg: &mut Svg, b: &Board, v: &View, top: f64) -> f64 {
             continue;
         };
         let fill = p.fort.map_or("#ffffff", seat_fill);
+        let target = b
+            .node(&p.id)
+            .map(|n| place_target(b, n))
+            .unwrap_or_default();
         svg.el(
             "rect",
             &[
                 ("class", "port".into()),
+                ("data-target", (&target).into()),
                 ("x", (x - 6.0).into()),
                 ("y", (y - 6.0).into()),
                 ("width", 12.0.into()),
@@ -775,7 +892,8 @@ fn map(svg: &mut Svg, b: &Board, v: &View, top: f64) -> f64 {
         x1: WIDTH - 6.0,
         y1: top + MAP_HEIGHT - 2.0,
     };
-    let mut labels: Vec<(Rect, String, bool)> = Vec::new();
+    // (box, text, is a port, data-target)
+    let mut labels: Vec<(Rect, String, bool, String)> = Vec::new();
     for p in &v.ports {
         let Some((x, y)) = b.node(&p.id).and_then(pos) else {
             continue;
@@ -797,24 +915,28 @@ fn map(svg: &mut Svg, b: &Board, v: &View, top: f64) -> f64 {
             14.0,
         );
         taken.push(r);
-        labels.push((r, p.id.clone(), true));
+        let target = b
+            .node(&p.id)
+            .map(|n| place_target(b, n))
+            .unwrap_or_default();
+        labels.push((r, p.id.clone(), true, target));
     }
     for (i, n) in b.nodes.iter().enumerate() {
         let Some((x, y)) = pos(i) else { continue };
         if n.kind != NodeKind::Junction {
             continue;
         }
+        // Every junction is labelled (moves and events name them), where it covers least.
         let w = text_width(&n.id, 11.0) + 4.0;
-        let (r, cost) = place_label(&taken, &bounds, x, y, &[6.0], w, 14.0);
-        if cost <= 40.0 {
-            taken.push(r);
-            labels.push((r, n.id.clone(), false));
-        }
+        let (r, _) = place_label(&taken, &bounds, x, y, &[6.0, 12.0], w, 14.0);
+        taken.push(r);
+        labels.push((r, n.id.clone(), false, place_target(b, i)));
     }
-    for (r, label, port) in &labels {
+    for (r, label, port, target) in &labels {
         svg.el(
             "rect",
             &[
+                ("data-target", target.as_str().into()),
                 ("x", r.x0.into()),
                 ("y", r.y0.into()),
                 ("width", (r.x1 - r.x0).into()),
@@ -881,7 +1003,7 @@ fn map(svg: &mut Svg, b: &Board, v: &View, top: f64) -> f64 {
     y
 }
 
-fn companies(svg: &mut Svg, v: &View, viewer: Viewer, top: f64) -> f64 {
+fn companies(svg: &mut Svg, b: &Board, v: &View, top: f64) -> f64 {
     let mut y = top + 14.0;
     svg.text_bold(10.0, y, 14.0, "start", INK, "Companies");
     let over = v.phase == Phase::Over;
@@ -894,7 +1016,52 @@ fn companies(svg: &mut Svg, v: &View, viewer: Viewer, top: f64) -> f64 {
                 v.current == p.seat
             };
         let fleet: Vec<&ShipView> = v.ships.iter().filter(|s| s.owner == p.seat).collect();
-        let below = 20.0 * fleet.len() as f64 + 18.0 * p.depot.len() as f64;
+        // The name (the person and the colour), then the facts beside it or, for a long
+        // name, on a line of their own.
+        let name = fit_text(&p.name, 14.0, 300.0);
+        let mut facts = format!(
+            "cash {}  ·  fortune {}  ·  home {}  ·  forts {}",
+            p.cash,
+            p.fortune,
+            p.home.as_deref().unwrap_or("-"),
+            if p.forts.is_empty() {
+                "-".to_string()
+            } else {
+                p.forts.join(", ")
+            }
+        );
+        if p.out {
+            facts.push_str("  ·  OUT");
+        }
+        let right = if to_play { 530.0 } else { 590.0 };
+        let beside = (30.0 + text_width(&name, 14.0) * 1.05 + 12.0).max(130.0);
+        let facts_at = if beside + text_width(&facts, 12.0) <= right {
+            None
+        } else {
+            Some(y + 18.0)
+        };
+        let ship_lines: Vec<Vec<String>> = fleet
+            .iter()
+            .map(|s| {
+                let mut line = format!(
+                    "{} · {} · {}",
+                    place_words(b, &s.at),
+                    if s.privateer { "privateer" } else { "merchant" },
+                    cargo_words(s)
+                );
+                let notes = ship_notes(v, s);
+                if !notes.is_empty() {
+                    line.push_str(&format!(" · {}", notes.join(", ")));
+                }
+                wrap_chars(&line, 70)
+            })
+            .collect();
+        let below = ship_lines
+            .iter()
+            .map(|l| 20.0 + 15.0 * l.len().saturating_sub(1) as f64)
+            .sum::<f64>()
+            + 18.0 * p.depot.len() as f64
+            + if facts_at.is_some() { 18.0 } else { 0.0 };
         if to_play {
             svg.el(
                 "rect",
@@ -920,50 +1087,33 @@ fn companies(svg: &mut Svg, v: &View, viewer: Viewer, top: f64) -> f64 {
                 ("fill", seat_fill(p.seat).into()),
             ],
         );
-        let mut name = p.name.clone();
-        if viewer.seat() == Some(p.seat) {
-            name.push_str(" (you)");
-        }
         svg.text_bold(30.0, y, 14.0, "start", INK, &name);
-        let mut facts = format!(
-            "cash {}  ·  fortune {}  ·  home {}  ·  forts {}",
-            p.cash,
-            p.fortune,
-            p.home.as_deref().unwrap_or("-"),
-            if p.forts.is_empty() {
-                "-".to_string()
-            } else {
-                p.forts.join(", ")
-            }
-        );
-        if p.out {
-            facts.push_str("  ·  OUT");
-        }
-        svg.text(130.0, y, 12.0, "start", INK, &facts);
         if to_play {
             svg.text_bold(590.0, y, 12.0, "end", "#8a5a00", "to play");
         }
-        for s in fleet {
+        match facts_at {
+            None => {
+                svg.text(beside, y, 12.0, "start", INK, &facts);
+            }
+            Some(fy) => {
+                y = fy;
+                svg.text(30.0, y, 12.0, "start", INK, &fit_text(&facts, 12.0, 555.0));
+            }
+        }
+        for (s, lines) in fleet.iter().zip(&ship_lines) {
             y += 20.0;
             ship_marker(svg, 38.0, y - 4.0, SHIP_R, s, "fleet-ship");
-            svg.text(52.0, y, 12.0, "start", INK, &s.at);
-            svg.text(
-                110.0,
-                y,
-                12.0,
-                "start",
-                INK,
-                if s.privateer { "privateer" } else { "merchant" },
-            );
-            let mut line = cargo_words(s);
-            let notes = ship_notes(v, s);
-            if !notes.is_empty() {
-                line.push_str(&format!("  ·  {}", notes.join(", ")));
+            for (i, line) in lines.iter().enumerate() {
+                if i > 0 {
+                    y += 15.0;
+                }
+                svg.text(52.0, y, 12.0, "start", INK, line);
             }
-            svg.text(180.0, y, 12.0, "start", INK, &line);
         }
         for d in &p.depot {
             y += 18.0;
+            let target = depot_target(d.id);
+            svg.open("g", &[("data-target", (&target).into())]);
             svg.text(
                 52.0,
                 y,
@@ -975,6 +1125,7 @@ fn companies(svg: &mut Svg, v: &View, viewer: Viewer, top: f64) -> f64 {
                     d.id, d.isthmus, d.token.good, d.token.price, d.token.fields, d.dropped_at
                 ),
             );
+            svg.close("g");
         }
     }
     y + 6.0
@@ -998,6 +1149,8 @@ fn markets(svg: &mut Svg, v: &View, top: f64) -> f64 {
     y += 16.0;
     for (i, g) in goods.iter().enumerate() {
         let cx = x0 + col * (i as f64 + 0.5);
+        let target = good_target(g);
+        svg.open("g", &[("data-target", (&target).into())]);
         svg.text_bold(
             cx,
             y + if i % 2 == 1 { 13.0 } else { 0.0 },
@@ -1006,6 +1159,7 @@ fn markets(svg: &mut Svg, v: &View, top: f64) -> f64 {
             INK,
             g,
         );
+        svg.close("g");
     }
     svg.text_bold(status_x, y + 13.0, 11.0, "start", INK, "fort");
     y += 17.0;
@@ -1082,7 +1236,7 @@ fn markets(svg: &mut Svg, v: &View, top: f64) -> f64 {
     y
 }
 
-fn offers(svg: &mut Svg, v: &View, viewer: Viewer, top: f64) -> f64 {
+fn offers(svg: &mut Svg, b: &Board, v: &View, viewer: Viewer, top: f64) -> f64 {
     if viewer.seat().is_none() {
         return top;
     }
@@ -1093,7 +1247,9 @@ fn offers(svg: &mut Svg, v: &View, viewer: Viewer, top: f64) -> f64 {
         svg.text(10.0, y, 12.0, "start", MUTED, "none");
     }
     for o in &v.offers {
-        for (i, part) in wrap_chars(&offer_words(v, o), 84).iter().enumerate() {
+        let target = offer_target(o.id);
+        svg.open("g", &[("data-target", (&target).into())]);
+        for (i, part) in wrap_chars(&offer_words(b, v, o), 84).iter().enumerate() {
             y += 17.0;
             if i == 0 {
                 svg.el(
@@ -1110,6 +1266,7 @@ fn offers(svg: &mut Svg, v: &View, viewer: Viewer, top: f64) -> f64 {
             }
             svg.text(26.0, y, 12.0, "start", INK, part);
         }
+        svg.close("g");
     }
     y
 }

@@ -9,6 +9,7 @@ mod invariants;
 pub mod render;
 pub mod rules;
 pub mod state;
+mod targets;
 
 #[cfg(test)]
 mod tests;
@@ -217,11 +218,21 @@ impl Game for Fuldrigger {
     }
 
     fn board_svg(&self, view: &render::View, people: &People) -> String {
-        let viewer = people.viewer();
         match self.board.as_ref() {
-            Ok(b) => board::picture(b, view, viewer),
+            Ok(b) => board::picture(b, view, people),
             Err(e) => turnpost_engine::svg::text_picture("Fuldrigger", &format!("data error: {e}")),
         }
+    }
+
+    fn action_targets(&self, st: &State, _seat: Seat, action: &Action) -> Vec<String> {
+        match self.board.as_ref() {
+            Ok(b) => targets::targets(b, st, action),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn log_text(&self, st: &State, seat: Seat, action: &Action) -> String {
+        targets::past_tense(&self.describe_action(st, seat, action))
     }
 
     fn action_visibility(&self, _before: &State, seat: Seat, action: &Action) -> Visibility {
@@ -345,19 +356,40 @@ fn random_bundle(b: Option<&Board>, st: &State, owner: Seat, rng: &mut GameRng) 
     bundle
 }
 
+/// A deal's side in few words: "50 ducats + ship #7 + fort LIS", or "nothing".
+fn short_bundle(bundle: &state::Bundle) -> String {
+    let mut parts = Vec::new();
+    if bundle.cash > 0 {
+        parts.push(format!("{} ducats", bundle.cash));
+    }
+    parts.extend(bundle.ships.iter().map(|id| format!("ship #{id}")));
+    parts.extend(bundle.forts.iter().map(|f| format!("fort {f}")));
+    parts.extend(bundle.depot.iter().map(|id| format!("depot load {id}")));
+    if parts.is_empty() {
+        "nothing".into()
+    } else {
+        parts.join(" + ")
+    }
+}
+
 fn describe(b: &Board, st: &State, seat: Seat, action: &Action) -> String {
     let port_name = |id: &str| {
         b.port_index(id)
             .map_or(id.to_string(), |p| format!("{} ({id})", b.ports[p].name))
     };
     let ship_at = |id: u32| {
-        st.ship(id)
-            .map_or(String::new(), |s| format!(" at {}", b.node_id(s.at)))
+        st.ship(id).map_or(String::new(), |s| {
+            format!(" at {}", render::place_words(b, b.node_id(s.at)))
+        })
     };
     match action {
         Action::ChooseHome { port } => format!("choose {} as home city", port_name(port)),
         Action::Roll => "roll the dice".into(),
-        Action::Sail { ship, to } => format!("sail ship #{ship}{} to {to}", ship_at(*ship)),
+        Action::Sail { ship, to } => format!(
+            "sail ship #{ship}{} to {}",
+            ship_at(*ship),
+            render::place_words(b, to)
+        ),
         Action::Attack { defender, ships } => format!(
             "attack {}{} with privateer{} {}",
             rules::seat_name(*defender),
@@ -441,11 +473,12 @@ fn describe(b: &Board, st: &State, seat: Seat, action: &Action) -> String {
                 ship_at(*ship)
             )
         }
+        // Short, for a list of deals: the terms only ("offer Blue 50 ducats for ship #7").
         Action::Offer { to, give, get } => format!(
-            "offer {}: you give {}, you get {}",
+            "offer {} {} for {}",
             rules::seat_name(*to),
-            rules::bundle_text(b, st, give),
-            rules::bundle_text(b, st, get)
+            short_bundle(give),
+            short_bundle(get)
         ),
         Action::Accept { offer } | Action::Decline { offer } | Action::Withdraw { offer } => {
             let verb = match action {

@@ -391,10 +391,10 @@ pub fn render(b: &Board, st: &State, viewer: Viewer) -> String {
             notes.push("left port".into());
         }
         line(format!(
-            "  #{:<3} {:<7} {:<7} {:<9} {:<40} {:>4} miles {}",
+            "  #{:<3} {:<7} {:<20} {:<9} {:<40} {:>4} miles {}",
             s.id,
             seat_name(s.owner),
-            s.at,
+            place_words(b, &s.at),
             if s.privateer { "PRIVATEER" } else { "merchant" },
             cargo,
             s.sailed,
@@ -507,7 +507,7 @@ pub fn render(b: &Board, st: &State, viewer: Viewer) -> String {
         line("RECENT EVENTS".into());
         let skip = v.events.len().saturating_sub(25);
         for e in &v.events[skip..] {
-            line(format!("  {e}"));
+            line(format!("  {}", event_words(b, e)));
         }
     }
     out
@@ -540,4 +540,47 @@ impl View {
             events: Vec::new(),
         }
     }
+}
+
+/// A place as the map shows it: a port or a junction by its id (`LON`, `J_NS`), an open-sea
+/// field by the lane's two ends and its count from the first: "field 3 of LON–J_NS".
+pub fn place_words(b: &Board, id: &str) -> String {
+    if let Some((lane, k)) = id.split_once(':')
+        && let Some(l) = b.lanes.iter().find(|l| l.id == lane)
+    {
+        return format!("field {k} of {}–{}", l.a, l.b);
+    }
+    id.to_string()
+}
+
+/// `line` with every lane field code in it (`L04:2`) named as the map shows it.
+pub fn event_words(b: &Board, line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::with_capacity(line.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let starts_word = i == 0 || !chars[i - 1].is_ascii_alphanumeric();
+        if starts_word && chars[i] == 'L' {
+            let mut j = i + 1;
+            while j < chars.len() && chars[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j > i + 1 && j < chars.len() && chars[j] == ':' {
+                let mut k = j + 1;
+                while k < chars.len() && chars[k].is_ascii_digit() {
+                    k += 1;
+                }
+                let code: String = chars[i..k].iter().collect();
+                let words = place_words(b, &code);
+                if k > j + 1 && words != code {
+                    out.push_str(&words);
+                    i = k;
+                    continue;
+                }
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
 }

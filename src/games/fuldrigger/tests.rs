@@ -7,6 +7,7 @@ use turnpost_engine::{Game, GameRng, Status, Viewer};
 mod board_picture;
 mod fortune_value;
 mod invariant_checks;
+mod people;
 
 // ------------------------------------------------------------------ helpers
 
@@ -1701,7 +1702,7 @@ fn render_shows_ports_ships_forts_and_cash() {
         .unwrap();
     assert!(
         ship_line.contains("Red")
-            && ship_line.contains("L34:1")
+            && ship_line.contains("field 1 of BAT–J_MAL")
             && ship_line.contains("spice (paid 30, from BAT, 4 fields)")
     );
     assert!(ship_line.contains("17 miles"));

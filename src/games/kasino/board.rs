@@ -10,7 +10,7 @@ use turnpost_engine::cards::Card;
 use turnpost_engine::svg::{
     Svg, WIDTH, card_back, card_height, fit_text, panel, playing_card, status_banner, wrap_text,
 };
-use turnpost_engine::{Seat, Viewer};
+use turnpost_engine::{People, Seat, Viewer};
 
 /// Seat colours: seat 1 blue, 2 red, 3 green, 4 purple (distinct from the red suits by
 /// their shade and always shown beside the seat's name).
@@ -36,16 +36,51 @@ fn seat_colour(seat: Seat) -> &'static str {
         .unwrap_or(INK)
 }
 
-fn seat_name(seat: Seat) -> String {
+/// The game's own name for a seat ("Seat 2"), which [`People::label`] puts the person to.
+pub(super) fn seat_word(seat: Seat) -> String {
     format!("Seat {}", seat + 1)
 }
 
-fn side_name(seats: &[Seat]) -> String {
-    let names: Vec<String> = seats.iter().map(|s| (s + 1).to_string()).collect();
-    if names.len() == 1 {
-        format!("Seat {}", names.join(""))
-    } else {
-        format!("Seats {}", names.join(" & "))
+/// The people at the table as the picture names them: "Ada (Seat 1)", "You (Seat 2)".
+struct Names<'a>(&'a People);
+
+impl Names<'_> {
+    fn seat(&self, seat: Seat) -> String {
+        self.0.label(seat, &seat_word(seat))
+    }
+
+    /// A seat's label cut to `width` px at `size`, keeping the seat's name: a long person's
+    /// name is shortened first.
+    fn seat_fit(&self, seat: Seat, size: f64, width: f64) -> String {
+        let full = self.seat(seat);
+        if fit_text(&full, size, width) == full {
+            return full;
+        }
+        let tail = format!(" ({})", seat_word(seat));
+        let who = self.0.who(seat, &seat_word(seat));
+        let room = width - size * 0.62 * tail.chars().count() as f64;
+        if room < size * 3.0 {
+            return fit_text(&full, size, width);
+        }
+        format!("{}{tail}", fit_text(&who, size, room))
+    }
+
+    /// One side: a seat, or partners "Ada & Cy (Seats 1 & 3)".
+    fn side(&self, seats: &[Seat]) -> String {
+        if let [one] = seats {
+            return self.seat(*one);
+        }
+        let who: Vec<String> = seats
+            .iter()
+            .map(|&s| self.0.who(s, &seat_word(s)))
+            .collect();
+        let nums: Vec<String> = seats.iter().map(|s| (s + 1).to_string()).collect();
+        let words = format!("Seats {}", nums.join(" & "));
+        if seats.iter().all(|&s| self.0.name(s).is_none()) {
+            words
+        } else {
+            format!("{} ({words})", who.join(" & "))
+        }
     }
 }
 
@@ -68,20 +103,20 @@ fn kind_word(kind: BuildKind) -> &'static str {
 }
 
 /// The side(s) with the top score, for a finished game.
-fn leaders(view: &View) -> (Vec<String>, i64) {
+fn leaders(view: &View, names: &Names) -> (Vec<String>, i64) {
     let top = view.scores.iter().map(|s| s.score).max().unwrap_or(0);
     let names = view
         .scores
         .iter()
         .filter(|s| s.score == top)
-        .map(|s| side_name(&s.seats))
+        .map(|s| names.side(&s.seats))
         .collect();
     (names, top)
 }
 
-fn status_line(view: &View, me: Option<Seat>) -> String {
+fn status_line(view: &View, me: Option<Seat>, people: &Names) -> String {
     if view.finished {
-        let (names, top) = leaders(view);
+        let (names, top) = leaders(view, people);
         let verb = if names.len() == 1 && !view.teams {
             "wins"
         } else {
@@ -90,8 +125,8 @@ fn status_line(view: &View, me: Option<Seat>) -> String {
         return format!("Game over: {} {verb} with {top}", names.join(" and "));
     }
     match view.to_act {
-        Some(s) if Some(s) == me => format!("Your turn ({})", seat_name(s)),
-        Some(s) => format!("{} to play", seat_name(s)),
+        Some(s) if Some(s) == me => format!("Your turn ({})", seat_word(s)),
+        Some(s) => format!("{} to play", people.seat(s)),
         None => String::new(),
     }
 }
@@ -114,19 +149,19 @@ fn seat_facts(sv: &SeatView, view: &View) -> Vec<String> {
 }
 
 /// The words a screen reader announces: the whole position, as the view gives it.
-fn description(view: &View, me: Option<Seat>) -> String {
+fn description(view: &View, me: Option<Seat>, names: &Names) -> String {
     let mut d = format!(
         "Kasino, round {}, hand {} of {}{}. {}. ",
         view.round,
         view.hand,
         view.hands_per_round,
         if view.last_hand { " (last hand)" } else { "" },
-        status_line(view, me)
+        status_line(view, me, names)
     );
     let scores: Vec<String> = view
         .scores
         .iter()
-        .map(|s| format!("{} {}", side_name(&s.seats), s.score))
+        .map(|s| format!("{} {}", names.side(&s.seats), s.score))
         .collect();
     let _ = write!(
         d,
@@ -162,18 +197,17 @@ fn description(view: &View, me: Option<Seat>) -> String {
                     d,
                     "Build B{id} worth {value} ({}), owned by {}: {}. ",
                     kind_word(*kind),
-                    seat_name(*owner),
+                    names.seat(*owner),
                     cards_words(cards)
                 );
             }
         }
     }
     for sv in &view.seats {
-        let you = if Some(sv.seat) == me { " (you)" } else { "" };
         let _ = write!(
             d,
-            "{}{you}: {} in hand, {} in the capture pile, {} sweeps",
-            seat_name(sv.seat),
+            "{}: {} in hand, {} in the capture pile, {} sweeps",
+            names.seat(sv.seat),
             sv.hand_size,
             sv.pile_size,
             sv.sweeps
@@ -184,14 +218,28 @@ fn description(view: &View, me: Option<Seat>) -> String {
         d.push_str(". ");
     }
     if let Some(hand) = &view.your_hand {
-        let _ = write!(d, "Your hand: {}.", cards_words(hand));
+        let _ = write!(d, "Your hand: {}. ", cards_words(hand));
+    }
+    for (n, lines) in view.rounds.iter().enumerate() {
+        let parts: Vec<String> = lines
+            .iter()
+            .map(|l| {
+                format!(
+                    "{} {} ({})",
+                    names.side(&l.seats),
+                    l.points,
+                    super::render::items_words(&l.items)
+                )
+            })
+            .collect();
+        let _ = write!(d, "Round {}: {}. ", n + 1, parts.join("; "));
     }
     d.trim_end().to_string()
 }
 
 /// One table item's footprint: loose cards are a card wide, builds a fanned stack in a
 /// labelled frame.
-fn item_width(item: &TableItem) -> f64 {
+fn item_width(item: &TableItem, names: &Names) -> f64 {
     match item {
         TableItem::Loose { .. } => TABLE_CARD,
         TableItem::Build {
@@ -202,7 +250,7 @@ fn item_width(item: &TableItem) -> f64 {
             cards,
         } => {
             let fan = TABLE_CARD + BUILD_STEP * cards.len().saturating_sub(1) as f64;
-            let (head, who) = build_labels(*id, *value, *kind, *owner);
+            let (head, who) = build_labels(*id, *value, *kind, *owner, names);
             let label =
                 (head.chars().count() as f64 * 12.0).max(who.chars().count() as f64 * 11.0) * 0.62;
             fan.max(label) + 12.0
@@ -211,18 +259,29 @@ fn item_width(item: &TableItem) -> f64 {
 }
 
 /// The two lines above a build's cards: "B3 = 9" and its owner (and "multiple").
-fn build_labels(id: u32, value: u32, kind: BuildKind, owner: Seat) -> (String, String) {
+fn build_labels(
+    id: u32,
+    value: u32,
+    kind: BuildKind,
+    owner: Seat,
+    names: &Names,
+) -> (String, String) {
     let who = match kind {
-        BuildKind::Single => seat_name(owner),
-        BuildKind::Multiple => format!("{} · multiple", seat_name(owner)),
+        BuildKind::Single => names.seat_fit(owner, 11.0, BUILD_LABEL_MAX),
+        BuildKind::Multiple => format!(
+            "{} · multiple",
+            names.seat_fit(owner, 11.0, BUILD_LABEL_MAX - 60.0)
+        ),
     };
     (format!("B{id} = {value}"), who)
 }
 
 /// Height of the label band above a build's cards.
 const BUILD_LABEL: f64 = 32.0;
+/// Widest a build's owner line may be, so a long name does not stretch the build.
+const BUILD_LABEL_MAX: f64 = 190.0;
 
-fn draw_table(svg: &mut Svg, view: &View, top: f64) -> f64 {
+fn draw_table(svg: &mut Svg, view: &View, top: f64, names: &Names) -> f64 {
     let inner_left = MARGIN + 10.0;
     let inner_right = WIDTH - MARGIN - 10.0;
     let row_h = card_height(TABLE_CARD) + BUILD_LABEL + 14.0;
@@ -230,7 +289,7 @@ fn draw_table(svg: &mut Svg, view: &View, top: f64) -> f64 {
     let mut placed: Vec<(f64, f64, &TableItem)> = Vec::new();
     let (mut x, mut y) = (inner_left, top + 28.0);
     for item in &view.table {
-        let w = item_width(item);
+        let w = item_width(item, names);
         if x + w > inner_right && x > inner_left {
             x = inner_left;
             y += row_h;
@@ -268,7 +327,10 @@ fn draw_table(svg: &mut Svg, view: &View, top: f64) -> f64 {
     for (x, y, item) in placed {
         match item {
             TableItem::Loose { card, .. } => {
+                let target = format!("table:{card}");
+                svg.open("g", &[("data-target", (&target).into())]);
                 playing_card(svg, x, y + BUILD_LABEL, TABLE_CARD, *card, "table-card");
+                svg.close("g");
             }
             TableItem::Build {
                 id,
@@ -277,12 +339,17 @@ fn draw_table(svg: &mut Svg, view: &View, top: f64) -> f64 {
                 owner,
                 cards,
             } => {
-                let w = item_width(item);
+                let w = item_width(item, names);
                 let colour = seat_colour(*owner);
                 let code = format!("B{id}");
+                let target = format!("build:{code}");
                 svg.open(
                     "g",
-                    &[("class", "build".into()), ("data-build", (&code).into())],
+                    &[
+                        ("class", "build".into()),
+                        ("data-build", (&code).into()),
+                        ("data-target", (&target).into()),
+                    ],
                 );
                 panel(
                     svg,
@@ -295,7 +362,7 @@ fn draw_table(svg: &mut Svg, view: &View, top: f64) -> f64 {
                     colour,
                     2.5,
                 );
-                let (head, who) = build_labels(*id, *value, *kind, *owner);
+                let (head, who) = build_labels(*id, *value, *kind, *owner, names);
                 svg.text_bold(x + 6.0, y + 14.0, 12.0, "start", INK, &head);
                 svg.text_bold(
                     x + 6.0,
@@ -336,7 +403,17 @@ fn facts_lines(sv: &SeatView, view: &View, w: f64) -> Vec<String> {
 
 /// A seat's box: name, card backs (or nothing for the viewer, whose hand is drawn below),
 /// pile, sweeps and obligations. Returns nothing; the box is `h` tall.
-fn draw_seat_box(svg: &mut Svg, view: &View, sv: &SeatView, x: f64, y: f64, w: f64, h: f64) {
+#[allow(clippy::too_many_arguments)]
+fn draw_seat_box(
+    svg: &mut Svg,
+    view: &View,
+    sv: &SeatView,
+    x: f64,
+    y: f64,
+    w: f64,
+    h: f64,
+    names: &Names,
+) {
     let colour = seat_colour(sv.seat);
     let to_act = view.to_act == Some(sv.seat);
     svg.open(
@@ -354,19 +431,29 @@ fn draw_seat_box(svg: &mut Svg, view: &View, sv: &SeatView, x: f64, y: f64, w: f
         colour,
         if to_act { 3.0 } else { 1.5 },
     );
-    let mut name = seat_name(sv.seat);
-    if view.teams {
-        let partner = (sv.seat + 2) % view.seats.len().max(1);
-        let _ = write!(name, " (with {})", partner + 1);
-    }
     svg.text_bold(
         x + 8.0,
         y + 17.0,
         13.0,
         "start",
         colour,
-        &fit_text(&name, 13.0, w - 16.0),
+        &names.seat_fit(sv.seat, 13.0, w - 16.0),
     );
+    if view.teams {
+        let partner = (sv.seat + 2) % view.seats.len().max(1);
+        svg.text(
+            x + w - 8.0,
+            y + 84.0,
+            11.0,
+            "end",
+            colour,
+            &fit_text(
+                &format!("partner {}", names.0.who(partner, &seat_word(partner))),
+                11.0,
+                w / 2.0 - 8.0,
+            ),
+        );
+    }
     for i in 0..sv.hand_size {
         card_back(
             svg,
@@ -416,7 +503,7 @@ fn draw_seat_box(svg: &mut Svg, view: &View, sv: &SeatView, x: f64, y: f64, w: f
     svg.close("g");
 }
 
-fn draw_header(svg: &mut Svg, view: &View, me: Option<Seat>) -> f64 {
+fn draw_header(svg: &mut Svg, view: &View, me: Option<Seat>, names: &Names) -> f64 {
     svg.text_bold(
         MARGIN,
         24.0,
@@ -451,7 +538,7 @@ fn draw_header(svg: &mut Svg, view: &View, me: Option<Seat>) -> f64 {
     }
     let mut line = format!(
         "Dealer {} · stock {} cards · play to {}",
-        seat_name(view.dealer),
+        names.0.who(view.dealer, &seat_word(view.dealer)),
         view.stock_count,
         view.target
     );
@@ -464,15 +551,23 @@ fn draw_header(svg: &mut Svg, view: &View, me: Option<Seat>) -> f64 {
         Some(s) if !view.finished => seat_colour(s),
         _ => INK,
     };
-    let below = status_banner(svg, 52.0, &status_line(view, me), colour);
-    // Scores, one chip per side.
-    let y = below + 8.0;
+    let below = status_banner(svg, 52.0, &status_line(view, me, names), colour);
+    // Scores, one chip per side, wrapping onto a second row when names are long.
+    let mut y = below + 8.0;
     let mut x = MARGIN;
     svg.text_bold(x, y + 15.0, 12.0, "start", INK, "Scores:");
     x += 56.0;
     for s in &view.scores {
-        let text = format!("{}: {}", side_name(&s.seats), s.score);
+        let text = fit_text(
+            &format!("{}: {}", names.side(&s.seats), s.score),
+            12.0,
+            WIDTH - 2.0 * MARGIN - 80.0,
+        );
         let w = text.chars().count() as f64 * 7.4 + 16.0;
+        if x + w > WIDTH - MARGIN && x > MARGIN + 56.0 {
+            x = MARGIN + 56.0;
+            y += 27.0;
+        }
         let colour = s.seats.first().map_or(INK, |&seat| seat_colour(seat));
         panel(svg, x, y, w, 21.0, 10.0, "#ffffff", colour, 1.5);
         svg.text_bold(x + w / 2.0, y + 15.0, 12.0, "middle", colour, &text);
@@ -481,39 +576,100 @@ fn draw_header(svg: &mut Svg, view: &View, me: Option<Seat>) -> f64 {
     y + 21.0
 }
 
-/// The previous round's points per side, one short line.
-fn draw_last_round(svg: &mut Svg, view: &View, y: f64) -> f64 {
-    let Some(lines) = view.rounds.last() else {
-        return y;
-    };
-    let parts: Vec<String> = lines
-        .iter()
-        .map(|l| format!("{} +{}", side_name(&l.seats), l.points))
-        .collect();
-    svg.text(
+/// Columns of the round-by-round table: heading and the scoring item it shows.
+const ROUND_COLUMNS: [(&str, &str); 7] = [
+    ("Cards", "most_cards"),
+    ("Spades", "most_spades"),
+    ("10♦", "diamond_10"),
+    ("2♠", "spade_2"),
+    ("Aces", "aces"),
+    ("Last", "last_capture"),
+    ("Sweeps", "sweeps"),
+];
+
+/// Every finished round's points per side, item by item (most cards, most spades, 10♦, 2♠,
+/// aces, last capture, sweeps), as a small table; cards and spades also show the counts.
+fn draw_rounds(svg: &mut Svg, view: &View, top: f64, names: &Names) -> f64 {
+    if view.rounds.is_empty() {
+        return top;
+    }
+    let row = 16.0;
+    let name_w = 190.0;
+    let col_w = (WIDTH - 2.0 * MARGIN - 20.0 - name_w) / (ROUND_COLUMNS.len() + 1) as f64;
+    let rows: usize = view.rounds.iter().map(|r| r.len() + 1).sum();
+    let h = 30.0 + row * rows as f64 + 6.0;
+    panel(
+        svg,
         MARGIN,
-        y + 14.0,
-        12.0,
-        "start",
-        MUTED,
-        &fit_text(
-            &format!("Round {}: {}", view.rounds.len(), parts.join(" · ")),
-            12.0,
-            WIDTH - 2.0 * MARGIN,
-        ),
+        top,
+        WIDTH - 2.0 * MARGIN,
+        h,
+        8.0,
+        "#ffffff",
+        "#999999",
+        1.0,
     );
-    y + 20.0
+    let left = MARGIN + 10.0;
+    let col_x = |i: usize| left + name_w + col_w * (i as f64 + 0.5);
+    let mut y = top + 18.0;
+    svg.text_bold(left, y, 12.0, "start", INK, "Points by round");
+    for (i, (head, _)) in ROUND_COLUMNS.iter().enumerate() {
+        svg.text_bold(col_x(i), y, 11.0, "middle", MUTED, head);
+    }
+    svg.text_bold(col_x(ROUND_COLUMNS.len()), y, 11.0, "middle", INK, "Round");
+    y += 4.0;
+    for (n, lines) in view.rounds.iter().enumerate() {
+        y += row;
+        svg.text_bold(left, y, 11.0, "start", INK, &format!("Round {}", n + 1));
+        for l in lines {
+            y += row;
+            let colour = l.seats.first().map_or(INK, |&seat| seat_colour(seat));
+            svg.text(
+                left + 8.0,
+                y,
+                11.0,
+                "start",
+                colour,
+                &fit_text(&names.side(&l.seats), 11.0, name_w - 12.0),
+            );
+            for (i, (_, key)) in ROUND_COLUMNS.iter().enumerate() {
+                let points = l.items.iter().find(|(k, _)| k == key).map(|(_, v)| *v);
+                let mut cell = match *key {
+                    "most_cards" => l.cards.to_string(),
+                    "most_spades" => l.spades.to_string(),
+                    _ => String::new(),
+                };
+                match points {
+                    Some(p) if cell.is_empty() => cell = p.to_string(),
+                    Some(p) => cell = format!("{cell} +{p}"),
+                    None if cell.is_empty() => cell = "·".into(),
+                    None => {}
+                }
+                svg.text(col_x(i), y, 11.0, "middle", INK, &cell);
+            }
+            svg.text_bold(
+                col_x(ROUND_COLUMNS.len()),
+                y,
+                11.0,
+                "middle",
+                INK,
+                &format!("+{}", l.points),
+            );
+        }
+    }
+    top + h
 }
 
-pub fn board_svg(view: &View, viewer: Viewer) -> String {
-    let me = match viewer {
+pub fn board_svg(view: &View, people: &People) -> String {
+    let names = &Names(people);
+    let me = match people.viewer() {
         Viewer::Seat(s) => view.viewer.filter(|&v| v == s),
         Viewer::Spectator => None,
     };
-    let status = status_line(view, me);
+    let status = status_line(view, me, names);
     let title = format!("Kasino: {status}");
-    let mut svg = Svg::new(600.0, &title, &description(view, me));
-    let mut y = draw_header(&mut svg, view, me) + 10.0;
+    let mut svg = Svg::new(600.0, &title, &description(view, me, names));
+    let mut y = draw_header(&mut svg, view, me, names) + 10.0;
 
     // The other seats, side by side.
     let others: Vec<&SeatView> = view.seats.iter().filter(|s| Some(s.seat) != me).collect();
@@ -529,13 +685,13 @@ pub fn board_svg(view: &View, viewer: Viewer) -> String {
             .unwrap_or(0);
         let h = 92.0 + 14.0 * lines.max(1) as f64;
         for (i, sv) in others.iter().enumerate() {
-            draw_seat_box(&mut svg, view, sv, MARGIN + i as f64 * (w + gap), y, w, h);
+            let x = MARGIN + i as f64 * (w + gap);
+            draw_seat_box(&mut svg, view, sv, x, y, w, h, names);
         }
         y += h + 10.0;
     }
 
-    y = draw_table(&mut svg, view, y) + 10.0;
-    y = draw_last_round(&mut svg, view, y);
+    y = draw_table(&mut svg, view, y, names) + 10.0;
 
     // The viewer's own seat and hand, face up.
     if let (Some(seat), Some(hand)) = (me, &view.your_hand) {
@@ -565,7 +721,7 @@ pub fn board_svg(view: &View, viewer: Viewer) -> String {
             13.0,
             "start",
             colour,
-            &format!("Your hand · {}", seat_name(seat)),
+            &fit_text(&format!("Your hand · {}", names.seat(seat)), 13.0, 220.0),
         );
         if let Some(sv) = view.seats.iter().find(|s| s.seat == seat) {
             let mut facts = vec![format!("pile {} · sweeps {}", sv.pile_size, sv.sweeps)];
@@ -584,6 +740,8 @@ pub fn board_svg(view: &View, viewer: Viewer) -> String {
         }
         // Hands hold four cards; wrap anyway, should the deal data ever give more.
         for (i, card) in hand.iter().enumerate() {
+            let target = format!("card:{card}");
+            svg.open("g", &[("data-target", (&target).into())]);
             playing_card(
                 &mut svg,
                 MARGIN + 10.0 + (HAND_CARD + 10.0) * (i % per_row) as f64,
@@ -592,6 +750,7 @@ pub fn board_svg(view: &View, viewer: Viewer) -> String {
                 *card,
                 "hand-card",
             );
+            svg.close("g");
         }
         y += h + 10.0;
     } else {
@@ -605,6 +764,7 @@ pub fn board_svg(view: &View, viewer: Viewer) -> String {
         );
         y += 22.0;
     }
+    y = draw_rounds(&mut svg, view, y, names) + 10.0;
     svg.set_height(y);
     svg.finish()
 }

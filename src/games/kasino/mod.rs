@@ -18,6 +18,8 @@ mod tests;
 mod tests_crowded;
 #[cfg(test)]
 mod tests_notation;
+#[cfg(test)]
+mod tests_people;
 
 pub use actions::Action;
 pub use data::Params;
@@ -133,8 +135,15 @@ impl Game for Kasino {
     }
 
     fn board_svg(&self, view: &View, people: &People) -> String {
-        let viewer = people.viewer();
-        board::board_svg(view, viewer)
+        board::board_svg(view, people)
+    }
+
+    fn action_targets(&self, _state: &State, _seat: Seat, action: &Action) -> Vec<String> {
+        render::targets(action)
+    }
+
+    fn log_text(&self, state: &State, _seat: Seat, action: &Action) -> String {
+        render::log_text(state, action)
     }
 
     /// Other hands and the stock are dealt afresh from the cards the viewer cannot see,

@@ -247,10 +247,9 @@ pub fn render_text(state: &State, viewer: Viewer) -> String {
             state.scores.get(side).copied().unwrap_or(0)
         );
     }
-    if let Some(lines) = state.history.last() {
-        let _ = writeln!(t, "Last round ({}):", state.history.len());
+    for (n, lines) in state.history.iter().enumerate() {
+        let _ = writeln!(t, "Round {}:", n + 1);
         for l in lines {
-            let items: Vec<String> = l.items.iter().map(|(k, v)| format!("{k} {v}")).collect();
             let names: Vec<String> = l.seats.iter().map(|s| (s + 1).to_string()).collect();
             let who = if names.len() == 1 { "Seat" } else { "Seats" };
             let _ = writeln!(
@@ -259,11 +258,7 @@ pub fn render_text(state: &State, viewer: Viewer) -> String {
                 names.join(" & "),
                 l.cards,
                 l.spades,
-                if items.is_empty() {
-                    "-".to_string()
-                } else {
-                    items.join(", ")
-                },
+                items_words(&l.items),
                 l.points
             );
         }
@@ -273,6 +268,32 @@ pub fn render_text(state: &State, viewer: Viewer) -> String {
         let _ = writeln!(t, "Your hand: {}", cards_text(state.hand(s)));
     }
     t
+}
+
+/// A scoring item as people say it: "most spades", "10♦", "2♠".
+pub fn item_word(key: &str) -> &str {
+    match key {
+        "most_spades" => "most spades",
+        "most_cards" => "most cards",
+        "diamond_10" => "10♦",
+        "spade_2" => "2♠",
+        "aces" => "aces",
+        "last_capture" => "last capture",
+        "sweeps" => "sweeps",
+        other => other,
+    }
+}
+
+/// A round's scoring items, "most spades 2, 10♦ 2, aces 1", or "no points".
+pub fn items_words(items: &[(String, i64)]) -> String {
+    if items.is_empty() {
+        return "no points".into();
+    }
+    items
+        .iter()
+        .map(|(k, v)| format!("{} {v}", item_word(k)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// "3♣+6♦, B2" — the table items taken, grouped as the values add up.
@@ -349,4 +370,76 @@ pub fn describe(state: &State, action: &Action) -> String {
             )
         }
     }
+}
+
+/// The action as the log tells it after the player's name: "trailed 7♥", "captured 3♣+4♦
+/// with 7♥".
+pub fn log_text(state: &State, action: &Action) -> String {
+    let p = &state.params;
+    match action {
+        Action::Trail { card } => format!("trailed {}", card.pretty()),
+        Action::ClearTable => "cleared the table with 5♠".to_string(),
+        Action::Capture {
+            card,
+            cards,
+            builds,
+        } => {
+            let mut parts = Vec::new();
+            if !cards.is_empty() {
+                parts.push(groups_text(state, p.cv(*card), None, cards));
+            }
+            for id in builds {
+                parts.push(format!("build B{id}"));
+            }
+            format!("captured {} with {}", parts.join(", "), card.pretty())
+        }
+        Action::Build { card, value, cards } => {
+            let total: u32 = p.tv(*card) + cards.iter().map(|&c| p.tv(c)).sum::<u32>();
+            let kind = if total == *value { "" } else { " (multiple)" };
+            format!(
+                "built {value}{kind} with {}: {}",
+                card.pretty(),
+                groups_text(state, *value, Some(*card), cards)
+            )
+        }
+        Action::Raise { card, build, value } => {
+            let from = state
+                .build(*build)
+                .map_or(String::new(), |b| format!(" ({})", b.value));
+            format!(
+                "raised build B{build}{from} to {value} with {}",
+                card.pretty()
+            )
+        }
+        Action::AddToBuild { card, build, cards } => {
+            let value = state.build(*build).map_or(0, |b| b.value);
+            format!(
+                "added to build B{build} ({value}) with {}: {}",
+                card.pretty(),
+                groups_text(state, value, Some(*card), cards)
+            )
+        }
+    }
+}
+
+/// What on the picture an action involves: the hand card played (`card:7H`), the loose
+/// table cards (`table:3C`) and builds (`build:B2`) it takes or builds on.
+pub fn targets(action: &Action) -> Vec<String> {
+    let mut t = vec![format!("card:{}", action.card())];
+    match action {
+        Action::Trail { .. } | Action::ClearTable => {}
+        Action::Capture { cards, builds, .. } => {
+            t.extend(cards.iter().map(|c| format!("table:{c}")));
+            t.extend(builds.iter().map(|b| format!("build:B{b}")));
+        }
+        Action::Build { cards, .. } => {
+            t.extend(cards.iter().map(|c| format!("table:{c}")));
+        }
+        Action::Raise { build, .. } => t.push(format!("build:B{build}")),
+        Action::AddToBuild { build, cards, .. } => {
+            t.push(format!("build:B{build}"));
+            t.extend(cards.iter().map(|c| format!("table:{c}")));
+        }
+    }
+    t
 }

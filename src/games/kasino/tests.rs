@@ -1419,7 +1419,7 @@ fn picture_draws_the_viewers_hand_face_up_and_other_hands_as_backs() {
     assert!(svg.contains("<title id=\"title\">Kasino: Your turn (Seat 2)</title>"));
     for text in [
         "Seat 1: 7",
-        "Seat 2: 12",
+        "You (Seat 2): 12",
         "Seat 3: 3",
         &format!("stock {} cards", st.stock.len()),
         "pile 3 · sweeps 0",
@@ -1495,7 +1495,14 @@ fn finished_picture_names_the_winner() {
     let winner = o.winners()[0];
     let top = view.scores.iter().map(|s| s.score).max().unwrap();
     assert!(
-        svg.contains(&format!("Game over: Seat {} wins with {top}", winner + 1)),
+        svg.contains(&format!(
+            "Game over: {} wins with {top}",
+            if winner == 0 {
+                "You (Seat 1)".to_string()
+            } else {
+                format!("Seat {}", winner + 1)
+            }
+        )),
         "{svg}"
     );
     assert!(!svg.contains("to play"));

@@ -10,11 +10,12 @@ use std::fmt::Write as _;
 use super::data::Data;
 use super::state::Phase;
 use super::view::{ColourView, View};
-use turnpost_engine::Seat;
 use turnpost_engine::cards::Card;
 use turnpost_engine::svg::{
     Svg, WIDTH, card_back, card_height, fit_text, panel, playing_card, status_banner, text_picture,
+    text_width,
 };
+use turnpost_engine::{People, Seat};
 
 const INK: &str = "#222222";
 const MUTED: &str = "#555555";
@@ -68,8 +69,82 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-fn seat_name(seat: Seat) -> String {
-    format!("Seat {}", seat + 1)
+/// The people at the table as the picture names them: a colour's player "Ada (Yellow)",
+/// a team "Ada & Cy (Yellow + Blue)".
+struct Names<'a> {
+    people: &'a People,
+    /// The colour names, in colour order, with the seat playing each.
+    colours: Vec<(String, Seat)>,
+}
+
+impl<'a> Names<'a> {
+    fn new(people: &'a People, view: &View) -> Names<'a> {
+        Names {
+            people,
+            colours: view
+                .colours
+                .iter()
+                .map(|c| (c.colour.clone(), c.seat))
+                .collect(),
+        }
+    }
+
+    fn seat_of(&self, colour: &str) -> Option<Seat> {
+        self.colours
+            .iter()
+            .find(|(c, _)| c == colour)
+            .map(|&(_, s)| s)
+    }
+
+    /// "Ada (Yellow)", "You (Yellow)", or "Yellow" when nobody is known there.
+    fn colour(&self, colour: &str) -> String {
+        match self.seat_of(colour) {
+            Some(s) => self.people.label(s, colour),
+            None => colour.to_string(),
+        }
+    }
+
+    /// The person playing `colour` alone ("Ada", "You"), or `fallback`.
+    fn who(&self, colour: &str, fallback: &str) -> String {
+        match self.seat_of(colour) {
+            Some(s) => self.people.who(s, fallback),
+            None => fallback.to_string(),
+        }
+    }
+
+    /// A team (colours `a` and `a + 2`): "Ada & Cy (Yellow + Blue)"; with two seats each
+    /// plays a whole team: "You (Yellow + Blue)".
+    fn team(&self, team: usize) -> String {
+        let (Some((a, sa)), Some((b, sb))) = (self.colours.get(team), self.colours.get(team + 2))
+        else {
+            return String::new();
+        };
+        let colours = format!("{a} + {b}");
+        if sa == sb {
+            return self.people.label(*sa, &colours);
+        }
+        match (self.people.name(*sa), self.people.name(*sb)) {
+            (None, None) => colours,
+            _ => format!(
+                "{} & {} ({colours})",
+                self.people.who(*sa, a),
+                self.people.who(*sb, b)
+            ),
+        }
+    }
+
+    /// An event line with its leading colour (the mover) named with its person:
+    /// "Ada (Yellow) plays 7♥: …".
+    fn event(&self, line: &str) -> String {
+        for (colour, _) in &self.colours {
+            if let Some(rest) = line.strip_prefix(colour.as_str())
+                && (rest.starts_with(' ') || rest.starts_with('\''))
+            {
+                return format!("{}{rest}", self.colour(colour));
+            }
+        }
+        line.to_string()
+    }
 }
 
 /// The colours waiting to choose their exchange card.
@@ -77,7 +152,7 @@ fn waiting(view: &View) -> Vec<&ColourView> {
     view.colours.iter().filter(|c| !c.exchange_chosen).collect()
 }
 
-fn status_line(view: &View) -> String {
+fn status_line(view: &View, names: &Names) -> String {
     let me = view.viewer.seat();
     match view.phase {
         Phase::Finished => view
@@ -85,12 +160,15 @@ fn status_line(view: &View) -> String {
             .clone()
             .unwrap_or_else(|| "The game is over".into()),
         Phase::Exchange => {
-            let names: Vec<&str> = waiting(view).iter().map(|c| c.colour.as_str()).collect();
+            let waiting_for: Vec<String> = waiting(view)
+                .iter()
+                .map(|c| names.colour(&c.colour))
+                .collect();
             let mine = waiting(view).iter().any(|c| Some(c.seat) == me);
             if mine {
                 "Card exchange: your turn to give your partner a card".to_string()
             } else {
-                format!("Card exchange: waiting for {}", names.join(", "))
+                format!("Card exchange: waiting for {}", waiting_for.join(", "))
             }
         }
         Phase::Play => match &view.to_play {
@@ -102,7 +180,7 @@ fn status_line(view: &View) -> String {
                     .map(|c| c.seat);
                 match seat {
                     Some(s) if Some(s) == me => format!("Your turn: play a card for {colour}"),
-                    Some(s) => format!("{colour} to play ({})", seat_name(s)),
+                    Some(_) => format!("{} to play", names.colour(colour)),
                     None => format!("{colour} to play"),
                 }
             }
@@ -111,30 +189,25 @@ fn status_line(view: &View) -> String {
     }
 }
 
-fn team_names(view: &View) -> [String; 2] {
-    let name = |a: usize, b: usize| {
-        format!(
-            "{} + {}",
-            view.colours.get(a).map_or("?", |c| c.colour.as_str()),
-            view.colours.get(b).map_or("?", |c| c.colour.as_str())
-        )
-    };
-    [name(0, 2), name(1, 3)]
+fn team_names(names: &Names) -> [String; 2] {
+    [names.team(0), names.team(1)]
 }
 
-fn description(view: &View) -> String {
+fn description(view: &View, names: &Names) -> String {
     let mut d = format!(
         "Partners, deal {} ({} of {} in this deck), dealer {}. {}. ",
         view.deal,
         view.deal_in_cycle,
         view.deals_per_cycle,
-        view.dealer,
-        status_line(view)
+        names.colour(&view.dealer),
+        status_line(view, names)
     );
-    let teams = team_names(view);
+    let teams = team_names(names);
     let _ = write!(
         d,
-        "Pieces home: {} {}, {} {}. ",
+        "Teams: {} against {}. Pieces home: {} {}, {} {}. ",
+        teams[0],
+        teams[1],
         teams[0],
         view.team_home.first().copied().unwrap_or(0),
         teams[1],
@@ -161,9 +234,8 @@ fn description(view: &View) -> String {
             .collect();
         let _ = write!(
             d,
-            "{} ({}, start field {}): {} in the start circle, on the track {}, home {}; {} in hand",
-            c.colour,
-            seat_name(c.seat),
+            "{} (start field {}): {} in the start circle, on the track {}, home {}; {} in hand",
+            names.colour(&c.colour),
             c.start_field,
             c.in_circle,
             if track.is_empty() {
@@ -221,7 +293,10 @@ fn polar(centre: (f64, f64), fields: f64, field: f64, radius: f64) -> (f64, f64)
     (centre.0 + radius * a.cos(), centre.1 + radius * a.sin())
 }
 
-fn piece(svg: &mut Svg, x: f64, y: f64, colour: &str, fresh: bool, place: &str) {
+/// A piece; `target` is the `data-target` of the place it stands on (its field, home
+/// field or start circle), so a click on the piece picks the moves of that place.
+#[allow(clippy::too_many_arguments)]
+fn piece(svg: &mut Svg, x: f64, y: f64, colour: &str, fresh: bool, place: &str, target: &str) {
     let (fill, _, on) = palette(colour);
     svg.open(
         "g",
@@ -229,6 +304,7 @@ fn piece(svg: &mut Svg, x: f64, y: f64, colour: &str, fresh: bool, place: &str) 
             ("class", "piece".into()),
             ("data-colour", colour.into()),
             ("data-where", place.into()),
+            ("data-target", target.into()),
         ],
     );
     svg.el(
@@ -259,7 +335,46 @@ fn piece(svg: &mut Svg, x: f64, y: f64, colour: &str, fresh: bool, place: &str) 
     svg.close("g");
 }
 
-fn draw_board(svg: &mut Svg, d: &Data, view: &View, top: f64) {
+/// The `data-target` of a track field, a home field (1 to 4) and a start circle.
+pub fn field_target(field: u8) -> String {
+    format!("field:{field}")
+}
+
+pub fn home_target(colour: &str, h: u8) -> String {
+    format!("home:{colour}.{h}")
+}
+
+pub fn circle_target(colour: &str) -> String {
+    format!("circle:{colour}")
+}
+
+/// A field of the ring or a home lane: a circle carrying its `data-target`.
+#[allow(clippy::too_many_arguments)]
+fn field_circle(
+    svg: &mut Svg,
+    x: f64,
+    y: f64,
+    r: f64,
+    fill: &str,
+    stroke: &str,
+    width: f64,
+    target: &str,
+) {
+    svg.el(
+        "circle",
+        &[
+            ("cx", x.into()),
+            ("cy", y.into()),
+            ("r", r.into()),
+            ("fill", fill.into()),
+            ("stroke", stroke.into()),
+            ("stroke-width", width.into()),
+            ("data-target", target.into()),
+        ],
+    );
+}
+
+fn draw_board(svg: &mut Svg, d: &Data, view: &View, top: f64, names: &Names) {
     let fields = f64::from(d.board.track_fields);
     let centre = (WIDTH / 2.0, top + BOARD / 2.0);
     panel(
@@ -279,23 +394,14 @@ fn draw_board(svg: &mut Svg, d: &Data, view: &View, top: f64) {
     // The track.
     for f in 0..d.board.track_fields {
         let (x, y) = polar(centre, fields, f64::from(f), RING);
+        let target = field_target(f);
         match start_of.get(&f) {
             Some(c) => {
                 let (fill, tint, _) = palette(&c.colour);
-                svg.el(
-                    "circle",
-                    &[
-                        ("cx", x.into()),
-                        ("cy", y.into()),
-                        ("r", (FIELD_R + 2.0).into()),
-                        ("fill", tint.into()),
-                        ("stroke", fill.into()),
-                        ("stroke-width", 3.0.into()),
-                    ],
-                );
+                field_circle(svg, x, y, FIELD_R + 2.0, tint, fill, 3.0, &target);
             }
             None => {
-                svg.circle(x, y, FIELD_R, "#ffffff", "#8c8c8c");
+                field_circle(svg, x, y, FIELD_R, "#ffffff", "#8c8c8c", 1.0, &target);
             }
         }
         if f % 4 == 0 {
@@ -311,17 +417,19 @@ fn draw_board(svg: &mut Svg, d: &Data, view: &View, top: f64) {
         let step = (24.0f64).min((RING - 110.0) / c.home.len().max(1) as f64);
         for (i, &occupied) in c.home.iter().enumerate() {
             let (x, y) = polar(centre, fields, f, RING - 30.0 - step * i as f64);
-            svg.circle(x, y, FIELD_R + 1.0, tint, fill);
+            let target = home_target(&c.colour, i as u8 + 1);
+            field_circle(svg, x, y, FIELD_R + 1.0, tint, fill, 1.0, &target);
             if occupied {
-                piece(svg, x, y, &c.colour, false, "home");
+                piece(svg, x, y, &c.colour, false, "home", &target);
             }
         }
         // The start circle: a 2 x 2 cluster outside the ring, in the colour's corner.
         let (cx, cy) = polar(centre, fields, f, RING + 62.0);
-        svg.circle(cx, cy, 27.0, tint, fill);
+        let target = circle_target(&c.colour);
+        field_circle(svg, cx, cy, 27.0, tint, fill, 1.0, &target);
         let slots = [(-10.0, -10.0), (10.0, -10.0), (-10.0, 10.0), (10.0, 10.0)];
         for &(dx, dy) in slots.iter().take(c.in_circle.min(4)) {
-            piece(svg, cx + dx, cy + dy, &c.colour, false, "circle");
+            piece(svg, cx + dx, cy + dy, &c.colour, false, "circle", &target);
         }
         // Its name and seat over the circle in the top corners, under it in the bottom.
         let (name_y, seat_y) = if cy > centre.1 {
@@ -330,11 +438,15 @@ fn draw_board(svg: &mut Svg, d: &Data, view: &View, top: f64) {
             (cy - 47.0, cy - 33.0)
         };
         svg.text_bold(cx, name_y, 14.0, "middle", name_ink(&c.colour), &c.colour);
-        let mut who = seat_name(c.seat);
-        if Some(c.seat) == view.viewer.seat() {
-            who.push_str(" (you)");
-        }
-        svg.text(cx, seat_y, 11.0, "middle", INK, &who);
+        let who = names.who(&c.colour, &format!("Seat {}", c.seat + 1));
+        svg.text(
+            cx,
+            seat_y,
+            11.0,
+            "middle",
+            INK,
+            &fit_text(&who, 11.0, 180.0),
+        );
     }
     // Pieces on the track: a pair on one field is drawn as two overlapping pieces.
     for c in &view.colours {
@@ -347,7 +459,16 @@ fn draw_board(svg: &mut Svg, d: &Data, view: &View, top: f64) {
             let (x, y) = polar(centre, fields, f64::from(field), RING);
             for (i, may_enter) in pieces.iter().enumerate() {
                 let shift = (i as f64 - (n - 1.0) / 2.0) * 6.0;
-                piece(svg, x + shift, y - shift, &c.colour, !may_enter, "track");
+                let target = field_target(field);
+                piece(
+                    svg,
+                    x + shift,
+                    y - shift,
+                    &c.colour,
+                    !may_enter,
+                    "track",
+                    &target,
+                );
             }
         }
     }
@@ -371,6 +492,18 @@ fn draw_board(svg: &mut Svg, d: &Data, view: &View, top: f64) {
             "{} of {} in this deck · dealer {}",
             view.deal_in_cycle, view.deals_per_cycle, view.dealer
         ),
+    );
+    // The legend of the ring inside a piece, at the foot of the board.
+    let (lx, ly) = (centre.0 - 70.0, top + BOARD - 16.0);
+    svg.circle(lx, ly - 4.0, PIECE_R, "#777777", "#111111");
+    svg.circle(lx, ly - 4.0, 4.0, "none", "#ffffff");
+    svg.text(
+        lx + 14.0,
+        ly,
+        11.0,
+        "start",
+        MUTED,
+        "not yet left its start",
     );
     let cw = 40.0;
     if view.cards_in_deck > 0 {
@@ -420,7 +553,7 @@ fn draw_board(svg: &mut Svg, d: &Data, view: &View, top: f64) {
     );
 }
 
-fn draw_header(svg: &mut Svg, d: &Data, view: &View) -> f64 {
+fn draw_header(svg: &mut Svg, d: &Data, view: &View, names: &Names) -> f64 {
     svg.text_bold(MARGIN, 24.0, 18.0, "start", INK, "Partners");
     svg.text(
         WIDTH - MARGIN,
@@ -437,42 +570,48 @@ fn draw_header(svg: &mut Svg, d: &Data, view: &View) -> f64 {
         (Phase::Play, Some(c)) => name_ink(c),
         _ => INK,
     };
-    let chips = status_banner(svg, 34.0, &status_line(view), colour) + 11.0;
-    // Pieces home per team, the score of this race.
-    let teams = team_names(view);
+    let chips = status_banner(svg, 34.0, &status_line(view, names), colour) + 11.0;
+    // The two partnerships and their pieces home (the score of this race), one chip per
+    // team, each on its own row when the names are long.
+    let teams = team_names(names);
+    let texts: Vec<String> = teams
+        .iter()
+        .enumerate()
+        .map(|(t, name)| {
+            let n = view.team_home.get(t).copied().unwrap_or(0);
+            format!(
+                "{name}: {n} of {} home",
+                2 * usize::from(d.board.pieces_per_colour)
+            )
+        })
+        .collect();
+    let room = WIDTH - 2.0 * MARGIN - 30.0;
+    let one_row: f64 = texts.iter().map(|t| chip_width(t)).sum::<f64>() + 24.0;
     let mut x = MARGIN;
-    svg.text_bold(x, chips + 15.0, 12.0, "start", INK, "Home:");
-    x += 46.0;
-    for (t, name) in teams.iter().enumerate() {
-        let n = view.team_home.get(t).copied().unwrap_or(0);
-        let text = format!(
-            "{name}: {n} of {}",
-            2 * usize::from(d.board.pieces_per_colour)
-        );
-        let w = text.chars().count() as f64 * 7.4 + 16.0;
+    let mut y = chips;
+    for (t, text) in texts.iter().enumerate() {
+        let text = fit_text(text, 12.0, room);
+        let w = chip_width(&text).min(WIDTH - 2.0 * MARGIN);
+        if t == 1 {
+            if one_row > WIDTH - 2.0 * MARGIN {
+                x = MARGIN;
+                y += 28.0;
+            } else {
+                svg.text_bold(x + 12.0, y + 15.0, 12.0, "middle", INK, "vs");
+                x += 24.0;
+            }
+        }
         let ink = view.colours.get(t).map_or(INK, |c| name_ink(&c.colour));
-        panel(svg, x, chips, w, 22.0, 11.0, "#ffffff", ink, 1.5);
-        svg.text_bold(x + w / 2.0, chips + 15.0, 12.0, "middle", ink, &text);
-        x += w + 10.0;
+        panel(svg, x, y, w, 22.0, 11.0, "#ffffff", ink, 1.5);
+        svg.text_bold(x + w / 2.0, y + 15.0, 12.0, "middle", ink, &text);
+        x += w;
     }
-    // The legend of the ring inside a piece.
-    let lx = WIDTH - MARGIN - 178.0;
-    svg.circle(lx, chips + 11.0, PIECE_R, "#777777", "#111111");
-    svg.circle(lx, chips + 11.0, 4.0, "none", "#ffffff");
-    svg.text(
-        lx + 14.0,
-        chips + 15.0,
-        11.0,
-        "start",
-        MUTED,
-        "not yet left its start",
-    );
-    chips + 22.0
+    y + 22.0
 }
 
 /// One row per colour: its name and seat, the hand (face up to its player only, backs to
 /// everyone else), and its exchange step. Returns the y below the rows.
-fn draw_hands(svg: &mut Svg, view: &View, top: f64) -> f64 {
+fn draw_hands(svg: &mut Svg, view: &View, top: f64, names: &Names) -> f64 {
     let me = view.viewer.seat();
     let row_h = card_height(ROW_CARD) + 18.0;
     let mut y = top;
@@ -503,15 +642,30 @@ fn draw_hands(svg: &mut Svg, view: &View, top: f64) -> f64 {
             if to_act { 3.0 } else { 1.0 },
         );
         svg.text_bold(MARGIN + 10.0, y + 20.0, 14.0, "start", ink, &c.colour);
-        let mut who = seat_name(c.seat);
-        if Some(c.seat) == me {
-            who.push_str(" (you)");
-        }
-        svg.text(MARGIN + 10.0, y + 36.0, 11.0, "start", INK, &who);
+        let who = names.who(&c.colour, &format!("Seat {}", c.seat + 1));
+        svg.text(
+            MARGIN + 10.0,
+            y + 36.0,
+            11.0,
+            "start",
+            INK,
+            &fit_text(&who, 11.0, 94.0),
+        );
+        // The hand whose cards a click plays: the colour to play, or the viewer's own in
+        // the exchange.
+        let clickable = match view.phase {
+            Phase::Play => to_act,
+            Phase::Exchange => to_act && Some(c.seat) == me,
+            Phase::Finished => false,
+        };
         let cards_x = MARGIN + 108.0;
         match &c.hand {
             Some(hand) => {
                 for (i, &card) in hand.iter().enumerate() {
+                    let target = card_target(card);
+                    if clickable {
+                        svg.open("g", &[("data-target", (&target).into())]);
+                    }
                     playing_card(
                         svg,
                         cards_x + (ROW_CARD + 6.0) * i as f64,
@@ -520,6 +674,9 @@ fn draw_hands(svg: &mut Svg, view: &View, top: f64) -> f64 {
                         card,
                         "hand-card",
                     );
+                    if clickable {
+                        svg.close("g");
+                    }
                 }
             }
             None => {
@@ -586,7 +743,17 @@ fn draw_hands(svg: &mut Svg, view: &View, top: f64) -> f64 {
     y
 }
 
-fn draw_recent(svg: &mut Svg, view: &View, top: f64) -> f64 {
+/// The width of a chip holding bold 12 px `text` (bold runs wider than the estimate).
+fn chip_width(text: &str) -> f64 {
+    text_width(text, 12.0) * 1.12 + 16.0
+}
+
+/// The `data-target` of a card in the hand to play.
+pub fn card_target(card: Card) -> String {
+    format!("card:{card}")
+}
+
+fn draw_recent(svg: &mut Svg, view: &View, top: f64, names: &Names) -> f64 {
     let lines: Vec<&String> = view.recent.iter().rev().take(4).collect();
     if lines.is_empty() {
         return top;
@@ -601,23 +768,24 @@ fn draw_recent(svg: &mut Svg, view: &View, top: f64) -> f64 {
             11.0,
             "start",
             MUTED,
-            &fit_text(line, 11.0, WIDTH - 2.0 * MARGIN - 8.0),
+            &fit_text(&names.event(line), 11.0, WIDTH - 2.0 * MARGIN - 8.0),
         );
     }
     y + 10.0
 }
 
-pub fn board_svg(d: &Data, view: &View) -> String {
+pub fn board_svg(d: &Data, view: &View, people: &People) -> String {
     if view.colours.is_empty() {
         // The data file was broken when the view was made: nothing to draw a board from.
         return text_picture("Partners", &view.recent.join("\n"));
     }
-    let title = format!("Partners: {}", status_line(view));
-    let mut svg = Svg::new(600.0, &title, &description(view));
-    let top = draw_header(&mut svg, d, view) + 12.0;
-    draw_board(&mut svg, d, view, top);
-    let y = draw_hands(&mut svg, view, top + BOARD + 10.0);
-    let y = draw_recent(&mut svg, view, y);
+    let names = &Names::new(people, view);
+    let title = format!("Partners: {}", status_line(view, names));
+    let mut svg = Svg::new(600.0, &title, &description(view, names));
+    let top = draw_header(&mut svg, d, view, names) + 12.0;
+    draw_board(&mut svg, d, view, top, names);
+    let y = draw_hands(&mut svg, view, top + BOARD + 10.0, names);
+    let y = draw_recent(&mut svg, view, y, names);
     svg.set_height(y);
     svg.finish()
 }

@@ -10,10 +10,13 @@ mod invariants;
 pub mod moves;
 pub mod rules;
 pub mod state;
+mod targets;
 pub mod view;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_people;
 
 use turnpost_engine::People;
 use turnpost_engine::cards::Card;
@@ -492,11 +495,32 @@ impl Game for Partners {
     }
 
     /// Drawn for the viewer the view was made for (`view.viewer`).
-    fn board_svg(&self, view: &View, _people: &People) -> String {
+    fn board_svg(&self, view: &View, people: &People) -> String {
         match data() {
-            Ok(d) => board::board_svg(d, view),
+            Ok(d) => board::board_svg(d, view, people),
             Err(e) => board::unavailable(&e),
         }
+    }
+
+    /// The card played, the piece's place and where a single move ends (see
+    /// `targets.rs`).
+    fn action_targets(&self, st: &State, _seat: Seat, action: &Action) -> Vec<String> {
+        match data() {
+            Ok(d) => targets::targets(d, st, action),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn log_text(&self, st: &State, seat: Seat, action: &Action) -> String {
+        let Ok(d) = data() else {
+            return self.describe_action(st, seat, action);
+        };
+        let giver = st
+            .positions_of(seat)
+            .into_iter()
+            .find(|&p| st.pending.get(p).is_some_and(Option::is_none))
+            .unwrap_or(st.turn);
+        targets::log_text(d, st, giver, action)
     }
 
     fn seat_name(&self, st: &State, seat: Seat) -> String {

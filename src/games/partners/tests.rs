@@ -1381,15 +1381,15 @@ fn picture_draws_every_piece_and_only_the_viewers_hand_face_up() {
         "{svg}"
     );
     assert!(svg.contains(&format!("deck {}", st.deck.len())));
-    assert!(svg.contains("<title id=\"title\">Partners: Red to play (Seat 2)</title>"));
-    assert!(svg.contains("Yellow + Blue: 1 of 8") && svg.contains("Red + Green: 0 of 8"));
+    assert!(svg.contains("<title id=\"title\">Partners: Red to play</title>"));
+    assert!(svg.contains("(Yellow + Blue): 1 of 8") && svg.contains("Red + Green: 0 of 8"));
     let desc = svg
         .split("<desc id=\"desc\">")
         .nth(1)
         .and_then(|d| d.split("</desc>").next())
         .unwrap_or_default();
     assert!(
-        desc.contains("Red (Seat 2, start field 16): 3 in the start circle, on the track 16 (not yet left its start), home none; 1 card in hand"),
+        desc.contains("Red (start field 16): 3 in the start circle, on the track 16 (not yet left its start), home none; 1 card in hand"),
         "{desc}"
     );
     assert!(desc.contains("Your hand for Yellow: 7♠ K♥."), "{desc}");

@@ -112,7 +112,7 @@ fn offers_are_drawn_for_their_two_parties_only() {
             viewer.seat().is_some(),
             "{viewer:?}"
         );
-        assert_eq!(svg.contains("Red (you)"), viewer == Viewer::Seat(0));
+        assert_eq!(svg.contains("You (Red)"), viewer == Viewer::Seat(0));
     }
     // The parties' pictures differ from a third party's only in the offer.
     assert_ne!(
@@ -138,7 +138,7 @@ fn title_and_description_say_whose_turn_and_the_position() {
         desc.contains(" at LON (privateer, carrying tea paid 30)"),
         "{desc}"
     );
-    assert!(desc.contains("Blue: cash 1000, fortune"), "{desc}");
+    assert!(desc.contains("You (Blue): cash 1000, fortune"), "{desc}");
     assert!(desc.contains("forts BAT"), "{desc}");
     assert!(desc.contains("Offer #"), "{desc}");
 }
