@@ -706,7 +706,6 @@ fn targets_are_drawn<G: Game>(
     Ok(())
 }
 
-
 #[cfg(test)]
 mod tests {
     //! The harness must be able to fail: a tiny game, correct and with planted faults.
