@@ -342,7 +342,7 @@ fn title_and_desc(v: &View, people: &People) -> (String, String) {
     for p in &v.players {
         let mut line = format!(
             "{}: {} VP, {} cards, {} colonies, {} spaceports, {} trade stations, boosters {}, cannons {}, freight rings {}, fame {}",
-            p.name,
+            player_name(v, people, p.seat),
             p.vp,
             p.cards_in_hand,
             p.colonies,
@@ -383,7 +383,7 @@ fn title_and_desc(v: &View, people: &People) -> (String, String) {
     let mut places: Vec<String> = v
         .places
         .iter()
-        .map(|p| format!("{} at {}", p.what, p.label))
+        .map(|p| format!("{} at {}", with_names(v, people, &p.what), p.label))
         .collect();
     places.extend(v.ships.iter().map(|x| {
         format!(

@@ -155,8 +155,9 @@ fn the_picture_names_the_people_at_the_table() {
     assert!(svg.contains("Waiting for Ada (Red): show a card"), "whose turn, by name");
     assert!(svg.contains("You (Blue) shows build"), "the log names the person");
     // No bare colour word is left where a person is meant.
-    for (bare, full) in [(">Red", ">Ada (Red)"), (" Red ", " Ada (Red) "), ("Red:", "Ada (Red):")] {
-        assert_eq!(count(&svg, bare), count(&svg, full), "{bare}");
+    let rest = svg.replace("Ada (Red)", "").replace("You (Blue)", "");
+    for bare in [">Red", " Red ", "Red:", "Red'", ">Blue", " Blue ", "Blue:"] {
+        assert!(!rest.contains(bare), "{bare}");
     }
     let title = svg.split("</title>").next().unwrap();
     assert!(title.contains("Ada (Red)'s turn"), "{title}");
@@ -191,8 +192,8 @@ fn cards_men_and_tiles_are_clicked_on_the_picture() {
 fn the_log_tells_a_move_in_the_third_person() {
     let st = red_to_move();
     let show = Action::Show { card: Card::MoveExplore };
-    assert_eq!(Sp4x.log_text(&st, 0, &show), "showed move & explore");
-    assert_eq!(Sp4x.describe_action(&st, 0, &show), "show move & explore");
+    assert!(Sp4x.log_text(&st, 0, &show).starts_with("showed move & explore"));
+    assert!(Sp4x.describe_action(&st, 0, &show).starts_with("show move & explore"));
     let st = play(&st, 0, show);
     for a in legal(&st, 0) {
         let text = Sp4x.log_text(&st, 0, &a);

@@ -113,12 +113,18 @@ fn a_peeked_chip_and_the_offer_terms_reach_only_those_who_know_them() {
         (Viewer::Spectator, false, false),
     ] {
         let svg = picture(&g, &s, viewer);
-        assert_eq!(svg.contains(">12</text>"), peeked, "{viewer:?}");
+        // The chip's number on its planet (outlined map text, unlike the row numbers).
         assert_eq!(
-            svg.contains("Player A gives 1 ore to Player B for 1 food"),
-            party,
+            svg.contains("paint-order=\"stroke\">12</text>"),
+            peeked,
             "{viewer:?}"
         );
+        // The offerer reads the terms; the recipient reads them as an offer to answer.
+        let terms = match viewer {
+            Viewer::Seat(1) => "Trade offer to you from Player A: you get 1 ore for 1 food",
+            _ => "You (Player A) gives 1 ore to Player B for 1 food",
+        };
+        assert_eq!(svg.contains(terms), party, "{viewer:?}");
         assert_eq!(
             svg.contains("terms seen only by them"),
             !party,
