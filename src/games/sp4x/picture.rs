@@ -4,8 +4,8 @@
 
 use turnpost_engine::hex::Hex;
 use turnpost_engine::svg::{
-    SQRT_3, Svg, WIDTH, points_attr, pointy_hex_center, pointy_hex_corners, recent_events,
-    fit_text, wrap_chars,
+    SQRT_3, Svg, WIDTH, fit_text, points_attr, pointy_hex_center, pointy_hex_corners,
+    recent_events, wrap_chars,
 };
 use turnpost_engine::{People, Seat};
 
@@ -389,7 +389,11 @@ fn describe(view: &View, people: &People) -> String {
             .map(|r| format!("{}-{}", r.a, r.b))
             .collect();
         if !roads.is_empty() {
-            parts.push(format!("{} roads: {}.", name(people, seat), roads.join(", ")));
+            parts.push(format!(
+                "{} roads: {}.",
+                name(people, seat),
+                roads.join(", ")
+            ));
         }
     }
     parts.join(" ")
@@ -456,7 +460,10 @@ fn draw_players(svg: &mut Svg, view: &View, people: &People, top: f64) -> f64 {
         let target = seat_target(p.seat);
         svg.open(
             "g",
-            &[("class", "player".into()), ("data-target", (&target).into())],
+            &[
+                ("class", "player".into()),
+                ("data-target", (&target).into()),
+            ],
         );
         svg.el(
             "rect",
@@ -858,14 +865,7 @@ fn draw_cards(svg: &mut Svg, view: &View, people: &People, top: f64) -> f64 {
         y += rows * (CARD_H + 6.0);
         for s in &view.my_steals {
             y += LINE - 1.0;
-            svg.text(
-                MARGIN,
-                y,
-                12.0,
-                "start",
-                "#333333",
-                &steal_text(people, s),
-            );
+            svg.text(MARGIN, y, 12.0, "start", "#333333", &steal_text(people, s));
         }
         y += 6.0;
     } else {

@@ -117,9 +117,9 @@ pub fn targets(a: &Action) -> Vec<String> {
         Action::AiPair { card } => vec![card_target(Card::Ai), card_target(*card)],
         Action::Move { from, to } | Action::SpendFoodMove { from, to } => vec![h(*from), h(*to)],
         Action::Explore { from, via, at } => vec![h(*from), h(*via), h(*at)],
-        Action::Road { a, b }
-        | Action::LoseRoad { a, b }
-        | Action::SpendPlasticRoad { a, b } => vec![h(*a), h(*b)],
+        Action::Road { a, b } | Action::LoseRoad { a, b } | Action::SpendPlasticRoad { a, b } => {
+            vec![h(*a), h(*b)]
+        }
         Action::Base { at }
         | Action::Harvest { at }
         | Action::UseAlien { at }

@@ -138,7 +138,9 @@ impl TileKind {
     /// Two-letter code for the text map.
     /// The tile as people call it ("plastic steppe", "alien clone pool").
     pub fn label(self) -> String {
-        self.name().replace("alien_civ:", "alien ").replace('_', " ")
+        self.name()
+            .replace("alien_civ:", "alien ")
+            .replace('_', " ")
     }
 
     pub fn code(self) -> &'static str {

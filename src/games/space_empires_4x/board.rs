@@ -250,7 +250,10 @@ fn describe(view: &View, people: &People) -> String {
     if view.phase == OVER_PHASE {
         parts.push(format!("{}.", verdict(view, people)));
     }
-    let waiting: Vec<String> = acting(view).into_iter().map(|s| seat_label(people, s)).collect();
+    let waiting: Vec<String> = acting(view)
+        .into_iter()
+        .map(|s| seat_label(people, s))
+        .collect();
     if !waiting.is_empty() {
         parts.push(format!("Waiting for {}.", waiting.join(", ")));
     }

@@ -186,13 +186,10 @@ fn map_text(svg: &mut Svg, x: f64, y: f64, size: f64, fill: &str, s: &str) {
 
 /// A seat as the game calls it ("Player A") with the person there: "Ada (Player A)".
 fn player_name(v: &View, people: &People, owner: usize) -> String {
-    v.players
-        .iter()
-        .find(|p| p.seat == owner)
-        .map_or_else(
-            || "the neutral home".to_string(),
-            |p| people.label(p.seat, &p.name),
-        )
+    v.players.iter().find(|p| p.seat == owner).map_or_else(
+        || "the neutral home".to_string(),
+        |p| people.label(p.seat, &p.name),
+    )
 }
 
 /// A log line (written with the game's "Player A") with every player named as
@@ -417,7 +414,9 @@ fn title_and_desc(v: &View, people: &People) -> (String, String) {
             .docks
             .iter()
             .enumerate()
-            .filter_map(|(i, st)| st.map(|x| format!("dock {} {}", i + 1, player_name(v, people, x))))
+            .filter_map(|(i, st)| {
+                st.map(|x| format!("dock {} {}", i + 1, player_name(v, people, x)))
+            })
             .collect();
         s.push(format!(
             "{} outpost: {}, friendship token {}.",
@@ -692,16 +691,11 @@ fn map(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
         }
         svg.close("g");
     }
-    // System names, over the planets: the names places are told by.
+    // System names, above their top planet: the names places are told by.
     for sys in &d.systems {
-        let cells: Vec<Hex> = sys
-            .planets
-            .iter()
-            .filter_map(|&p| d.planets.get(p).map(|x| x.cell))
-            .collect();
-        if let [a, b, c] = cells[..] {
-            let (x, y) = g.corner(&[a, b, c]);
-            map_text(svg, x, y + 3.5, 10.0, "#ffe082", &system_label(&sys.id));
+        if let Some(top) = d.planets.get(sys.planets[1]) {
+            let (x, y) = g.cell(top.cell);
+            map_text(svg, x, y - r - 2.0, 10.0, "#ffe082", &system_label(&sys.id));
         }
     }
     // Every intersection is a click target (a flight's destination, a new ship's place):
@@ -950,7 +944,11 @@ fn players(svg: &mut Svg, d: &Data, v: &View, people: &People, top: f64) -> f64 
     );
     let over = is_over(v);
     for p in &v.players {
-        let cards: Vec<String> = p.friendship_cards.iter().map(|c| c.to_string()).collect();
+        let cards: Vec<String> = p
+            .friendship_cards
+            .iter()
+            .map(|c| super::data::friendship_title(c))
+            .collect();
         let mut lines = vec![
             format!(
                 "colonies {} · spaceports {} · trade stations {} · pirate chips {} · ice chips {}",
@@ -986,7 +984,10 @@ fn players(svg: &mut Svg, d: &Data, v: &View, people: &People, top: f64) -> f64 
         let target = seat_target(p.seat);
         svg.open(
             "g",
-            &[("class", "player".into()), ("data-target", (&target).into())],
+            &[
+                ("class", "player".into()),
+                ("data-target", (&target).into()),
+            ],
         );
         let acting = !over && v.to_act.contains(&p.seat);
         svg.el(
@@ -1173,7 +1174,11 @@ fn coordinates(svg: &mut Svg, d: &Data, g: &Geometry, top: f64) {
     }
     let bottom = top + g.height;
     for (k, (gy, y)) in rows.iter().enumerate() {
-        let x = if k % 2 == 0 { 4.0 + EDGE_X / 2.0 } else { WIDTH - 4.0 - EDGE_X / 2.0 };
+        let x = if k % 2 == 0 {
+            4.0 + EDGE_X / 2.0
+        } else {
+            WIDTH - 4.0 - EDGE_X / 2.0
+        };
         svg.text(x, y + 3.5, 10.0, "middle", "#c7d3e3", &(gy + 2).to_string());
     }
     for (k, (gx, x)) in cols.iter().enumerate() {

@@ -141,7 +141,10 @@ pub fn node_place(d: &Data, n: usize) -> String {
         return String::new();
     };
     if let Some((sys, site)) = x.site {
-        let sname = d.systems.get(sys).map_or("?".to_string(), |s| system_name(&s.id));
+        let sname = d
+            .systems
+            .get(sys)
+            .map_or("?".to_string(), |s| system_name(&s.id));
         let which = ["left-top", "right-top", "bottom"]
             .get(site)
             .copied()

@@ -152,8 +152,14 @@ fn the_picture_names_the_people_at_the_table() {
     let svg = Sp4x.board_svg(&Sp4x.view(&st, Viewer::Seat(1)), &named(Viewer::Seat(1)));
     check_picture(&svg).unwrap();
     assert!(svg.contains("Ada (Red)") && svg.contains("You (Blue)") && svg.contains("Cy (Green)"));
-    assert!(svg.contains("Waiting for Ada (Red): show a card"), "whose turn, by name");
-    assert!(svg.contains("You (Blue) shows build"), "the log names the person");
+    assert!(
+        svg.contains("Waiting for Ada (Red): show a card"),
+        "whose turn, by name"
+    );
+    assert!(
+        svg.contains("You (Blue) shows build"),
+        "the log names the person"
+    );
     // No bare colour word is left where a person is meant.
     let rest = svg.replace("Ada (Red)", "").replace("You (Blue)", "");
     for bare in [">Red", " Red ", "Red:", "Red'", ">Blue", " Blue ", "Blue:"] {
@@ -166,9 +172,14 @@ fn the_picture_names_the_people_at_the_table() {
 #[test]
 fn cards_men_and_tiles_are_clicked_on_the_picture() {
     let st = red_to_move();
-    let show = Action::Show { card: Card::MoveExplore };
+    let show = Action::Show {
+        card: Card::MoveExplore,
+    };
     assert!(legal(&st, 0).contains(&show));
-    assert_eq!(Sp4x.action_targets(&st, 0, &show), vec!["card:move_explore"]);
+    assert_eq!(
+        Sp4x.action_targets(&st, 0, &show),
+        vec!["card:move_explore"]
+    );
     let svg = Sp4x.board_svg(&Sp4x.view(&st, Viewer::Seat(0)), &named(Viewer::Seat(0)));
     assert!(svg.contains("data-target=\"card:move_explore\""));
     // After showing move & explore, each move names the man's tile and the destination.
@@ -191,9 +202,17 @@ fn cards_men_and_tiles_are_clicked_on_the_picture() {
 #[test]
 fn the_log_tells_a_move_in_the_third_person() {
     let st = red_to_move();
-    let show = Action::Show { card: Card::MoveExplore };
-    assert!(Sp4x.log_text(&st, 0, &show).starts_with("showed move & explore"));
-    assert!(Sp4x.describe_action(&st, 0, &show).starts_with("show move & explore"));
+    let show = Action::Show {
+        card: Card::MoveExplore,
+    };
+    assert!(
+        Sp4x.log_text(&st, 0, &show)
+            .starts_with("showed move & explore")
+    );
+    assert!(
+        Sp4x.describe_action(&st, 0, &show)
+            .starts_with("show move & explore")
+    );
     let st = play(&st, 0, show);
     for a in legal(&st, 0) {
         let text = Sp4x.log_text(&st, 0, &a);
@@ -201,7 +220,11 @@ fn the_log_tells_a_move_in_the_third_person() {
         assert!(!text.contains('_'), "internal name in {text}");
         assert!(!Sp4x.describe_action(&st, 0, &a).contains('_'));
     }
-    assert!(st.events.iter().all(|e| !e.contains('_')), "{:?}", st.events);
+    assert!(
+        st.events.iter().all(|e| !e.contains('_')),
+        "{:?}",
+        st.events
+    );
 }
 
 #[test]

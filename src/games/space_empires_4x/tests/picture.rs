@@ -156,9 +156,7 @@ fn the_picture_names_whose_turn_and_the_battle() {
     let svg = picture(&s, Viewer::Seat(0));
     check_picture(&svg).unwrap();
     assert_eq!(count(&svg, "class=\"battle\""), 1);
-    assert!(svg.contains(&format!(
-        "Battle at ({x},{y}): You (Seat 1) attacks Seat 2"
-    )));
+    assert!(svg.contains(&format!("Battle at ({x},{y}): You (Seat 1) attacks Seat 2")));
     let desc = svg
         .split("<desc id=\"desc\">")
         .nth(1)
@@ -268,7 +266,10 @@ fn the_log_tells_a_move_in_the_third_person() {
     assert!(G.describe_action(&start, 0, &home).contains("your"));
     let text = G.log_text(&start, 0, &home);
     assert!(text.starts_with("placed their Homeworld at ("), "{text}");
-    for a in legal.iter().chain([&home, &Action::EndMovement, &Action::SubmitOrders]) {
+    for a in legal
+        .iter()
+        .chain([&home, &Action::EndMovement, &Action::SubmitOrders])
+    {
         let text = G.log_text(&s, seat, a);
         assert!(!text.contains("your") && !text.contains("you "), "{text}");
         assert!(!text.contains('_'), "internal name in {text}");

@@ -184,7 +184,12 @@ fn the_picture_names_the_people_at_the_table() {
     let (g, s) = mid_game();
     let svg = g.board_svg(&g.view(&s, Viewer::Seat(1)), &named(Viewer::Seat(1)));
     check_picture(&svg).unwrap();
-    for label in ["Ada (Player A)", "You (Player B)", "Cy (Player C)", "Dee (Player D)"] {
+    for label in [
+        "Ada (Player A)",
+        "You (Player B)",
+        "Cy (Player C)",
+        "Dee (Player D)",
+    ] {
         assert!(svg.contains(label), "{label} missing");
     }
     // Every mention of a seat names its person: no bare "Player C" is left.
@@ -195,7 +200,11 @@ fn the_picture_names_the_people_at_the_table() {
     ] {
         assert_eq!(count(&svg, bare), count(&svg, full), "{bare}");
     }
-    assert!(desc(&svg).contains("Ada (Player A) to play"), "{}", desc(&svg));
+    assert!(
+        desc(&svg).contains("Ada (Player A) to play"),
+        "{}",
+        desc(&svg)
+    );
     // A very long name is shortened and stays in the picture's width.
     let long = People::new(
         Viewer::Spectator,
@@ -209,7 +218,10 @@ fn the_picture_names_the_people_at_the_table() {
 fn the_recipient_of_an_offer_is_told_it_awaits_their_answer() {
     let (g, s) = mid_game();
     let svg = g.board_svg(&g.view(&s, Viewer::Seat(1)), &named(Viewer::Seat(1)));
-    assert!(svg.contains("a trade offer awaits your answer</title>"), "{svg}");
+    assert!(
+        svg.contains("a trade offer awaits your answer</title>"),
+        "{svg}"
+    );
     assert!(desc(&svg).contains("It awaits your answer: accept or decline"));
     let other = g.board_svg(&g.view(&s, Viewer::Seat(2)), &named(Viewer::Seat(2)));
     assert!(!other.contains("awaits your answer"));
@@ -269,15 +281,30 @@ fn the_log_tells_a_move_in_the_third_person() {
     let (g, mut s) = mid_game();
     let ship = s.ships.iter().find(|x| x.owner == 0).map(|x| x.id).unwrap();
     fly_phase(&mut s, 3);
-    let home = s.ships.iter().find(|x| x.id == ship).map(|x| x.node).unwrap();
+    let home = s
+        .ships
+        .iter()
+        .find(|x| x.id == ship)
+        .map(|x| x.node)
+        .unwrap();
     let fly = g
         .legal_actions(&s, 0)
         .into_iter()
         .find(|a| matches!(a, Action::Fly { ship: x, to, .. } if *x == ship && *to != home))
         .unwrap();
     let text = g.log_text(&s, 0, &fly);
-    assert!(text.starts_with(&format!("flew trade ship #{ship}")) || text.starts_with("flew colony ship"), "{text}");
-    for a in [fly, Action::EndTurn, Action::Launch, Action::WithdrawOffer, Action::Roll] {
+    assert!(
+        text.starts_with(&format!("flew trade ship #{ship}"))
+            || text.starts_with("flew colony ship"),
+        "{text}"
+    );
+    for a in [
+        fly,
+        Action::EndTurn,
+        Action::Launch,
+        Action::WithdrawOffer,
+        Action::Roll,
+    ] {
         let text = g.log_text(&s, 0, &a);
         assert!(!text.contains("your") && !text.contains("you "), "{text}");
         assert!(
