@@ -285,7 +285,7 @@ pub(super) fn exec_job(d: &Data, st: &mut State, a: &Action) -> Result<(), RuleE
                 st.event(format!(
                     "{} explores {at}: {}; the man ends at {dest}",
                     name(p),
-                    kind.name()
+                    kind.label()
                 ));
             }
             push_job(
@@ -471,7 +471,7 @@ pub(super) fn exec_job(d: &Data, st: &mut State, a: &Action) -> Result<(), RuleE
             st.event(format!("{} {what} at {at}", name(victim)));
         }
         (Job::NameBasic, Action::NameAction { card }) => {
-            st.event(format!("{} names {}", name(p), card.name()));
+            st.event(format!("{} names {}", name(p), card.label()));
             for j in pair_stack(*card, p) {
                 push_job(st, j);
             }
@@ -484,7 +484,7 @@ pub(super) fn exec_job(d: &Data, st: &mut State, a: &Action) -> Result<(), RuleE
             },
             Action::NameAction { card },
         ) => {
-            st.event(format!("{} names {} for everyone", name(p), card.name()));
+            st.event(format!("{} names {} for everyone", name(p), card.label()));
             push_job(
                 st,
                 Job::StarSetup {

@@ -204,12 +204,21 @@ impl Game for Sp4x {
     }
 
     fn board_svg(&self, view: &View, people: &People) -> String {
-        let viewer = people.viewer();
-        picture::picture(view, viewer)
+        picture::picture(view, people)
+    }
+
+    /// Tiles and open positions as `hex:q<q>r<r>`, players as `seat:<n>`, the mover's cards
+    /// as `card:<name>` (see the picture).
+    fn action_targets(&self, _st: &State, _seat: Seat, action: &Action) -> Vec<String> {
+        render::targets(action)
     }
 
     fn describe_action(&self, st: &State, seat: Seat, action: &Action) -> String {
         render::describe(st, seat, action)
+    }
+
+    fn log_text(&self, st: &State, _seat: Seat, action: &Action) -> String {
+        render::log_text(st, action)
     }
 
     fn render_text(&self, st: &State, viewer: Viewer) -> String {

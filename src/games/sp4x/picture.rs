@@ -4,10 +4,10 @@
 
 use turnpost_engine::hex::Hex;
 use turnpost_engine::svg::{
-    SQRT_3, Svg, WIDTH, points_attr, pointy_hex_center, pointy_hex_corners, recent_events,
-    wrap_chars,
+    SQRT_3, Svg, WIDTH, fit_text, points_attr, pointy_hex_center, pointy_hex_corners,
+    recent_events, wrap_chars,
 };
-use turnpost_engine::{Seat, Viewer};
+use turnpost_engine::{People, Seat};
 
 use super::data::{self, Data};
 use super::render::job_text;
@@ -32,10 +32,48 @@ fn ink(seat: Seat) -> &'static str {
     if seat == 3 { "#1a1a1a" } else { "#ffffff" }
 }
 
-fn name(view: &View, seat: Seat) -> String {
-    view.players
-        .get(seat)
-        .map_or_else(|| format!("Seat {}", seat + 1), |p| p.name.to_string())
+/// The seat as the game calls it (its colour) with the person there: "Ada (Red)".
+fn name(people: &People, seat: Seat) -> String {
+    people.label(seat, super::state::seat_name(seat))
+}
+
+/// An event of the log (written with the seats' colour names) with every seat of the game
+/// named as [`name`] does: each colour word, as a whole word, becomes its seat's label.
+fn with_names(view: &View, people: &People, text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match (0..view.players.len()).find(|&s| super::state::seat_name(s) == word.as_str()) {
+            Some(s) => out.push_str(&name(people, s)),
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// A tile's (or an open position's) click target: `hex:q0r-1`.
+pub fn hex_target(h: Hex) -> String {
+    format!("hex:q{}r{}", h.q, h.r)
+}
+
+/// A player's click target (their row of the players' table): `seat:2`.
+pub fn seat_target(seat: Seat) -> String {
+    format!("seat:{seat}")
+}
+
+/// A card of the viewer's hand: `card:move_explore`.
+pub fn card_target(c: Card) -> String {
+    format!("card:{}", c.name())
 }
 
 fn tile_fill(k: TileKind) -> &'static str {
@@ -55,7 +93,7 @@ fn tile_fill(k: TileKind) -> &'static str {
 
 /// A tile's name for people ("plastic steppe", "alien: clone pool").
 fn tile_name(k: TileKind) -> String {
-    k.name().replace("alien_civ:", "alien ").replace('_', " ")
+    k.label()
 }
 
 /// What a tile yields when exploited, from the public data file.
@@ -95,7 +133,7 @@ fn card_label(c: Card) -> (&'static str, &'static str) {
 }
 
 fn card_text(c: Card) -> String {
-    c.name().replace('_', " ")
+    c.label().to_string()
 }
 
 fn card_fill(c: Card) -> (&'static str, &'static str) {
@@ -115,7 +153,13 @@ fn card_fill(c: Card) -> (&'static str, &'static str) {
 /// A face-up card; `class` says whose it is (`hand-card` for the viewer's hand).
 fn draw_card(svg: &mut Svg, c: Card, x: f64, y: f64, class: &str) {
     let (fill, text) = card_fill(c);
-    svg.open("g", &[("class", class.into())]);
+    // A card of the viewer's hand is what a click plays.
+    let target = card_target(c);
+    let mut attrs = vec![("class", class.into())];
+    if class == "hand-card" {
+        attrs.push(("data-target", (&target).into()));
+    }
+    svg.open("g", &attrs);
     svg.el(
         "rect",
         &[
@@ -187,7 +231,7 @@ fn presence(view: &View, seat: Seat) -> usize {
 }
 
 /// Who won a finished game, by the public scores and the presence tie-break (HR-24).
-fn verdict(view: &View) -> String {
+fn verdict(view: &View, people: &People) -> String {
     let key = |seat: Seat| {
         let score = view.players.get(seat).map_or(i64::MIN, |p| p.score);
         (score, presence(view, seat))
@@ -197,7 +241,7 @@ fn verdict(view: &View) -> String {
     };
     let winners: Vec<String> = (0..view.players.len())
         .filter(|&s| key(s) == best)
-        .map(|s| name(view, s))
+        .map(|s| name(people, s))
         .collect();
     match winners.as_slice() {
         [one] => format!("Game over: {one} wins with {} points", best.0),
@@ -210,11 +254,11 @@ fn verdict(view: &View) -> String {
 }
 
 /// What the seats in `to_act` are to do, as the text emails say it.
-fn waiting_text(view: &View) -> String {
+fn waiting_text(view: &View, people: &People) -> String {
     if view.step == Step::Over {
-        return verdict(view);
+        return verdict(view, people);
     }
-    let who: Vec<String> = view.to_act.iter().map(|&s| name(view, s)).collect();
+    let who: Vec<String> = view.to_act.iter().map(|&s| name(people, s)).collect();
     let what = match view.step {
         Step::Steal => "draw a card from an opponent".to_string(),
         Step::Main => "show a card or play a pair".to_string(),
@@ -227,7 +271,7 @@ fn waiting_text(view: &View) -> String {
                     format!(
                         "{} ({}'s {}{})",
                         job_text(j),
-                        name(view, f.actor),
+                        name(people, f.actor),
                         card_text(f.card),
                         if f.pair { " pair" } else { "" }
                     )
@@ -248,7 +292,7 @@ fn count_of(n: impl Into<u64>, one: &str, many: &str) -> String {
     }
 }
 
-fn pieces_text(view: &View, t: &TileView) -> Vec<String> {
+fn pieces_text(view: &View, people: &People, t: &TileView) -> Vec<String> {
     let mut out = Vec::new();
     for seat in 0..view.players.len() {
         let men = t.men.get(seat).copied().unwrap_or(0);
@@ -259,27 +303,22 @@ fn pieces_text(view: &View, t: &TileView) -> Vec<String> {
             (m, true) => format!("{} and a base", count_of(m, "man", "men")),
             (m, false) => count_of(m, "man", "men"),
         };
-        out.push(format!("{} {what}", name(view, seat)));
+        out.push(format!("{} {what}", name(people, seat)));
     }
     out
 }
 
 /// The screen-reader description: whose turn, the scores and resources, the viewer's hand,
 /// and the map tile by tile.
-fn describe(view: &View, viewer: Viewer) -> String {
+fn describe(view: &View, people: &People) -> String {
     let mut parts = vec![
         format!("SP4X, age {}.", view.age),
-        format!("{}.", waiting_text(view)),
+        format!("{}.", waiting_text(view, people)),
     ];
     for p in &view.players {
-        let you = if viewer.seat() == Some(p.seat) {
-            " (you)"
-        } else {
-            ""
-        };
         parts.push(format!(
-            "{}{you}: score {}, plastic {}, food {}, metal {}, {} in hand{}; pool {}, {}, {}.",
-            p.name,
+            "{}: score {}, plastic {}, food {}, metal {}, {} in hand{}; pool {}, {}, {}.",
+            name(people, p.seat),
             p.score,
             p.plastic,
             p.food,
@@ -304,7 +343,7 @@ fn describe(view: &View, viewer: Viewer) -> String {
         None => parts.push("Spectator view: every hand is hidden.".into()),
     }
     for s in &view.my_steals {
-        parts.push(steal_text(view, viewer, s));
+        parts.push(steal_text(people, s));
     }
     parts.push(format!(
         "Deck: {}, top {}{}. Tile stack: {}{}.",
@@ -324,7 +363,7 @@ fn describe(view: &View, viewer: Viewer) -> String {
     let tile_parts: Vec<String> = tiles
         .iter()
         .map(|t| {
-            let pieces = pieces_text(view, t);
+            let pieces = pieces_text(view, people, t);
             format!(
                 "{} at {}{}",
                 tile_name(t.kind),
@@ -350,31 +389,36 @@ fn describe(view: &View, viewer: Viewer) -> String {
             .map(|r| format!("{}-{}", r.a, r.b))
             .collect();
         if !roads.is_empty() {
-            parts.push(format!("{} roads: {}.", name(view, seat), roads.join(", ")));
+            parts.push(format!(
+                "{} roads: {}.",
+                name(people, seat),
+                roads.join(", ")
+            ));
         }
     }
     parts.join(" ")
 }
 
-fn steal_text(view: &View, viewer: Viewer, s: &super::StealView) -> String {
-    if viewer.seat() == Some(s.thief) {
+fn steal_text(people: &People, s: &super::StealView) -> String {
+    if people.is_viewer(s.thief) {
         format!(
             "You drew {} from {} (age {}).",
             card_text(s.card),
-            name(view, s.victim),
+            name(people, s.victim),
             s.age
         )
     } else {
         format!(
             "{} drew your {} (age {}).",
-            name(view, s.thief),
+            name(people, s.thief),
             card_text(s.card),
             s.age
         )
     }
 }
 
-fn draw_header(svg: &mut Svg, view: &View, viewer: Viewer) -> f64 {
+fn draw_header(svg: &mut Svg, view: &View, people: &People) -> f64 {
+    let viewer = people.viewer();
     bold(
         svg,
         MARGIN,
@@ -385,12 +429,12 @@ fn draw_header(svg: &mut Svg, view: &View, viewer: Viewer) -> f64 {
         &format!("SP4X \u{2013} age {}", view.age),
     );
     let who = match viewer.seat().filter(|&s| s < view.players.len()) {
-        Some(s) => format!("{}'s view", name(view, s)),
+        Some(s) => format!("your view: {}", super::state::seat_name(s)),
         None => "spectator's view".to_string(),
     };
     svg.text(WIDTH - MARGIN, 24.0, 12.0, "end", "#555555", &who);
     let mut y = 44.0;
-    for line in wrap_chars(&waiting_text(view), 80) {
+    for line in wrap_chars(&waiting_text(view, people), 80) {
         svg.text(MARGIN, y, 13.0, "start", "#222222", &line);
         y += LINE + 1.0;
     }
@@ -408,23 +452,30 @@ fn draw_header(svg: &mut Svg, view: &View, viewer: Viewer) -> f64 {
     y + 2.0
 }
 
-fn draw_players(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
+fn draw_players(svg: &mut Svg, view: &View, people: &People, top: f64) -> f64 {
     let mut y = top;
     for p in &view.players {
-        let you = viewer.seat() == Some(p.seat);
-        if you {
-            svg.el(
-                "rect",
-                &[
-                    ("x", (MARGIN - 4.0).into()),
-                    ("y", y.into()),
-                    ("width", (WIDTH - 2.0 * MARGIN + 8.0).into()),
-                    ("height", 38.0.into()),
-                    ("rx", 4.0.into()),
-                    ("fill", "#ece8da".into()),
-                ],
-            );
-        }
+        let you = people.is_viewer(p.seat);
+        // The whole row is the player's click target (drawing a card from them, robbing).
+        let target = seat_target(p.seat);
+        svg.open(
+            "g",
+            &[
+                ("class", "player".into()),
+                ("data-target", (&target).into()),
+            ],
+        );
+        svg.el(
+            "rect",
+            &[
+                ("x", (MARGIN - 4.0).into()),
+                ("y", y.into()),
+                ("width", (WIDTH - 2.0 * MARGIN + 8.0).into()),
+                ("height", 38.0.into()),
+                ("rx", 4.0.into()),
+                ("fill", if you { "#ece8da" } else { "#fbfaf5" }.into()),
+            ],
+        );
         svg.el(
             "rect",
             &[
@@ -438,11 +489,7 @@ fn draw_players(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
                 ("stroke", "#333333".into()),
             ],
         );
-        let label = if you {
-            format!("{} (you)", p.name)
-        } else {
-            p.name.to_string()
-        };
+        let label = fit_text(&name(people, p.seat), 13.0, 205.0);
         bold(
             svg,
             MARGIN + 20.0,
@@ -454,7 +501,7 @@ fn draw_players(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
         );
         bold(
             svg,
-            MARGIN + 120.0,
+            MARGIN + 230.0,
             y + 16.0,
             13.0,
             "start",
@@ -462,9 +509,9 @@ fn draw_players(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
             &format!("score {}", p.score),
         );
         svg.text(
-            MARGIN + 210.0,
+            MARGIN + 310.0,
             y + 16.0,
-            12.0,
+            11.0,
             "start",
             "#222222",
             &format!("plastic {}  food {}  metal {}", p.plastic, p.food, p.metal),
@@ -538,6 +585,7 @@ fn draw_players(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
                 count_of(p.roads_pool, "road", "roads")
             ),
         );
+        svg.close("g");
         y += 42.0;
     }
     y + 2.0
@@ -717,12 +765,15 @@ fn draw_map(svg: &mut Svg, view: &View, top: f64) -> f64 {
     for &h in &slots {
         let (cx, cy) = m.centre(h);
         let pts = points_attr(&pointy_hex_corners(cx, cy, m.size - 1.5));
+        let target = hex_target(h);
+        svg.open("g", &[("data-target", (&target).into())]);
         svg.el(
             "polygon",
             &[
                 ("class", "slot".into()),
                 ("points", (&pts).into()),
-                ("fill", "none".into()),
+                ("fill", "#ffffff".into()),
+                ("fill-opacity", 0.0.into()),
                 ("stroke", "#b5b0a0".into()),
                 ("stroke-dasharray", "4 3".into()),
             ],
@@ -735,11 +786,14 @@ fn draw_map(svg: &mut Svg, view: &View, top: f64) -> f64 {
             "#8c8778",
             &format!("{},{}", h.q, h.r),
         );
+        svg.close("g");
     }
     for t in &view.tiles {
         let (cx, cy) = m.centre(t.hex);
         let barrier = data::data().is_ok_and(|d| d.tile(t.kind).barrier);
         let pts = points_attr(&pointy_hex_corners(cx, cy, m.size - 1.0));
+        let target = hex_target(t.hex);
+        svg.open("g", &[("data-target", (&target).into())]);
         svg.el(
             "polygon",
             &[
@@ -759,6 +813,7 @@ fn draw_map(svg: &mut Svg, view: &View, top: f64) -> f64 {
             &format!("{},{}", t.hex.q, t.hex.r),
         );
         bold(svg, cx, cy - 3.0, 12.0, "middle", "#1a1a1a", t.kind.code());
+        svg.close("g");
     }
     // Roads on the shared edges; several colours on one edge sit side by side.
     let mut edges: Vec<(Hex, Hex)> = view.roads.iter().map(|r| (r.a, r.b)).collect();
@@ -773,12 +828,15 @@ fn draw_map(svg: &mut Svg, view: &View, top: f64) -> f64 {
     }
     for t in &view.tiles {
         let (cx, cy) = m.centre(t.hex);
+        let target = hex_target(t.hex);
+        svg.open("g", &[("data-target", (&target).into())]);
         draw_pieces(svg, view, t, cx, cy);
+        svg.close("g");
     }
     top + 24.0 + m.height + 8.0
 }
 
-fn draw_cards(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
+fn draw_cards(svg: &mut Svg, view: &View, people: &People, top: f64) -> f64 {
     let mut y = top;
     if let Some(hand) = &view.hand {
         y += 14.0;
@@ -807,14 +865,7 @@ fn draw_cards(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
         y += rows * (CARD_H + 6.0);
         for s in &view.my_steals {
             y += LINE - 1.0;
-            svg.text(
-                MARGIN,
-                y,
-                12.0,
-                "start",
-                "#333333",
-                &steal_text(view, viewer, s),
-            );
+            svg.text(MARGIN, y, 12.0, "start", "#333333", &steal_text(people, s));
         }
         y += 6.0;
     } else {
@@ -958,28 +1009,33 @@ fn draw_legend(svg: &mut Svg, top: f64) -> f64 {
     y + 6.0
 }
 
-/// The picture of `view` for `viewer`.
-pub fn picture(view: &View, viewer: Viewer) -> String {
+/// The picture of `view` for the viewer of `people`, naming every seat's person.
+pub fn picture(view: &View, people: &People) -> String {
     let standing: Vec<String> = view
         .players
         .iter()
-        .map(|p| format!("{} {}", p.name, p.score))
+        .map(|p| format!("{} {}", name(people, p.seat), p.score))
         .collect();
     let title = format!(
         "SP4X \u{2013} age {}, {} ({})",
         view.age,
         match view.step {
             Step::Over => "game over".to_string(),
-            _ => format!("{}'s turn", name(view, view.current)),
+            _ => format!("{}'s turn", name(people, view.current)),
         },
         standing.join(", ")
     );
-    let mut svg = Svg::new(100.0, &title, &describe(view, viewer));
-    let mut y = draw_header(&mut svg, view, viewer);
-    y = draw_players(&mut svg, view, viewer, y);
+    let mut svg = Svg::new(100.0, &title, &describe(view, people));
+    let mut y = draw_header(&mut svg, view, people);
+    y = draw_players(&mut svg, view, people, y);
     y = draw_map(&mut svg, view, y);
-    y = draw_cards(&mut svg, view, viewer, y);
-    y = recent_events(&mut svg, &view.events, y, "#1a1a1a", "#333333") + 8.0;
+    y = draw_cards(&mut svg, view, people, y);
+    let events: Vec<String> = view
+        .events
+        .iter()
+        .map(|e| with_names(view, people, e))
+        .collect();
+    y = recent_events(&mut svg, &events, y, "#1a1a1a", "#333333") + 8.0;
     y = draw_legend(&mut svg, y);
     svg.set_height(y.ceil());
     svg.finish()

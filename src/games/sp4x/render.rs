@@ -17,14 +17,14 @@ fn n(s: Seat) -> &'static str {
 pub fn describe(st: &State, _seat: Seat, a: &Action) -> String {
     match a {
         Action::DrawFrom { victim } => format!("draw a random card from {}", n(*victim)),
-        Action::Show { card: Card::Ai } => "show ai: end the age (-3)".into(),
+        Action::Show { card: Card::Ai } => "show AI: end the age (-3)".into(),
         Action::Show { card } if st.star_active() => {
-            format!("show {} (star: everybody acts)", card.name())
+            format!("show {} (star: everybody acts)", card.label())
         }
-        Action::Show { card } => format!("show {}", card.name()),
-        Action::Pair { card } => format!("play a pair of {}", card.name()),
+        Action::Show { card } => format!("show {}", card.label()),
+        Action::Pair { card } => format!("play a pair of {}", card.label()),
         Action::AiPair { card } => {
-            format!("play ai + {} (its pair action, bonus only)", card.name())
+            format!("play AI + {} (its pair action, bonus only)", card.label())
         }
         Action::Move { from, to } => format!("move a man {from} -> {to}"),
         Action::Explore { from, via, at } if from == via => format!("man at {from} explores {at}"),
@@ -50,7 +50,7 @@ pub fn describe(st: &State, _seat: Seat, a: &Action) -> String {
         Action::LoseMan => "lose a man".into(),
         Action::LoseBase => "lose the base".into(),
         Action::LoseRoad { a, b } => format!("lose the road {a}-{b}"),
-        Action::NameAction { card } => format!("name {}", card.name()),
+        Action::NameAction { card } => format!("name {}", card.label()),
         Action::ActFirst => "act first".into(),
         Action::ActLast => "act last".into(),
         Action::SpendFoodMove { from, to } => format!("1 food: move a man {from} -> {to}"),
@@ -58,6 +58,94 @@ pub fn describe(st: &State, _seat: Seat, a: &Action) -> String {
         Action::SpendPlasticRoad { a, b } => format!("1 plastic: road {a}-{b}"),
         Action::EndTurn => "end the turn".into(),
     }
+}
+
+/// `a` as the log tells it after the mover's name: third person, past tense.
+pub fn log_text(st: &State, a: &Action) -> String {
+    match a {
+        Action::DrawFrom { victim } => format!("drew a random card from {}", n(*victim)),
+        Action::Show { card: Card::Ai } => "showed AI: the age ends (-3)".into(),
+        Action::Show { card } if st.star_active() => {
+            format!("showed {} (star: everybody acts)", card.label())
+        }
+        Action::Show { card } => format!("showed {}", card.label()),
+        Action::Pair { card } => format!("played a pair of {}", card.label()),
+        Action::AiPair { card } => format!("played AI + {} (its pair action)", card.label()),
+        Action::Move { from, to } => format!("moved a man {from} -> {to}"),
+        Action::Explore { from, via, at } if from == via => {
+            format!("explored {at} with the man at {from}")
+        }
+        Action::Explore { from, via, at } => {
+            format!("moved the man at {from} to {via} and explored {at}")
+        }
+        Action::Stop => "stopped there".into(),
+        Action::Road { a, b } => format!("placed a road {a}-{b}"),
+        Action::BuildRoads => "chose to build roads".into(),
+        Action::BuildBase => "chose to build a base".into(),
+        Action::Base { at } => format!("placed a base at {at}"),
+        Action::Harvest { at } => format!("harvested the tile {at}"),
+        Action::HarvestAll { resource } => format!("harvested all {}", resource.name()),
+        Action::AllAliens => "used all their alien abilities".into(),
+        Action::UseAlien { at } => format!("used the alien ability at {at}"),
+        Action::Fill { resource } => format!("filled the {} track", resource.name()),
+        Action::Teleport { to } => format!("teleported a man to {to}"),
+        Action::MenAt { at } => format!("put men onto {at}"),
+        Action::Rob { at, victim } => format!("robbed {} at {at}", n(*victim)),
+        Action::Take { resource } => format!("took 1 {}", resource.name()),
+        Action::Attack { at, victim } => format!("attacked {} at {at}", n(*victim)),
+        Action::PayMetal => "paid 1 metal".into(),
+        Action::LoseMan => "lost a man".into(),
+        Action::LoseBase => "lost the base".into(),
+        Action::LoseRoad { a, b } => format!("lost the road {a}-{b}"),
+        Action::NameAction { card } => format!("named {}", card.label()),
+        Action::ActFirst => "chose to act first".into(),
+        Action::ActLast => "chose to act last".into(),
+        Action::SpendFoodMove { from, to } => format!("paid 1 food to move a man {from} -> {to}"),
+        Action::SpendFoodMan { at } => format!("paid 1 food for a man onto {at}"),
+        Action::SpendPlasticRoad { a, b } => format!("paid 1 plastic for a road {a}-{b}"),
+        Action::EndTurn => "ended the turn".into(),
+    }
+}
+
+/// What on the board picture `a` involves: tiles and open positions (`hex:q<q>r<r>`),
+/// players (`seat:<n>`) and cards of the mover's hand (`card:<name>`).
+pub fn targets(a: &Action) -> Vec<String> {
+    use super::picture::{card_target, hex_target as h, seat_target};
+    let mut out: Vec<String> = match a {
+        Action::DrawFrom { victim } => vec![seat_target(*victim)],
+        Action::Show { card } | Action::Pair { card } => vec![card_target(*card)],
+        Action::AiPair { card } => vec![card_target(Card::Ai), card_target(*card)],
+        Action::Move { from, to } | Action::SpendFoodMove { from, to } => vec![h(*from), h(*to)],
+        Action::Explore { from, via, at } => vec![h(*from), h(*via), h(*at)],
+        Action::Road { a, b } | Action::LoseRoad { a, b } | Action::SpendPlasticRoad { a, b } => {
+            vec![h(*a), h(*b)]
+        }
+        Action::Base { at }
+        | Action::Harvest { at }
+        | Action::UseAlien { at }
+        | Action::MenAt { at }
+        | Action::SpendFoodMan { at } => vec![h(*at)],
+        Action::Teleport { to } => vec![h(*to)],
+        Action::Rob { at, victim } | Action::Attack { at, victim } => {
+            vec![h(*at), seat_target(*victim)]
+        }
+        Action::Stop
+        | Action::BuildRoads
+        | Action::BuildBase
+        | Action::HarvestAll { .. }
+        | Action::AllAliens
+        | Action::Fill { .. }
+        | Action::Take { .. }
+        | Action::PayMetal
+        | Action::LoseMan
+        | Action::LoseBase
+        | Action::NameAction { .. }
+        | Action::ActFirst
+        | Action::ActLast
+        | Action::EndTurn => Vec::new(),
+    };
+    out.dedup();
+    out
 }
 
 pub(super) fn job_text(job: &Job) -> String {
@@ -158,7 +246,7 @@ pub fn render(game: &Sp4x, st: &State, viewer: Viewer) -> String {
                     .first()
                     .and_then(|f| {
                         f.stack.last().map(|j| {
-                            format!("{} ({}'s {})", job_text(j), n(f.actor), f.card.name())
+                            format!("{} ({}'s {})", job_text(j), n(f.actor), f.card.label())
                         })
                     })
                     .unwrap_or_default(),
@@ -197,7 +285,7 @@ pub fn render(game: &Sp4x, st: &State, viewer: Viewer) -> String {
             o,
             "  {:>8} {:<26} {}",
             t.hex.to_string(),
-            t.kind.name(),
+            t.kind.label(),
             pieces.join(", ")
         );
     }
@@ -246,7 +334,7 @@ pub fn render(game: &Sp4x, st: &State, viewer: Viewer) -> String {
             if p.plan_out { "  [grand plan out]" } else { "" }
         );
     }
-    let top = st.deck.first().map_or("-", |c| c.name());
+    let top = st.deck.first().map_or("-", |c| c.label());
     let _ = writeln!(
         o,
         "\nDeck: {} cards, top {}{}. Tile stack: {} tiles, top {}.",
@@ -258,9 +346,9 @@ pub fn render(game: &Sp4x, st: &State, viewer: Viewer) -> String {
             ""
         },
         st.tile_stack.len(),
-        st.tile_stack.first().map_or("-", |t| t.name())
+        st.tile_stack.first().map_or("-".to_string(), |t| t.label())
     );
-    let disc: Vec<&str> = st.discard.iter().map(|c| c.name()).collect();
+    let disc: Vec<&str> = st.discard.iter().map(|c| c.label()).collect();
     let _ = writeln!(
         o,
         "Discard: {}",
@@ -274,7 +362,7 @@ pub fn render(game: &Sp4x, st: &State, viewer: Viewer) -> String {
         let hand: Vec<&str> = st
             .players
             .get(s)
-            .map(|p| p.hand.iter().map(|c| c.name()).collect())
+            .map(|p| p.hand.iter().map(|c| c.label()).collect())
             .unwrap_or_default();
         let _ = writeln!(
             o,
@@ -296,7 +384,7 @@ pub fn render(game: &Sp4x, st: &State, viewer: Viewer) -> String {
                 let _ = writeln!(
                     o,
                     "  you drew {} from {} (age {})",
-                    r.card.name(),
+                    r.card.label(),
                     n(r.victim),
                     r.age
                 );
@@ -305,7 +393,7 @@ pub fn render(game: &Sp4x, st: &State, viewer: Viewer) -> String {
                     o,
                     "  {} drew your {} (age {})",
                     n(r.thief),
-                    r.card.name(),
+                    r.card.label(),
                     r.age
                 );
             }

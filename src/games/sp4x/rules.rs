@@ -282,7 +282,7 @@ pub(super) fn illegal(st: &State, a: &Action) -> RuleError {
             {
                 return RuleError::new(
                     "card_not_in_hand",
-                    format!("you hold no {} card", card.name()),
+                    format!("you hold no {} card", card.label()),
                 );
             }
             Action::AiPair { .. } if count(Card::Ai) == 0 => {
@@ -291,7 +291,7 @@ pub(super) fn illegal(st: &State, a: &Action) -> RuleError {
             Action::Pair { card } if count(card) < 2 || card == Card::Ai => {
                 return RuleError::new(
                     "no_pair",
-                    format!("you do not hold two {} cards", card.name()),
+                    format!("you do not hold two {} cards", card.label()),
                 );
             }
             _ => {}
@@ -360,7 +360,7 @@ fn draw_top(st: &mut State, p: Seat) {
             pl.hand.push(c);
             pl.hand.sort_unstable();
         }
-        st.event(format!("{} draws the face-up {}", name(p), c.name()));
+        st.event(format!("{} draws the face-up {}", name(p), c.label()));
     }
 }
 
@@ -446,7 +446,7 @@ fn exec_main(d: &Data, st: &mut State, a: &Action) {
             st.step = Step::Resources;
         }
         Action::Show { card } => {
-            st.event(format!("{} shows {}", name(p), card.name()));
+            st.event(format!("{} shows {}", name(p), card.label()));
             let mut f = frame(p, card, false, Scoring::Nothing, single_stack(d, card));
             f.draw_after = true;
             st.frames = vec![f];
@@ -457,7 +457,7 @@ fn exec_main(d: &Data, st: &mut State, a: &Action) {
             remove_card(st, p, card);
             st.discard.push(card);
             st.discard.push(card);
-            st.event(format!("{} plays a pair of {}", name(p), card.name()));
+            st.event(format!("{} plays a pair of {}", name(p), card.label()));
             st.frames = vec![frame(
                 p,
                 card,
@@ -468,7 +468,7 @@ fn exec_main(d: &Data, st: &mut State, a: &Action) {
             st.step = Step::Frames;
         }
         Action::AiPair { card } => {
-            st.event(format!("{} plays ai with {}", name(p), card.name()));
+            st.event(format!("{} plays ai with {}", name(p), card.label()));
             st.frames = vec![frame(
                 p,
                 card,
@@ -498,14 +498,14 @@ fn star_procedure(d: &Data, st: &mut State, p: Seat, c: Card) {
             st.event(format!(
                 "Star: {} shows {}; {} lays a copy",
                 name(p),
-                c.name(),
+                c.label(),
                 name(q)
             ));
         }
         None => st.event(format!(
             "Star: {} shows {}; nobody else holds one",
             name(p),
-            c.name()
+            c.label()
         )),
     }
     st.step = Step::Frames;
@@ -683,7 +683,7 @@ fn finish_frame(d: &Data, st: &mut State, f: &Frame) {
             base + b
         }
     };
-    add_score(st, p, pts, &format!("scores {}", f.card.name()));
+    add_score(st, p, pts, &format!("scores {}", f.card.label()));
 }
 
 fn end_age(d: &Data, st: &mut State, ender: Seat) {

@@ -28,6 +28,21 @@ impl Card {
     /// The basic actions ("grundhandlinger") a grand plan may name.
     pub const BASIC: [Card; 4] = [Card::MoveExplore, Card::Exploit, Card::Build, Card::Men];
 
+    /// The card as people call it ("move & explore"), for texts and the log.
+    pub fn label(self) -> &'static str {
+        match self {
+            Card::MoveExplore => "move & explore",
+            Card::Exploit => "exploit",
+            Card::Build => "build",
+            Card::Men => "men",
+            Card::Steal => "steal",
+            Card::War => "war",
+            Card::GrandPlan => "grand plan",
+            Card::Ai => "AI",
+            Card::Star => "star",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Card::MoveExplore => "move_explore",
@@ -121,6 +136,13 @@ impl TileKind {
     }
 
     /// Two-letter code for the text map.
+    /// The tile as people call it ("plastic steppe", "alien clone pool").
+    pub fn label(self) -> String {
+        self.name()
+            .replace("alien_civ:", "alien ")
+            .replace('_', " ")
+    }
+
     pub fn code(self) -> &'static str {
         match self {
             TileKind::Mothership => "MS",

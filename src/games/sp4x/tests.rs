@@ -1074,14 +1074,14 @@ fn leak_hands_and_drawn_card_seen_only_by_thief_and_victim() {
     let text = |v: Viewer| Sp4x.render_text(&st, v);
     for v in [Viewer::Seat(0), Viewer::Seat(1)] {
         assert!(json(v).contains("\"grand_plan\""), "{v:?} knows the card");
-        assert!(text(v).contains("grand_plan"));
+        assert!(text(v).contains("grand plan"));
     }
     for v in [Viewer::Seat(2), Viewer::Spectator] {
         assert!(
             !json(v).contains("\"grand_plan\""),
             "{v:?} must not see the drawn card"
         );
-        assert!(!text(v).contains("grand_plan"));
+        assert!(!text(v).contains("grand plan"));
         assert!(
             !json(v).contains("\"build\""),
             "{v:?} must not see seat 0's hand"

@@ -9,7 +9,7 @@ use turnpost_engine::svg::{
     self, Attr, Svg, WIDTH, points_attr, pointy_hex_center, pointy_hex_corners, recent_events,
     text_width, wrap_chars,
 };
-use turnpost_engine::{Seat, Viewer};
+use turnpost_engine::{People, Seat};
 
 use super::data::{self, Data};
 use super::render::{
@@ -37,8 +37,43 @@ fn ink(seat: Seat) -> &'static str {
     if seat == 3 { "#1a1a1a" } else { "#ffffff" }
 }
 
-fn seat_label(seat: Seat) -> String {
-    format!("Seat {}", seat + 1)
+/// The seat as the game calls it ("Seat 2"), with the person there: "Ada (Seat 2)".
+fn seat_label(people: &People, seat: Seat) -> String {
+    people.label(seat, &format!("Seat {}", seat + 1))
+}
+
+/// `text` (a phase, pending step or event, written with the game's "Seat N") with every
+/// seat named as [`seat_label`] does, in one pass so a name is never replaced again.
+fn with_names(people: &People, text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(i) = rest.find("Seat ") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 5..];
+        let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+        match digits.parse::<usize>() {
+            Ok(n) if n >= 1 && !digits.is_empty() => {
+                out.push_str(&seat_label(people, n - 1));
+                rest = &after[digits.len()..];
+            }
+            _ => {
+                out.push_str("Seat ");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A hex's click target on the picture: `hex:x3y4`.
+pub fn hex_target(x: i32, y: i32) -> String {
+    format!("hex:x{x}y{y}")
+}
+
+/// A counter's click target on the picture: `counter:12`.
+pub fn counter_target(id: u32) -> String {
+    format!("counter:{id}")
 }
 
 /// Fill, label and label colour of an explored marker.
@@ -137,12 +172,12 @@ fn standing_text(view: &View, seat: Seat) -> String {
 
 /// Who won a finished game, as far as public facts tell: the last Homeworld standing, or
 /// the highest value at the round cap (a tie there is broken by secret banked CP).
-fn verdict(view: &View) -> String {
+fn verdict(view: &View, people: &People) -> String {
     let alive: Vec<Seat> = (0..view.alive.len()).filter(|&s| view.alive[s]).collect();
     if let [one] = alive.as_slice() {
         return format!(
             "Game over: {} wins, the last Homeworld standing",
-            seat_label(*one)
+            seat_label(people, *one)
         );
     }
     let total = |s: Seat| {
@@ -153,7 +188,7 @@ fn verdict(view: &View) -> String {
     let leaders: Vec<String> = alive
         .iter()
         .filter(|&&s| total(s) == best)
-        .map(|&s| seat_label(s))
+        .map(|&s| seat_label(people, s))
         .collect();
     match leaders.as_slice() {
         [one] => format!("Game over: {one} wins on value {best}"),
@@ -184,7 +219,7 @@ fn order_text(view: &View, line: &OrderLine) -> String {
     }
 }
 
-fn group_text(g: &GroupView) -> String {
+fn group_text(people: &People, g: &GroupView) -> String {
     let what = match (g.kind, g.count) {
         (Some(k), Some(n)) => format!("{} x{n}", k.name()),
         _ => "face-down counter".to_string(),
@@ -192,58 +227,58 @@ fn group_text(g: &GroupView) -> String {
     format!(
         "#{} {} {what} at {}",
         g.id,
-        seat_label(g.owner),
+        seat_label(people, g.owner),
         hex_name(g.x, g.y)
     )
 }
 
 /// The screen-reader description: whose turn, every seat's standing, the viewer's secrets
 /// (CP, technology, orders) and the key facts of the map.
-fn describe(view: &View, viewer: Viewer) -> String {
+fn describe(view: &View, people: &People) -> String {
+    let viewer = people.viewer();
     let mut parts = Vec::new();
     let cap = view.round_cap.map_or(String::new(), |c| format!(" of {c}"));
     parts.push(format!(
         "Space Empires 4X, round {}{cap}, {}.",
-        view.round, view.phase
+        view.round,
+        with_names(people, &view.phase)
     ));
     if !view.order.is_empty() {
-        let order: Vec<String> = view.order.iter().map(|&s| seat_label(s)).collect();
+        let order: Vec<String> = view.order.iter().map(|&s| seat_label(people, s)).collect();
         parts.push(format!("Turn order {}.", order.join(", ")));
     }
     if view.phase == OVER_PHASE {
-        parts.push(format!("{}.", verdict(view)));
+        parts.push(format!("{}.", verdict(view, people)));
     }
-    let waiting: Vec<String> = acting(view).into_iter().map(seat_label).collect();
+    let waiting: Vec<String> = acting(view)
+        .into_iter()
+        .map(|s| seat_label(people, s))
+        .collect();
     if !waiting.is_empty() {
         parts.push(format!("Waiting for {}.", waiting.join(", ")));
     }
     if let Some(p) = &view.pending {
-        parts.push(format!("{p}."));
+        parts.push(format!("{}.", with_names(people, p)));
     }
     if let Some(b) = &view.battle {
         parts.push(format!(
             "Battle at {}: {} attacks {}, combat round {}.",
             hex_name(b.x, b.y),
-            seat_label(b.attacker),
-            seat_label(b.defender),
+            seat_label(people, b.attacker),
+            seat_label(people, b.defender),
             b.round
         ));
     }
     for (seat, &alive) in view.alive.iter().enumerate() {
         let counters = view.groups.iter().filter(|g| g.owner == seat).count();
-        let you = if viewer.seat() == Some(seat) {
-            " (you)"
-        } else {
-            ""
-        };
         if alive {
             parts.push(format!(
-                "{}{you}: {}, {counters} counters.",
-                seat_label(seat),
+                "{}: {}, {counters} counters.",
+                seat_label(people, seat),
                 standing_text(view, seat)
             ));
         } else {
-            parts.push(format!("{}{you}: eliminated.", seat_label(seat)));
+            parts.push(format!("{}: eliminated.", seat_label(people, seat)));
         }
     }
     match &view.me {
@@ -271,7 +306,7 @@ fn describe(view: &View, viewer: Viewer) -> String {
                 .groups
                 .iter()
                 .filter(|g| Some(g.owner) == viewer.seat())
-                .map(group_text)
+                .map(|g| group_text(people, g))
                 .collect();
             if !mine.is_empty() {
                 parts.push(format!("Your counters: {}.", mine.join("; ")));
@@ -283,7 +318,7 @@ fn describe(view: &View, viewer: Viewer) -> String {
         .groups
         .iter()
         .filter(|g| Some(g.owner) != viewer.seat())
-        .map(group_text)
+        .map(|g| group_text(people, g))
         .collect();
     if !others.is_empty() {
         parts.push(format!("Other counters: {}.", others.join("; ")));
@@ -506,13 +541,14 @@ fn draw_map(svg: &mut Svg, view: &View, top: f64) -> f64 {
                 ("fill", "#0e1424".into()),
             ],
         );
+        // Each hex with its labels is one click target.
         for h in &cells {
             let (cx, cy) = g.centre(h.x, h.y, x0, rows_top);
+            let target = hex_target(h.x, h.y);
+            svg.open("g", &[("data-target", (&target).into())]);
             draw_hex(svg, &g, h, cx, cy);
-        }
-        for h in &cells {
-            let c = g.centre(h.x, h.y, x0, rows_top);
-            draw_hex_content(svg, &g, view, h, c);
+            draw_hex_content(svg, &g, view, h, (cx, cy));
+            svg.close("g");
         }
         if let Some(b) = &view.battle
             && b.x >= x0
@@ -536,11 +572,11 @@ fn draw_map(svg: &mut Svg, view: &View, top: f64) -> f64 {
     y
 }
 
-fn draw_counter(svg: &mut Svg, d: Option<&Data>, viewer: Viewer, gr: &GroupView, x: f64, y: f64) {
-    let mine = viewer.seat() == Some(gr.owner);
+fn draw_counter(svg: &mut Svg, d: Option<&Data>, people: &People, gr: &GroupView, x: f64, y: f64) {
+    let mine = people.is_viewer(gr.owner);
     let open = gr.kind.is_some() && gr.count.is_some();
     let class = if open { "counter" } else { "counter face-down" };
-    let mut tip = group_text(gr);
+    let mut tip = group_text(people, gr);
     if mine {
         if !gr.face_up && gr.kind.is_some_and(UnitKind::hides) {
             tip.push_str(", face down to the others");
@@ -558,7 +594,11 @@ fn draw_counter(svg: &mut Svg, d: Option<&Data>, viewer: Viewer, gr: &GroupView,
     if let Some(c) = gr.cargo {
         tip.push_str(&format!(", carrying {}", c.name()));
     }
-    svg.open("g", &[("class", class.into())]);
+    let target = counter_target(gr.id);
+    svg.open(
+        "g",
+        &[("class", class.into()), ("data-target", (&target).into())],
+    );
     svg.text_el("title", &[], &tip);
     let (fill, stroke, text_fill) = if open {
         (colour(gr.owner), "#111111", ink(gr.owner))
@@ -635,7 +675,7 @@ fn draw_counter(svg: &mut Svg, d: Option<&Data>, viewer: Viewer, gr: &GroupView,
 }
 
 /// Every counter, grouped by hex (west to east within each row, rows top to bottom).
-fn draw_counters(svg: &mut Svg, d: Option<&Data>, view: &View, viewer: Viewer, top: f64) -> f64 {
+fn draw_counters(svg: &mut Svg, d: Option<&Data>, view: &View, people: &People, top: f64) -> f64 {
     svg.text(
         MARGIN,
         top + 14.0,
@@ -688,7 +728,7 @@ fn draw_counters(svg: &mut Svg, d: Option<&Data>, view: &View, viewer: Viewer, t
                 x = MARGIN + 16.0;
                 y += row_h;
             }
-            draw_counter(svg, d, viewer, gr, x, y);
+            draw_counter(svg, d, people, gr, x, y);
             x += COUNTER_W + 3.0;
         }
         x += 12.0;
@@ -696,7 +736,8 @@ fn draw_counters(svg: &mut Svg, d: Option<&Data>, view: &View, viewer: Viewer, t
     y + row_h + 4.0
 }
 
-fn draw_header(svg: &mut Svg, view: &View, viewer: Viewer) -> f64 {
+fn draw_header(svg: &mut Svg, view: &View, people: &People) -> f64 {
+    let viewer = people.viewer();
     let cap = view.round_cap.map_or(String::new(), |c| format!(" of {c}"));
     svg.text_el(
         "text",
@@ -710,18 +751,18 @@ fn draw_header(svg: &mut Svg, view: &View, viewer: Viewer) -> f64 {
         &format!("Space Empires 4X \u{2013} round {}{cap}", view.round),
     );
     let who = match viewer.seat() {
-        Some(s) if s < view.alive.len() => format!("{}'s view", seat_label(s)),
+        Some(s) if s < view.alive.len() => format!("your view: Seat {}", s + 1),
         _ => "spectator's view".to_string(),
     };
     svg.text(WIDTH - MARGIN, 24.0, 12.0, "end", "#555555", &who);
     let mut y = 44.0;
     let mut lines = vec![if view.phase == OVER_PHASE {
-        verdict(view)
+        verdict(view, people)
     } else {
-        format!("Now: {}", view.phase)
+        format!("Now: {}", with_names(people, &view.phase))
     }];
     if let Some(p) = &view.pending {
-        lines.push(format!("Pending: {p}"));
+        lines.push(format!("Pending: {}", with_names(people, p)));
     }
     if let Some(b) = &view.battle {
         let plans: Vec<String> = [b.attacker, b.defender]
@@ -730,7 +771,7 @@ fn draw_header(svg: &mut Svg, view: &View, viewer: Viewer) -> f64 {
             .map(|(s, done)| {
                 format!(
                     "{} {}",
-                    seat_label(s),
+                    seat_label(people, s),
                     if done { "has planned" } else { "plans" }
                 )
             })
@@ -738,14 +779,14 @@ fn draw_header(svg: &mut Svg, view: &View, viewer: Viewer) -> f64 {
         lines.push(format!(
             "Battle at {}: {} attacks {}, combat round {} ({})",
             hex_name(b.x, b.y),
-            seat_label(b.attacker),
-            seat_label(b.defender),
+            seat_label(people, b.attacker),
+            seat_label(people, b.defender),
             b.round,
             plans.join(", ")
         ));
     }
     if !view.order.is_empty() {
-        let order: Vec<String> = view.order.iter().map(|&s| seat_label(s)).collect();
+        let order: Vec<String> = view.order.iter().map(|&s| seat_label(people, s)).collect();
         lines.push(format!("Turn order: {}", order.join(", ")));
     }
     for line in lines {
@@ -757,7 +798,8 @@ fn draw_header(svg: &mut Svg, view: &View, viewer: Viewer) -> f64 {
     y
 }
 
-fn draw_players(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
+fn draw_players(svg: &mut Svg, view: &View, people: &People, top: f64) -> f64 {
+    let viewer = people.viewer();
     let waiting = acting(view);
     let turn_of = (view.pending.is_none() && view.battle.is_none() && is_turn_phase(&view.phase))
         .then_some(view.current_player);
@@ -772,7 +814,7 @@ fn draw_players(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
                     ("x", (MARGIN - 4.0).into()),
                     ("y", row_top.into()),
                     ("width", (WIDTH - 2.0 * MARGIN + 8.0).into()),
-                    ("height", 20.0.into()),
+                    ("height", 34.0.into()),
                     ("rx", 4.0.into()),
                     ("fill", "#ece8da".into()),
                 ],
@@ -790,11 +832,7 @@ fn draw_players(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
                 ("fill", colour(seat).into()),
             ],
         );
-        let name = if you {
-            format!("{} (you)", seat_label(seat))
-        } else {
-            seat_label(seat)
-        };
+        let name = svg::fit_text(&seat_label(people, seat), 12.0, 400.0);
         svg.text_el(
             "text",
             &[
@@ -813,12 +851,12 @@ fn draw_players(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
             "eliminated".to_string()
         };
         svg.text(
-            MARGIN + 110.0,
-            row_top + 15.0,
-            12.0,
+            MARGIN + 20.0,
+            row_top + 30.0,
+            11.0,
             "start",
             "#222222",
-            &standing,
+            &svg::fit_text(&standing, 11.0, WIDTH - 2.0 * MARGIN - 20.0),
         );
         let status = if waiting.contains(&seat) {
             if view.battle.is_some() {
@@ -843,7 +881,7 @@ fn draw_players(svg: &mut Svg, view: &View, viewer: Viewer, top: f64) -> f64 {
             "#222222",
             &status,
         );
-        y += 22.0;
+        y += 36.0;
     }
     y + 4.0
 }
@@ -1057,22 +1095,49 @@ fn draw_legend(svg: &mut Svg, top: f64) -> f64 {
     y + 10.0
 }
 
-/// The picture of `view` for `viewer`.
-pub fn picture(view: &View, viewer: Viewer) -> String {
+/// Where the game stands in a few words: the result, whose step it is, or who is awaited.
+fn status_text(view: &View, people: &People) -> String {
+    if view.phase == OVER_PHASE {
+        return verdict(view, people);
+    }
+    if let Some(p) = &view.pending {
+        return with_names(people, p);
+    }
+    let waiting: Vec<String> = acting(view)
+        .into_iter()
+        .map(|s| seat_label(people, s))
+        .collect();
+    if view.battle.is_some() && !waiting.is_empty() {
+        return format!("battle plans awaited from {}", waiting.join(" and "));
+    }
+    if view.phase == ECON_PHASE {
+        return if waiting.is_empty() {
+            "Economic Phase: every order is in".to_string()
+        } else {
+            format!("Economic Phase: orders awaited from {}", waiting.join(", "))
+        };
+    }
+    with_names(people, &view.phase)
+}
+
+/// The picture of `view` for the viewer of `people`, naming every seat's person.
+pub fn picture(view: &View, people: &People) -> String {
     let d = data::load().ok();
     let title = format!(
-        "Space Empires 4X \u{2013} round {}, {}",
-        view.round, view.phase
+        "Space Empires 4X \u{2013} round {}: {}",
+        view.round,
+        status_text(view, people)
     );
-    let mut svg = Svg::new(100.0, &title, &describe(view, viewer));
-    let mut y = draw_header(&mut svg, view, viewer);
-    y = draw_players(&mut svg, view, viewer, y);
+    let mut svg = Svg::new(100.0, &title, &describe(view, people));
+    let mut y = draw_header(&mut svg, view, people);
+    y = draw_players(&mut svg, view, people, y);
     y = draw_map(&mut svg, view, y);
-    y = draw_counters(&mut svg, d, view, viewer, y);
+    y = draw_counters(&mut svg, d, view, people, y);
     if let Some(me) = &view.me {
         y = draw_empire(&mut svg, d, view, me, y);
     }
-    y = recent_events(&mut svg, &view.events, y, "#1a1a1a", "#333333") + 8.0;
+    let events: Vec<String> = view.events.iter().map(|e| with_names(people, e)).collect();
+    y = recent_events(&mut svg, &events, y, "#1a1a1a", "#333333") + 8.0;
     y = draw_legend(&mut svg, y);
     svg.set_height(y.ceil());
     svg.finish()

@@ -510,12 +510,20 @@ impl Game for SpaceEmpires4x {
     }
 
     fn board_svg(&self, view: &render::View, people: &People) -> String {
-        let viewer = people.viewer();
-        board::picture(view, viewer)
+        board::picture(view, people)
+    }
+
+    /// Counters as `counter:<id>`, hexes as `hex:x<x>y<y>` (see the picture).
+    fn action_targets(&self, _state: &State, _seat: Seat, action: &Action) -> Vec<String> {
+        render::targets(action)
     }
 
     fn describe_action(&self, state: &State, _seat: Seat, action: &Action) -> String {
         render::describe(state, action)
+    }
+
+    fn log_text(&self, state: &State, _seat: Seat, action: &Action) -> String {
+        render::log_text(state, action)
     }
 
     fn render_text(&self, state: &State, viewer: Viewer) -> String {

@@ -327,6 +327,97 @@ pub fn describe(s: &State, a: &Action) -> String {
     }
 }
 
+/// `a` as the log tells it after the mover's name: third person, past tense.
+pub fn log_text(s: &State, a: &Action) -> String {
+    let gname = |id: &u32| match s.group(*id) {
+        Some(g) => format!("#{id} ({})", g.kind.name()),
+        None => format!("#{id}"),
+    };
+    match a {
+        Action::ChooseHomeworld { x, y } => format!("placed their Homeworld at ({x},{y})"),
+        Action::Move { groups, x, y } => {
+            let l: Vec<String> = groups.iter().map(|g| format!("#{g}")).collect();
+            format!("moved {} to ({x},{y})", l.join("+"))
+        }
+        Action::Split { group, count } => {
+            format!("split {count} ship(s) off {}", gname(group))
+        }
+        Action::Merge { group, into } => format!("merged #{group} into #{into}"),
+        Action::Peek { group, x, y } => format!("peeked at ({x},{y}) with cruiser #{group}"),
+        Action::RevealPeek => "revealed the peeked marker".into(),
+        Action::HidePeek => "left the peeked marker face down".into(),
+        Action::PickUp { group } => format!("picked up the marker with miner #{group}"),
+        Action::Deposit { group } => format!("delivered the load of miner #{group}"),
+        Action::EndMovement => "ended movement".into(),
+        Action::Fight { x, y, defender } => {
+            format!("chose to fight Seat {} at ({x},{y})", defender + 1)
+        }
+        Action::Bombard { x, y } => format!("bombarded the colony at ({x},{y})"),
+        Action::EndCombat => "ended combat".into(),
+        Action::Screen { group } => format!("screened one ship of {}", gname(group)),
+        Action::Retreat { group, count, x, y } => {
+            format!(
+                "ordered {count} ship(s) of {} to retreat to ({x},{y})",
+                gname(group)
+            )
+        }
+        Action::Target { group } => format!("chose to fire at {} first", gname(group)),
+        Action::SubmitPlan => "completed the battle plan".into(),
+        Action::LostInSpace { x, y } => format!("sent the lost ships to ({x},{y})"),
+        Action::Explore { x, y } => format!("explored ({x},{y})"),
+        Action::Colonise { group } => format!("landed colony ship #{group}"),
+        Action::EndExploration => "ended the turn".into(),
+        Action::Bid { cp } => format!("bid {cp} CP"),
+        Action::Research { tech } => format!("ordered research in {}", tech.name()),
+        Action::Build { unit, x, y } => format!("ordered a {} built at ({x},{y})", unit.name()),
+        Action::Scuttle { group } => format!("ordered one ship of {} scuttled", gname(group)),
+        Action::SubmitOrders => "submitted the orders".into(),
+        Action::SetTurnOrder { order } => {
+            let l: Vec<String> = order.iter().map(|p| format!("Seat {}", p + 1)).collect();
+            format!("set the turn order {}", l.join(", "))
+        }
+    }
+}
+
+/// What on the board picture `a` involves: its counters and hexes.
+pub fn targets(a: &Action) -> Vec<String> {
+    use super::board::{counter_target as c, hex_target as h};
+    match a {
+        Action::ChooseHomeworld { x, y }
+        | Action::Fight { x, y, .. }
+        | Action::Bombard { x, y }
+        | Action::LostInSpace { x, y }
+        | Action::Explore { x, y }
+        | Action::Build { x, y, .. } => vec![h(*x, *y)],
+        Action::Move { groups, x, y } => {
+            let mut v: Vec<String> = groups.iter().map(|g| c(*g)).collect();
+            v.push(h(*x, *y));
+            v
+        }
+        Action::Peek { group, x, y } | Action::Retreat { group, x, y, .. } => {
+            vec![c(*group), h(*x, *y)]
+        }
+        Action::Merge { group, into } => vec![c(*group), c(*into)],
+        Action::Split { group, .. }
+        | Action::PickUp { group }
+        | Action::Deposit { group }
+        | Action::Screen { group }
+        | Action::Target { group }
+        | Action::Colonise { group }
+        | Action::Scuttle { group } => vec![c(*group)],
+        Action::RevealPeek
+        | Action::HidePeek
+        | Action::EndMovement
+        | Action::EndCombat
+        | Action::SubmitPlan
+        | Action::EndExploration
+        | Action::Bid { .. }
+        | Action::Research { .. }
+        | Action::SubmitOrders
+        | Action::SetTurnOrder { .. } => Vec::new(),
+    }
+}
+
 /// Five characters for one hex: terrain/colony (3) and whose units are there (2).
 fn cell_text(s: &State, i: usize, me: Option<Seat>) -> String {
     let c = &s.cells[i];

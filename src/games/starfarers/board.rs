@@ -10,8 +10,8 @@ use super::data::{Chip, Data, Resource, Resources};
 use super::render::{PlayerView, ShipView, View};
 use super::state::ShipKind;
 use turnpost_engine::hex::Hex;
-use turnpost_engine::svg::{Svg, WIDTH, num, recent_events, text_width, wrap_chars};
-use turnpost_engine::{Seat, Viewer};
+use turnpost_engine::svg::{Svg, WIDTH, fit_text, num, recent_events, text_width, wrap_chars};
+use turnpost_engine::{People, Seat, Viewer};
 
 /// Seat colours, in seat order (players A to D), and the neutral home's grey.
 const SEAT_FILL: [&str; 4] = ["#e53935", "#1e88e5", "#f4f4f4", "#fb8c00"];
@@ -21,6 +21,29 @@ const GRID: &str = "#263a55";
 const INK: &str = "#1b2530";
 const MUTED: &str = "#52606d";
 const SQRT3: f64 = 1.732_050_807_568_877_2;
+/// Margins of the map for the coordinate numbers along its edges.
+const EDGE_X: f64 = 16.0;
+const EDGE_Y: f64 = 13.0;
+
+/// An intersection's click target: `node:r12c30`, its name on the map's coordinates.
+pub fn node_target(d: &Data, n: usize) -> String {
+    format!("node:{}", super::render::node_label(d, n))
+}
+
+/// A ship's click target: `ship:3`.
+pub fn ship_target(id: u32) -> String {
+    format!("ship:{id}")
+}
+
+/// A planet's click target: `planet:7`.
+pub fn planet_target(p: usize) -> String {
+    format!("planet:{p}")
+}
+
+/// A player's click target (their panel): `seat:1`.
+pub fn seat_target(seat: Seat) -> String {
+    format!("seat:{seat}")
+}
 
 fn seat_fill(owner: usize) -> &'static str {
     SEAT_FILL.get(owner).copied().unwrap_or(NEUTRAL)
@@ -92,12 +115,13 @@ impl Geometry {
         if d.cells.is_empty() {
             (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
         }
-        let s = (WIDTH - 12.0) / (x1 - x0);
+        // Room around the map for the row (left, right) and column (top, bottom) numbers.
+        let s = (WIDTH - 12.0 - 2.0 * EDGE_X) / (x1 - x0);
         Geometry {
             s,
-            ox: 6.0 - x0 * s,
-            oy: top + 6.0 - y0 * s,
-            height: (y1 - y0) * s + 12.0,
+            ox: 6.0 + EDGE_X - x0 * s,
+            oy: top + 6.0 + EDGE_Y - y0 * s,
+            height: (y1 - y0) * s + 12.0 + 2.0 * EDGE_Y,
         }
     }
 
@@ -160,17 +184,48 @@ fn map_text(svg: &mut Svg, x: f64, y: f64, size: f64, fill: &str, s: &str) {
     );
 }
 
-fn player_name(v: &View, owner: usize) -> String {
-    v.players
-        .iter()
-        .find(|p| p.seat == owner)
-        .map_or_else(|| "the neutral home".to_string(), |p| p.name.clone())
+/// A seat as the game calls it ("Player A") with the person there: "Ada (Player A)".
+fn player_name(v: &View, people: &People, owner: usize) -> String {
+    v.players.iter().find(|p| p.seat == owner).map_or_else(
+        || "the neutral home".to_string(),
+        |p| people.label(p.seat, &p.name),
+    )
 }
 
-fn names(v: &View, seats: &[Seat]) -> String {
+/// A log line (written with the game's "Player A") with every player named as
+/// [`player_name`] does, in one pass so a name is never replaced twice.
+fn with_names(v: &View, people: &People, text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(i) = rest.find("Player ") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 7..];
+        let seat = after
+            .chars()
+            .next()
+            .filter(char::is_ascii_uppercase)
+            .map(|c| (c as u8 - b'A') as usize)
+            .filter(|&s| v.players.iter().any(|p| p.seat == s))
+            .filter(|_| !after.chars().nth(1).is_some_and(char::is_alphanumeric));
+        match seat {
+            Some(s) => {
+                out.push_str(&player_name(v, people, s));
+                rest = &after[1..];
+            }
+            None => {
+                out.push_str("Player ");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn names(v: &View, people: &People, seats: &[Seat]) -> String {
     seats
         .iter()
-        .map(|&s| player_name(v, s))
+        .map(|&s| player_name(v, people, s))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -180,12 +235,12 @@ fn is_over(v: &View) -> bool {
 }
 
 /// Whose move it is, or who won.
-fn status_line(v: &View) -> String {
+fn status_line(v: &View, people: &People) -> String {
     if is_over(v) {
         return match v.winner {
             Some(w) => format!(
                 "Game over: {} wins with {} VP",
-                player_name(v, w),
+                player_name(v, people, w),
                 v.players.iter().find(|p| p.seat == w).map_or(0, |p| p.vp)
             ),
             None => {
@@ -198,19 +253,19 @@ fn status_line(v: &View) -> String {
                     .collect();
                 format!(
                     "Game over at the turn limit: best {} with {best} VP",
-                    names(v, &top)
+                    names(v, people, &top)
                 )
             }
         };
     }
     if v.to_act == [v.current] || v.to_act.is_empty() {
-        format!("{} to play: {}", player_name(v, v.current), v.phase)
+        format!("{} to play: {}", player_name(v, people, v.current), v.phase)
     } else {
         format!(
             "{} to act: {} ({}'s turn)",
-            names(v, &v.to_act),
+            names(v, people, &v.to_act),
             v.phase,
-            player_name(v, v.current)
+            player_name(v, people, v.current)
         )
     }
 }
@@ -223,29 +278,42 @@ fn chip_words(c: Chip) -> String {
     }
 }
 
-fn offer_words(v: &View) -> Option<String> {
+fn offer_words(v: &View, people: &People) -> Option<String> {
     let o = v.offer.as_ref()?;
     Some(match (&o.give, &o.get) {
+        // The recipient is told plainly that the offer waits for their answer.
+        (Some(give), Some(get)) if v.viewer == Viewer::Seat(o.to) => format!(
+            "Trade offer to you from {}: you get {} for {}. It awaits your answer: accept or decline",
+            player_name(v, people, o.from),
+            give.describe(),
+            get.describe()
+        ),
         (Some(give), Some(get)) => format!(
             "Trade offer: {} gives {} to {} for {}",
-            player_name(v, o.from),
+            player_name(v, people, o.from),
             give.describe(),
-            player_name(v, o.to),
+            player_name(v, people, o.to),
             get.describe()
         ),
         _ => format!(
             "Trade offer pending from {} to {} (terms seen only by them)",
-            player_name(v, o.from),
-            player_name(v, o.to)
+            player_name(v, people, o.from),
+            player_name(v, people, o.to)
         ),
     })
 }
 
-fn title_and_desc(v: &View) -> (String, String) {
+fn title_and_desc(v: &View, people: &People) -> (String, String) {
+    let awaits = match &v.offer {
+        Some(o) if v.viewer == Viewer::Seat(o.to) && !is_over(v) => {
+            "; a trade offer awaits your answer"
+        }
+        _ => "",
+    };
     let short = if is_over(v) {
-        status_line(v)
+        status_line(v, people)
     } else {
-        format!("turn {}, {}", v.turn, status_line(v))
+        format!("turn {}, {}{awaits}", v.turn, status_line(v, people))
     };
     let title = format!("The Starfarers of Catan: {short}");
     let mut s: Vec<String> = Vec::new();
@@ -254,7 +322,7 @@ fn title_and_desc(v: &View) -> (String, String) {
         v.turn,
         v.turn_limit.map_or(String::new(), |l| format!(" of {l}"))
     ));
-    s.push(format!("{}.", status_line(v)));
+    s.push(format!("{}.", status_line(v, people)));
     if let Some((a, b)) = v.dice {
         s.push(format!("Dice {a} and {b}."));
     }
@@ -271,7 +339,7 @@ fn title_and_desc(v: &View) -> (String, String) {
     for p in &v.players {
         let mut line = format!(
             "{}: {} VP, {} cards, {} colonies, {} spaceports, {} trade stations, boosters {}, cannons {}, freight rings {}, fame {}",
-            p.name,
+            player_name(v, people, p.seat),
             p.vp,
             p.cards_in_hand,
             p.colonies,
@@ -299,24 +367,27 @@ fn title_and_desc(v: &View) -> (String, String) {
     {
         s.push(format!(
             "You are {}; your hand: {}.",
-            player_name(v, me),
+            v.players
+                .iter()
+                .find(|p| p.seat == me)
+                .map_or(String::new(), |p| p.name.clone()),
             hand.describe()
         ));
     }
-    if let Some(o) = offer_words(v) {
+    if let Some(o) = offer_words(v, people) {
         s.push(format!("{o}."));
     }
     let mut places: Vec<String> = v
         .places
         .iter()
-        .map(|p| format!("{} at {}", p.what, p.label))
+        .map(|p| format!("{} at {}", with_names(v, people, &p.what), p.label))
         .collect();
     places.extend(v.ships.iter().map(|x| {
         format!(
             "{} #{} of {} at {}",
             x.kind.name(),
             x.id,
-            player_name(v, x.owner),
+            player_name(v, people, x.owner),
             x.label
         )
     }));
@@ -343,7 +414,9 @@ fn title_and_desc(v: &View) -> (String, String) {
             .docks
             .iter()
             .enumerate()
-            .filter_map(|(i, st)| st.map(|x| format!("dock {} {}", i + 1, player_name(v, x))))
+            .filter_map(|(i, st)| {
+                st.map(|x| format!("dock {} {}", i + 1, player_name(v, people, x)))
+            })
             .collect();
         s.push(format!(
             "{} outpost: {}, friendship token {}.",
@@ -355,7 +428,7 @@ fn title_and_desc(v: &View) -> (String, String) {
             },
             o.token_holder.map_or("not held".to_string(), |h| format!(
                 "held by {}",
-                player_name(v, h)
+                player_name(v, people, h)
             ))
         ));
     }
@@ -363,22 +436,23 @@ fn title_and_desc(v: &View) -> (String, String) {
 }
 
 /// The whole picture.
-pub fn picture(d: &Data, v: &View) -> String {
-    let (title, desc) = title_and_desc(v);
+pub fn picture(d: &Data, v: &View, people: &People) -> String {
+    let (title, desc) = title_and_desc(v, people);
     let mut svg = Svg::new(100.0, &title, &desc);
-    let mut y = header(&mut svg, v);
+    let mut y = header(&mut svg, v, people);
     y = map(&mut svg, d, v, y + 6.0);
-    y = outposts(&mut svg, v, y + 10.0);
-    y = players(&mut svg, d, v, y + 8.0);
+    y = outposts(&mut svg, v, people, y + 10.0);
+    y = players(&mut svg, d, v, people, y + 8.0);
     y = hand(&mut svg, v, y + 6.0);
-    y = offer(&mut svg, v, y + 4.0);
-    y = ships(&mut svg, d, v, y + 6.0);
-    y = recent_events(&mut svg, &v.log, y + 6.0, INK, MUTED);
+    y = offer(&mut svg, v, people, y + 4.0);
+    y = ships(&mut svg, d, v, people, y + 6.0);
+    let log: Vec<String> = v.log.iter().map(|e| with_names(v, people, e)).collect();
+    y = recent_events(&mut svg, &log, y + 6.0, INK, MUTED);
     svg.set_height(y + 10.0);
     svg.finish()
 }
 
-fn header(svg: &mut Svg, v: &View) -> f64 {
+fn header(svg: &mut Svg, v: &View, people: &People) -> f64 {
     svg.text_bold(
         10.0,
         24.0,
@@ -408,7 +482,7 @@ fn header(svg: &mut Svg, v: &View) -> f64 {
             ("stroke", INK.into()),
         ],
     );
-    svg.text_bold(28.0, y, 14.0, "start", INK, &status_line(v));
+    svg.text_bold(28.0, y, 14.0, "start", INK, &status_line(v, people));
     let mut facts = Vec::new();
     if let Some((a, b)) = v.dice {
         facts.push(format!("Dice {a} + {b} = {}", u32::from(a) + u32::from(b)));
@@ -555,6 +629,7 @@ fn map(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
             star(svg, x, y, g.s * 0.45);
         }
     }
+    coordinates(svg, d, &g, top);
     // Outposts.
     for o in &d.outposts {
         svg.polygon(&g.hexagon(o.cell, 0.95), "#4a3a78", "#b9a6ff");
@@ -573,6 +648,8 @@ fn map(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
             Some(Chip::Ice(_)) => ("#80deea", 3.0),
             _ => ("#000000", 1.0),
         };
+        let target = planet_target(p.planet);
+        svg.open("g", &[("data-target", (&target).into())]);
         svg.el(
             "circle",
             &[
@@ -612,6 +689,31 @@ fn map(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
                 );
             }
         }
+        svg.close("g");
+    }
+    // System names, above their top planet: the names places are told by.
+    for sys in &d.systems {
+        if let Some(top) = d.planets.get(sys.planets[1]) {
+            let (x, y) = g.cell(top.cell);
+            map_text(svg, x, y - r - 2.0, 10.0, "#ffe082", &system_label(&sys.id));
+        }
+    }
+    // Every intersection is a click target (a flight's destination, a new ship's place):
+    // an invisible disc under the pieces drawn on it.
+    for n in 0..d.nodes.len() {
+        let Some((x, y)) = g.node(d, n) else { continue };
+        let target = node_target(d, n);
+        svg.el(
+            "circle",
+            &[
+                ("data-target", (&target).into()),
+                ("cx", x.into()),
+                ("cy", y.into()),
+                ("r", (g.s * 0.42).into()),
+                ("fill", "#ffffff".into()),
+                ("fill-opacity", 0.0.into()),
+            ],
+        );
     }
     // Free colony sites and docks.
     let taken: Vec<usize> = v.places.iter().map(|p| p.node).collect();
@@ -664,7 +766,10 @@ fn map(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
             } else {
                 usize::MAX
             };
+            let target = node_target(d, p.node);
+            svg.open("g", &[("data-target", (&target).into())]);
             building(svg, x, y, owner, p.spaceport);
+            svg.close("g");
         }
     }
     // Ships; several on one intersection stand side by side.
@@ -677,7 +782,10 @@ fn map(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
         let k = ships.len() as f64;
         for (i, s) in ships.iter().enumerate() {
             let dx = (i as f64 - (k - 1.0) / 2.0) * 10.0;
+            let target = ship_target(s.id);
+            svg.open("g", &[("data-target", (&target).into())]);
             ship_shape(svg, x + dx, y, 7.0, s.kind, seat_fill(s.owner), "ship");
+            svg.close("g");
         }
     }
     let mut y = top + g.height + 16.0;
@@ -735,7 +843,7 @@ fn map(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
     y
 }
 
-fn outposts(svg: &mut Svg, v: &View, top: f64) -> f64 {
+fn outposts(svg: &mut Svg, v: &View, people: &People, top: f64) -> f64 {
     if v.outposts.is_empty() {
         return top;
     }
@@ -764,9 +872,16 @@ fn outposts(svg: &mut Svg, v: &View, top: f64) -> f64 {
             &format!("{} ({})", race_name(&o.race), race_short(&o.race)),
         );
         let token = o.token_holder.map_or("token: not held".to_string(), |h| {
-            format!("token: {}", player_name(v, h))
+            format!("token: {}", player_name(v, people, h))
         });
-        svg.text(x + 6.0, top + 31.0, 11.0, "start", INK, &token);
+        svg.text(
+            x + 6.0,
+            top + 31.0,
+            11.0,
+            "start",
+            INK,
+            &fit_text(&token, 11.0, w - 10.0),
+        );
         for (k, st) in o.docks.iter().enumerate() {
             let dx = x + 6.0 + k as f64 * 22.0;
             let fill = st.map_or("#ffffff", seat_fill);
@@ -813,7 +928,7 @@ fn card_back(svg: &mut Svg, x: f64, y: f64, count: u32) {
     );
 }
 
-fn players(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
+fn players(svg: &mut Svg, d: &Data, v: &View, people: &People, top: f64) -> f64 {
     let mut y = top + 14.0;
     svg.text_bold(10.0, y, 14.0, "start", INK, "Players");
     svg.text(
@@ -829,7 +944,11 @@ fn players(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
     );
     let over = is_over(v);
     for p in &v.players {
-        let cards: Vec<String> = p.friendship_cards.iter().map(|c| c.to_string()).collect();
+        let cards: Vec<String> = p
+            .friendship_cards
+            .iter()
+            .map(|c| super::data::friendship_title(c))
+            .collect();
         let mut lines = vec![
             format!(
                 "colonies {} · spaceports {} · trade stations {} · pirate chips {} · ice chips {}",
@@ -862,6 +981,14 @@ fn players(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
         }
         y += 14.0;
         let height = 26.0 + 15.0 * lines.len() as f64;
+        let target = seat_target(p.seat);
+        svg.open(
+            "g",
+            &[
+                ("class", "player".into()),
+                ("data-target", (&target).into()),
+            ],
+        );
         let acting = !over && v.to_act.contains(&p.seat);
         svg.el(
             "rect",
@@ -888,16 +1015,13 @@ fn players(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
                 ("stroke", INK.into()),
             ],
         );
-        let mut name = p.name.clone();
-        if v.viewer == Viewer::Seat(p.seat) {
-            name.push_str(" (you)");
-        }
+        let name = fit_text(&player_name(v, people, p.seat), 14.0, 250.0);
         svg.text_bold(30.0, base, 14.0, "start", INK, &name);
         if acting {
-            svg.text_bold(160.0, base, 12.0, "start", "#8a5a00", "to act");
+            svg.text_bold(290.0, base, 12.0, "start", "#8a5a00", "to act");
         }
         if v.winner == Some(p.seat) {
-            svg.text_bold(160.0, base, 12.0, "start", "#1b5e20", "winner");
+            svg.text_bold(290.0, base, 12.0, "start", "#1b5e20", "winner");
         }
         svg.text_bold(590.0, base, 16.0, "end", INK, &format!("{} VP", p.vp));
         // The hand: a count for everyone; the owner's own cards are shown face up below.
@@ -919,6 +1043,7 @@ fn players(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
             ly += 15.0;
             svg.text(30.0, ly, 11.0, "start", INK, l);
         }
+        svg.close("g");
         y += height;
     }
     y
@@ -984,8 +1109,8 @@ fn hand(svg: &mut Svg, v: &View, top: f64) -> f64 {
     y
 }
 
-fn offer(svg: &mut Svg, v: &View, top: f64) -> f64 {
-    let Some(words) = offer_words(v) else {
+fn offer(svg: &mut Svg, v: &View, people: &People, top: f64) -> f64 {
+    let Some(words) = offer_words(v, people) else {
         return top;
     };
     let mut y = top;
@@ -996,7 +1121,7 @@ fn offer(svg: &mut Svg, v: &View, top: f64) -> f64 {
     y
 }
 
-fn ships(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
+fn ships(svg: &mut Svg, d: &Data, v: &View, people: &People, top: f64) -> f64 {
     if v.ships.is_empty() {
         return top;
     }
@@ -1004,6 +1129,8 @@ fn ships(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
     svg.text_bold(10.0, y, 14.0, "start", INK, "Ships");
     for x in &v.ships {
         y += 17.0;
+        let target = ship_target(x.id);
+        svg.open("g", &[("data-target", (&target).into())]);
         ship_shape(
             svg,
             17.0,
@@ -1017,12 +1144,45 @@ fn ships(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
             "#{} {} of {} at {} ({}){}",
             x.id,
             x.kind.name(),
-            player_name(v, x.owner),
+            player_name(v, people, x.owner),
             x.label,
             super::render::node_place(d, x.node),
             if x.moved { ", has flown" } else { "" }
         );
-        svg.text(30.0, y, 11.0, "start", INK, &line);
+        svg.text(30.0, y, 11.0, "start", INK, &fit_text(&line, 11.0, 560.0));
+        svg.close("g");
     }
     y
+}
+
+/// "home_a" → "home A", "s3" → "s3": a system's name on the map and in texts.
+pub fn system_label(id: &str) -> String {
+    super::render::system_name(id)
+}
+
+/// Row numbers along the left and right edges, column numbers along the top and bottom:
+/// intersection r12c30 is at row 12, column 30. Neighbouring rows (and columns) lie close,
+/// so they alternate between the two edges.
+fn coordinates(svg: &mut Svg, d: &Data, g: &Geometry, top: f64) {
+    let mut rows: BTreeMap<i32, f64> = BTreeMap::new();
+    let mut cols: BTreeMap<i32, f64> = BTreeMap::new();
+    for (i, n) in d.nodes.iter().enumerate() {
+        if let Some((x, y)) = g.node(d, i) {
+            rows.insert(n.gy, y);
+            cols.insert(n.gx, x);
+        }
+    }
+    let bottom = top + g.height;
+    for (k, (gy, y)) in rows.iter().enumerate() {
+        let x = if k % 2 == 0 {
+            4.0 + EDGE_X / 2.0
+        } else {
+            WIDTH - 4.0 - EDGE_X / 2.0
+        };
+        svg.text(x, y + 3.5, 10.0, "middle", "#c7d3e3", &(gy + 2).to_string());
+    }
+    for (k, (gx, x)) in cols.iter().enumerate() {
+        let y = if k % 2 == 0 { top + 11.0 } else { bottom - 3.0 };
+        svg.text(*x, y, 10.0, "middle", "#c7d3e3", &(gx + 3).to_string());
+    }
 }

@@ -586,7 +586,25 @@ impl FriendshipCard {
             FriendshipEffect::Scouts => format!("draw {a} encounter cards, resolve one"),
             FriendshipEffect::Warp => format!("once per flight one ship +{a} speed"),
         };
-        format!("{} ({text})", self.id)
+        format!("{} ({text})", friendship_title(&self.id))
+    }
+}
+
+/// A friendship card's id as people read it: "gf_harvest" → "Green Folk harvest".
+pub fn friendship_title(id: &str) -> String {
+    let (race, rest) = id.split_once('_').unwrap_or(("", id));
+    let race = match race {
+        "gf" => "Green Folk",
+        "me" => "Merchants",
+        "sc" => "Scientists",
+        "tr" => "Travelers",
+        other => other,
+    };
+    let rest = rest.replace('_', " ");
+    if race.is_empty() {
+        rest
+    } else {
+        format!("{race} {rest}")
     }
 }
 

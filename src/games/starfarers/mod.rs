@@ -194,9 +194,18 @@ impl Game for Starfarers {
         render::render(&self.data, state, viewer)
     }
 
-    fn board_svg(&self, view: &render::View, _people: &People) -> String {
-        // The view names its viewer, so the picture needs nothing else.
-        board::picture(&self.data, view)
+    fn board_svg(&self, view: &render::View, people: &People) -> String {
+        board::picture(&self.data, view, people)
+    }
+
+    /// Ships `ship:<id>`, intersections `node:r12c30` (as the map's row and column numbers
+    /// name them), planets `planet:<n>`, players `seat:<n>`.
+    fn action_targets(&self, _state: &State, _seat: Seat, action: &Action) -> Vec<String> {
+        actions_text::targets(&self.data, action)
+    }
+
+    fn log_text(&self, state: &State, seat: Seat, action: &Action) -> String {
+        actions_text::log_text(&self.data, state, seat, action)
     }
 
     fn seat_name(&self, state: &State, seat: Seat) -> String {

@@ -120,13 +120,31 @@ pub fn node_label(d: &Data, n: usize) -> String {
         .map_or(format!("#{n}"), |x| format!("r{}c{}", x.gy + 2, x.gx + 3))
 }
 
+/// A system's name as the map labels it: "home_a" → "home A", "s3" → "s3".
+pub fn system_name(id: &str) -> String {
+    let words: Vec<String> = id
+        .split('_')
+        .map(|w| {
+            if w.chars().count() == 1 {
+                w.to_uppercase()
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    words.join(" ")
+}
+
 /// What is notable about an intersection (site, dock, planets next to it).
 pub fn node_place(d: &Data, n: usize) -> String {
     let Some(x) = d.nodes.get(n) else {
         return String::new();
     };
     if let Some((sys, site)) = x.site {
-        let sname = d.systems.get(sys).map_or("?", |s| s.id.as_str());
+        let sname = d
+            .systems
+            .get(sys)
+            .map_or("?".to_string(), |s| system_name(&s.id));
         let which = ["left-top", "right-top", "bottom"]
             .get(site)
             .copied()
@@ -136,11 +154,13 @@ pub fn node_place(d: &Data, n: usize) -> String {
     if let Some((o, k)) = x.dock {
         return format!(
             "dock {k} of the {}",
-            d.outposts.get(o).map_or("?", |o| o.race.as_str())
+            d.outposts
+                .get(o)
+                .map_or("?".to_string(), |o| o.race.replace('_', " "))
         );
     }
-    if d.outposts.iter().any(|o| o.entrance == n) {
-        return "outpost entrance".into();
+    if let Some(o) = d.outposts.iter().find(|o| o.entrance == n) {
+        return format!("entrance of the {} outpost", o.race.replace('_', " "));
     }
     let near: Vec<&str> = x
         .planets

@@ -116,7 +116,7 @@ fn others_see_face_down_counters_and_a_spectator_sees_no_empire() {
     assert!(!spectator.contains("CP banked"));
     let levels: usize = s.players[1].tech.iter().map(|&l| usize::from(l)).sum();
     assert_eq!(count(&own, "class=\"tech-pip on\""), levels);
-    assert!(own.contains("Seat 2 (you)"));
+    assert!(own.contains("You (Seat 2)"));
     assert!(spectator.contains("spectator"));
 }
 
@@ -156,17 +156,139 @@ fn the_picture_names_whose_turn_and_the_battle() {
     let svg = picture(&s, Viewer::Seat(0));
     check_picture(&svg).unwrap();
     assert_eq!(count(&svg, "class=\"battle\""), 1);
-    assert!(svg.contains(&format!("Battle at ({x},{y}): Seat 1 attacks Seat 2")));
+    assert!(svg.contains(&format!("Battle at ({x},{y}): You (Seat 1) attacks Seat 2")));
     let desc = svg
         .split("<desc id=\"desc\">")
         .nth(1)
         .and_then(|d| d.split("</desc>").next())
         .unwrap();
     assert!(desc.contains("Waiting for"), "{desc}");
-    assert!(desc.contains("Seat 1 (you)"), "{desc}");
+    assert!(desc.contains("You (Seat 1)"), "{desc}");
     assert!(desc.contains("CP banked"), "{desc}");
     // Same view, same bytes.
     assert_eq!(svg, picture(&s, Viewer::Seat(0)));
     let start = picture(&started(2), Viewer::Seat(0));
     assert!(start.contains("\u{25b6} to play"), "seat 1 moves first");
+}
+
+fn named(viewer: Viewer) -> turnpost_engine::People {
+    turnpost_engine::People::new(
+        viewer,
+        vec!["Ada".into(), "Bo".into(), "Cy".into(), "Dee".into()],
+    )
+}
+
+/// The smallest `font-size` of a picture.
+fn smallest_font(svg: &str) -> f64 {
+    svg.split("font-size=\"")
+        .skip(1)
+        .filter_map(|r| r.split('"').next()?.parse::<f64>().ok())
+        .fold(f64::MAX, f64::min)
+}
+
+#[test]
+fn the_picture_names_the_people_at_the_table() {
+    let s = midgame();
+    let svg = G.board_svg(&G.view(&s, Viewer::Seat(0)), &named(Viewer::Seat(0)));
+    check_picture(&svg).unwrap();
+    assert!(svg.contains("You (Seat 1)"));
+    assert!(svg.contains("Bo (Seat 2)") && svg.contains("Cy (Seat 3)"));
+    // Every mention of another seat (players, counters, phase, events) names its person.
+    for (bare, full) in [("Seat 2", "Bo (Seat 2)"), ("Seat 3", "Cy (Seat 3)")] {
+        assert_eq!(count(&svg, bare), count(&svg, full), "{bare}");
+    }
+    let title = svg
+        .split("<title id=\"title\">")
+        .nth(1)
+        .and_then(|t| t.split("</title>").next())
+        .unwrap();
+    assert!(
+        ["You (Seat 1)", "Bo (Seat 2)", "Cy (Seat 3)"]
+            .iter()
+            .any(|n| title.contains(n)),
+        "whose turn, by name: {title}"
+    );
+}
+
+#[test]
+fn moves_are_made_by_clicking_a_counter_and_a_hex() {
+    let s = midgame();
+    let seat = s.current_player();
+    let legal = G.legal_actions(&s, seat);
+    let svg = G.board_svg(&G.view(&s, Viewer::Seat(seat)), &named(Viewer::Seat(seat)));
+    let moves: Vec<&Action> = legal
+        .iter()
+        .filter(|a| matches!(a, Action::Move { .. }))
+        .collect();
+    assert!(!moves.is_empty());
+    for a in moves {
+        let t = G.action_targets(&s, seat, a);
+        assert!(t.len() >= 2, "{t:?}");
+        assert!(t[0].starts_with("counter:") && t.last().unwrap().starts_with("hex:x"));
+        for token in &t {
+            assert!(svg.contains(&format!("data-target=\"{token}\"")), "{token}");
+        }
+    }
+    // Every legal action but the plain steps (end movement) names something to click.
+    for a in &legal {
+        if !matches!(a, Action::EndMovement) {
+            assert!(!G.action_targets(&s, seat, a).is_empty(), "{a:?}");
+        }
+    }
+    // A Homeworld is placed by clicking its hex.
+    let start = G
+        .setup(&Options::default(), 2, GameRng::seed_from_u64(3))
+        .unwrap();
+    let choose = G.legal_actions(&start, 0);
+    assert!(matches!(choose[0], Action::ChooseHomeworld { .. }));
+    let svg = G.board_svg(&G.view(&start, Viewer::Seat(0)), &named(Viewer::Seat(0)));
+    for a in &choose {
+        let t = G.action_targets(&start, 0, a);
+        assert!(svg.contains(&format!("data-target=\"{}\"", t[0])));
+    }
+}
+
+#[test]
+fn the_log_tells_a_move_in_the_third_person() {
+    let s = midgame();
+    let seat = s.current_player();
+    let legal = G.legal_actions(&s, seat);
+    let mv = legal
+        .iter()
+        .find(|a| matches!(a, Action::Move { .. }))
+        .unwrap();
+    let text = G.log_text(&s, seat, mv);
+    assert!(text.starts_with("moved #"), "{text}");
+    let start = G
+        .setup(&Options::default(), 2, GameRng::seed_from_u64(3))
+        .unwrap();
+    let home = G.legal_actions(&start, 0)[0].clone();
+    assert!(G.describe_action(&start, 0, &home).contains("your"));
+    let text = G.log_text(&start, 0, &home);
+    assert!(text.starts_with("placed their Homeworld at ("), "{text}");
+    for a in legal
+        .iter()
+        .chain([&home, &Action::EndMovement, &Action::SubmitOrders])
+    {
+        let text = G.log_text(&s, seat, a);
+        assert!(!text.contains("your") && !text.contains("you "), "{text}");
+        assert!(!text.contains('_'), "internal name in {text}");
+    }
+}
+
+#[test]
+fn every_text_is_at_least_10_units_high() {
+    let s = midgame();
+    for viewer in [Viewer::Seat(0), Viewer::Spectator] {
+        let svg = G.board_svg(&G.view(&s, viewer), &named(viewer));
+        assert!(smallest_font(&svg) >= 10.0, "{}", smallest_font(&svg));
+    }
+}
+
+#[test]
+#[ignore = "writes target/pictures/space-empires-4x-mid-game.png to look at"]
+fn save_the_mid_game_picture() {
+    let s = midgame();
+    let svg = G.board_svg(&G.view(&s, Viewer::Seat(0)), &named(Viewer::Seat(0)));
+    turnpost_engine::svg::save_png("space-empires-4x-mid-game", &svg).unwrap();
 }
