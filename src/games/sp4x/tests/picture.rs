@@ -237,7 +237,6 @@ fn every_text_is_at_least_10_units_high() {
 }
 
 #[test]
-#[ignore = "writes target/pictures/sp4x-mid-game.png to look at"]
 fn save_the_mid_game_picture() {
     let st = grown_map();
     let svg = Sp4x.board_svg(&Sp4x.view(&st, Viewer::Seat(0)), &named(Viewer::Seat(0)));

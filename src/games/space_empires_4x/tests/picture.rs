@@ -286,7 +286,6 @@ fn every_text_is_at_least_10_units_high() {
 }
 
 #[test]
-#[ignore = "writes target/pictures/space-empires-4x-mid-game.png to look at"]
 fn save_the_mid_game_picture() {
     let s = midgame();
     let svg = G.board_svg(&G.view(&s, Viewer::Seat(0)), &named(Viewer::Seat(0)));

@@ -325,7 +325,6 @@ fn every_text_is_at_least_10_units_high() {
 }
 
 #[test]
-#[ignore = "writes target/pictures/starfarers-mid-game.png to look at"]
 fn save_the_mid_game_picture() {
     let (g, s) = mid_game();
     let svg = g.board_svg(&g.view(&s, Viewer::Seat(1)), &named(Viewer::Seat(1)));
