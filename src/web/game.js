@@ -136,7 +136,8 @@ export async function gamePage(main, [idText], app) {
   const editor = h('section', { id: 'editor' });
   const tools = h('div', { class: 'tools' });
   const invitations = h('section', { id: 'invitations', 'aria-label': 'Invitations' });
-  const logList = h('ol', { class: 'log' });
+  // A long log scrolls in its box, which therefore takes the keyboard focus.
+  const logList = h('ol', { class: 'log', tabindex: 0, 'aria-label': 'The moves so far' });
   const log = h('details', { id: 'log', open: true }, h('summary', {}, 'Log'), logList, h('p', { class: 'muted none' }, 'No moves yet.'));
   const root = h('section', { id: 'game' }, heading, status, seats,
     // An editor sits under the board: grids and maps need the width.
@@ -227,15 +228,19 @@ export async function gamePage(main, [idText], app) {
   // Phones: a 600-unit picture squeezed to 360 px wrote its labels at 6 px. The picture is
   // shown no smaller than its smallest text needs to be READABLE px high, and scrolls
   // sideways within its frame where the screen is narrower; "Fit to screen" shows it whole.
+  // On a wide screen the whole picture fits its column at nearly that size, so it is shown
+  // whole there unless the player asks for the readable size.
   const READABLE = 11;
-  let fitWhole = false;
+  const wide = window.matchMedia('(min-width: 52rem)');
+  let chosenFit = null;
   const zoomButton = h('button', {
     type: 'button', class: 'link zoom',
     onclick: () => {
-      fitWhole = !fitWhole;
+      chosenFit = !fitWhole();
       fitBoard();
     },
   });
+  const fitWhole = () => (chosenFit === null ? wide.matches : chosenFit);
   function fitBoard() {
     const svg = board.querySelector('svg.picture');
     if (!svg) return;
@@ -253,8 +258,19 @@ export async function gamePage(main, [idText], app) {
     const frame = board.querySelector('.board-scroll');
     const fits = frame.clientWidth >= readableWidth;
     zoomButton.hidden = fits;
-    if (!fits && !fitWhole) svg.style.width = `${readableWidth}px`;
-    fill(zoomButton, fitWhole ? 'Show the board at a readable size' : 'Fit the board to the screen');
+    const scrolls = !fits && !fitWhole();
+    if (scrolls) svg.style.width = `${readableWidth}px`;
+    // A frame that scrolls takes the keyboard focus, so arrow keys can scroll it.
+    if (scrolls) {
+      frame.tabIndex = 0;
+      frame.setAttribute('role', 'region');
+      frame.setAttribute('aria-label', 'The board (scrolls sideways)');
+    } else {
+      frame.removeAttribute('tabindex');
+      frame.removeAttribute('role');
+      frame.removeAttribute('aria-label');
+    }
+    fill(zoomButton, fitWhole() ? 'Show the board larger' : 'Fit the board to the screen');
   }
   const onResize = () => fitBoard();
   window.addEventListener('resize', onResize);
