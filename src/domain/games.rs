@@ -954,7 +954,7 @@ impl Domain {
         let applied = copy.apply(me, &req.action).map_err(rule_error)?;
         let status = applied.state.status();
         Ok(PreviewResponse {
-            description: applied.description,
+            description: applied.chosen,
             view: applied.state.view(Viewer::Seat(me)),
             board_svg: applied.state.board_svg(&people(&seats, Viewer::Seat(me))),
             to_act: status.to_act().iter().map(|&s| s as i32).collect(),

@@ -14,7 +14,10 @@ pub struct Step {
     pub seat: i32,
     pub action: Value,
     pub visibility: Visibility,
+    /// The log's words for it (third person, after the mover's name).
     pub description: String,
+    /// The action as its player chose it, for answers to that player.
+    pub chosen: String,
 }
 
 impl Step {
@@ -25,6 +28,7 @@ impl Step {
                 action: applied.action,
                 visibility: applied.visibility,
                 description: applied.description,
+                chosen: applied.chosen,
             },
             applied.state,
         )

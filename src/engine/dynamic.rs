@@ -176,8 +176,12 @@ pub struct Applied {
     /// The action re-serialised in canonical form (what the log stores).
     pub action: Value,
     pub visibility: Visibility,
-    /// The action in words, as the actor and those in `seen_by` see it.
+    /// The action in words for the log, after the mover's name, as the actor and those in
+    /// `seen_by` see it ([`crate::contract::Game::log_text`]).
     pub description: String,
+    /// The action as its player chose it ([`crate::contract::Game::describe_action`]): what a preview or an
+    /// email answer echoes back to them.
+    pub chosen: String,
 }
 
 /// A reader's view, legal actions and their descriptions as JSON text (see

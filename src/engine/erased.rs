@@ -166,6 +166,7 @@ impl<G: Game> LoadedGame for Loaded<G> {
             .map_err(|e| RuleError::new(RuleError::MALFORMED, e.to_string()))?;
         let visibility = self.game.action_visibility(&self.state, seat, &typed);
         let description = self.game.log_text(&self.state, seat, &typed);
+        let chosen = self.game.describe_action(&self.state, seat, &typed);
         let next = self.game.apply(&self.state, seat, &typed)?;
         let canonical = serde_json::to_value(&typed)
             .map_err(|e| RuleError::new(RuleError::MALFORMED, e.to_string()))?;
@@ -177,6 +178,7 @@ impl<G: Game> LoadedGame for Loaded<G> {
             action: canonical,
             visibility,
             description,
+            chosen,
         })
     }
 

@@ -217,7 +217,7 @@ impl Ctx<'_> {
                 }
             }
         }
-        let texts: Vec<String> = steps.iter().map(|s| s.description.clone()).collect();
+        let texts: Vec<String> = steps.iter().map(|s| s.chosen.clone()).collect();
         let mut listing = String::new();
         for t in &texts {
             let _ = writeln!(listing, "  - {t}");
