@@ -324,61 +324,49 @@ fn groups_text(state: &State, value: u32, played: Option<Card>, cards: &[Card]) 
     }
 }
 
+/// The verbs of a move's words: as the player chooses it, or as the log tells it.
+struct Verbs {
+    trail: &'static str,
+    clear: &'static str,
+    take: &'static str,
+    build: &'static str,
+    raise: &'static str,
+    add: &'static str,
+}
+
+const CHOOSE: Verbs = Verbs {
+    trail: "trail",
+    clear: "clear",
+    take: "take",
+    build: "build",
+    raise: "raise",
+    add: "add",
+};
+
+const TOLD: Verbs = Verbs {
+    trail: "trailed",
+    clear: "cleared",
+    take: "captured",
+    build: "built",
+    raise: "raised",
+    add: "added",
+};
+
 pub fn describe(state: &State, action: &Action) -> String {
-    let p = &state.params;
-    match action {
-        Action::Trail { card } => format!("trail {}", card.pretty()),
-        Action::ClearTable => "clear the table with 5♠".to_string(),
-        Action::Capture {
-            card,
-            cards,
-            builds,
-        } => {
-            let mut parts = Vec::new();
-            if !cards.is_empty() {
-                parts.push(groups_text(state, p.cv(*card), None, cards));
-            }
-            for id in builds {
-                parts.push(format!("build B{id}"));
-            }
-            format!("take {} with {}", parts.join(", "), card.pretty())
-        }
-        Action::Build { card, value, cards } => {
-            let total: u32 = p.tv(*card) + cards.iter().map(|&c| p.tv(c)).sum::<u32>();
-            let kind = if total == *value { "" } else { " (multiple)" };
-            format!(
-                "build {value}{kind} with {}: {}",
-                card.pretty(),
-                groups_text(state, *value, Some(*card), cards)
-            )
-        }
-        Action::Raise { card, build, value } => {
-            let from = state
-                .build(*build)
-                .map_or(String::new(), |b| format!(" ({})", b.value));
-            format!(
-                "raise build B{build}{from} to {value} with {}",
-                card.pretty()
-            )
-        }
-        Action::AddToBuild { card, build, cards } => {
-            let value = state.build(*build).map_or(0, |b| b.value);
-            format!(
-                "add to build B{build} ({value}) with {}: {}",
-                card.pretty(),
-                groups_text(state, value, Some(*card), cards)
-            )
-        }
-    }
+    words(state, action, &CHOOSE)
 }
 
 /// The action as the log tells it after the player's name: "trailed 7♥", "captured 3♣+4♦
 /// with 7♥".
 pub fn log_text(state: &State, action: &Action) -> String {
+    words(state, action, &TOLD)
+}
+
+fn words(state: &State, action: &Action, v: &Verbs) -> String {
     let p = &state.params;
     match action {
-        Action::Trail { card } => format!("trailed {}", card.pretty()),
-        Action::ClearTable => "cleared the table with 5♠".to_string(),
+        Action::Trail { card } => format!("{} {}", v.trail, card.pretty()),
+        Action::ClearTable => format!("{} the table with 5♠", v.clear),
         Action::Capture {
             card,
             cards,
@@ -391,13 +379,14 @@ pub fn log_text(state: &State, action: &Action) -> String {
             for id in builds {
                 parts.push(format!("build B{id}"));
             }
-            format!("captured {} with {}", parts.join(", "), card.pretty())
+            format!("{} {} with {}", v.take, parts.join(", "), card.pretty())
         }
         Action::Build { card, value, cards } => {
             let total: u32 = p.tv(*card) + cards.iter().map(|&c| p.tv(c)).sum::<u32>();
             let kind = if total == *value { "" } else { " (multiple)" };
             format!(
-                "built {value}{kind} with {}: {}",
+                "{} {value}{kind} with {}: {}",
+                v.build,
                 card.pretty(),
                 groups_text(state, *value, Some(*card), cards)
             )
@@ -407,14 +396,16 @@ pub fn log_text(state: &State, action: &Action) -> String {
                 .build(*build)
                 .map_or(String::new(), |b| format!(" ({})", b.value));
             format!(
-                "raised build B{build}{from} to {value} with {}",
+                "{} build B{build}{from} to {value} with {}",
+                v.raise,
                 card.pretty()
             )
         }
         Action::AddToBuild { card, build, cards } => {
             let value = state.build(*build).map_or(0, |b| b.value);
             format!(
-                "added to build B{build} ({value}) with {}: {}",
+                "{} to build B{build} ({value}) with {}: {}",
+                v.add,
                 card.pretty(),
                 groups_text(state, value, Some(*card), cards)
             )
