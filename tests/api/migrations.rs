@@ -20,6 +20,9 @@ fn the_newest_migration_reverts_and_reapplies_with_games_in_play() {
     let node = spawn_app_on(app.database_url.clone(), |_| {});
     let g = node.game(id, &ada);
     assert_eq!(g["deciding"], g["to_act"], "{g}");
+    let before = g["version"].as_i64().expect("version");
     crate::browser::advance_public(&node, id, &[&ada, &bo], 2);
-    assert_eq!(node.game(id, &bo)["version"], 5);
+    // Forced moves play themselves, so a deal decides how many follow the two chosen ones.
+    let after = node.game(id, &bo)["version"].as_i64().expect("version");
+    assert!(after >= before + 2, "{before} -> {after}");
 }
