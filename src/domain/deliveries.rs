@@ -13,13 +13,13 @@ use super::locked::LockedGame;
 use super::mail_events::{OVER, REMINDER, TAKEBACK, TURN};
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::Outcome;
-use crate::notify::compose::{GameMail, TurnWhy};
+use crate::notify::compose::{self, GameMail, RecentMove, TurnWhy};
 use crate::notify::letter::{Letter, Picture};
 use crate::notify::picture;
 use crate::notify::reply::ReplyToken;
 use crate::store::kinds::OutboxKind;
 use crate::store::models::{Account, GameRow, OutboxRow};
-use crate::store::schema::accounts;
+use crate::store::schema::{accounts, game_actions};
 
 /// A due row's fate.
 pub enum Delivery {
@@ -148,6 +148,7 @@ impl Domain {
         };
         let engine = self.engine_for(&game)?;
         let info = engine.info();
+        let recent = recent_moves(conn, &game, seat)?;
         let mail = GameMail {
             site: self.site(),
             row: &game,
@@ -155,6 +156,7 @@ impl Domain {
             state: state.as_ref(),
             player,
             seats: &seats,
+            recent: &recent,
         };
         let drafted = match kind {
             OVER => over_letter(&mail)?,
@@ -217,6 +219,41 @@ impl Domain {
             _ => None,
         })
     }
+}
+
+/// The log since `seat` last moved, as that seat may see it: at most
+/// [`compose::MAX_RECENT`] entries and one more, which tells that earlier ones exist.
+fn recent_moves(
+    conn: &mut PgConnection,
+    game: &GameRow,
+    seat: i32,
+) -> DomainResult<Vec<RecentMove>> {
+    let last_own: Option<i64> = game_actions::table
+        .filter(game_actions::game_id.eq(game.id))
+        .filter(game_actions::seat.eq(seat))
+        .select(diesel::dsl::max(game_actions::seq))
+        .first(conn)?;
+    let mut rows: Vec<(i32, String, bool, Vec<i32>)> = game_actions::table
+        .filter(game_actions::game_id.eq(game.id))
+        .filter(game_actions::seq.gt(last_own.unwrap_or(0)))
+        .order(game_actions::seq.desc())
+        .limit(compose::MAX_RECENT as i64 + 1)
+        .select((
+            game_actions::seat,
+            game_actions::description,
+            game_actions::public_action.is_not_null(),
+            game_actions::seen_by,
+        ))
+        .load(conn)?;
+    rows.reverse();
+    Ok(rows
+        .into_iter()
+        .map(|(by, text, secret, seen_by)| RecentMove {
+            seat: by.max(0) as usize,
+            // As the game's log shows it to this seat (see `games::redact`).
+            text: (!secret || seen_by.contains(&seat)).then_some(text),
+        })
+        .collect())
 }
 
 /// A letter to send, or why there is none to send after all.

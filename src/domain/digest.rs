@@ -121,7 +121,8 @@ impl Domain {
             body,
             "\nWrite the number of your choice (or the choice itself) to a game's address above; \
              `preview`, `status`, `help` and `resign` work too.\n\
-             To get an email on each turn instead, set email_notifications to each_turn (PATCH /api/v1/me).\n"
+             To get an email on each turn instead, choose it in your settings: {}/#/settings\n",
+            self.public_url.trim_end_matches('/')
         );
         let n = waiting.len();
         let subject = format!(

@@ -16,7 +16,7 @@ use super::mail_events::enqueue;
 use super::shapes::{InboundCode, InboundResponse};
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{GameInfo, LoadedGame, Seat};
-use crate::notify::choices::Pick;
+use crate::notify::choices::{Pick, Written, written};
 use crate::notify::compose::{self, Answer};
 use crate::notify::inbound::{self, InboundMail};
 use crate::notify::reply::{ReplyToken, TokenError};
@@ -46,11 +46,21 @@ enum Request {
     },
 }
 
-fn parse_request(lines: &[String]) -> Result<Request, (ReplyCode, String)> {
+/// The lines of a reply as a request. A line that is one of the game's own choices
+/// (`is_choice`) is a move even when it reads like a command: "accept" answers a trade
+/// offer before it answers a takeback request.
+fn parse_request(
+    lines: &[String],
+    is_choice: impl Fn(&str) -> bool,
+) -> Result<Request, (ReplyCode, String)> {
     let mut preview = false;
     let mut actions = Vec::new();
     let mut keywords = Vec::new();
     for l in lines {
+        if is_choice(l) {
+            actions.push(l.clone());
+            continue;
+        }
         match l.to_lowercase().trim_end_matches(['.', '!']) {
             "preview" => preview = true,
             "help" | "?" => keywords.push(Request::Help),
@@ -83,13 +93,6 @@ fn parse_request(lines: &[String]) -> Result<Request, (ReplyCode, String)> {
                 .into(),
         )),
     }
-}
-
-fn normalize(s: &str) -> String {
-    s.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
 }
 
 /// One command line to an action: the number of a listed choice, a move in the game's
@@ -132,21 +135,25 @@ fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> Result<Value, Refu
         Some((n, rest)) if n.trim().parse::<usize>().is_ok() => rest,
         _ => line,
     };
-    let wanted = normalize(text);
-    legal
-        .iter()
-        .find(|a| {
-            state
-                .describe_action(seat, a)
-                .is_some_and(|t| normalize(&t) == wanted)
-        })
-        .cloned()
-        .ok_or_else(|| {
-            Refusal::new(
-                ReplyCode::UnknownCommand,
-                format!("{line:?} is neither the number nor the text of one of your choices"),
-            )
-        })
+    match written(state, seat, text) {
+        Some(Written::Action(a)) => Ok(a),
+        Some(Written::Several(texts)) => Err(Refusal::new(
+            ReplyCode::ChooseAWay,
+            format!(
+                "{line:?} begins {} of your choices; write out the one you mean:\n{}",
+                texts.len(),
+                texts
+                    .iter()
+                    .map(|t| format!("  {t}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ),
+        )),
+        None => Err(Refusal::new(
+            ReplyCode::UnknownCommand,
+            format!("{line:?} is neither the number nor the text of one of your choices"),
+        )),
+    }
 }
 
 /// The command lines of a reply with each run of consecutive lines in the game's notation
@@ -450,9 +457,18 @@ impl Domain {
             player: &player,
             mail,
         };
+        let state = self.load(&row)?;
+        let seat = player.seat as usize;
+        // The game's own choices, while it is being played, win over the commands.
+        let is_choice = |line: &str| {
+            row.status == GameStatus::Active
+                && state
+                    .as_deref()
+                    .is_some_and(|s| written(s, seat, line).is_some())
+        };
         // Mail settings work through any email of the game, however old, and whatever
         // the game's state: they change what the player receives, not the game.
-        match parse_request(&mail.lines) {
+        match parse_request(&mail.lines, is_choice) {
             Ok(Request::Stop) => return ctx.mail_setting(conn, None),
             Ok(Request::Mute(on)) => return ctx.mail_setting(conn, Some(on)),
             Ok(Request::Rematch) if row.status == GameStatus::Finished => {
@@ -460,7 +476,8 @@ impl Domain {
             }
             _ => {}
         }
-        let Some(state) = self.load(&row)? else {
+        let request = parse_request(&mail.lines, is_choice);
+        let Some(state) = state else {
             return Ok(ctx.refused(
                 ProblemCode::GameNotActive,
                 "the game has not started".into(),
@@ -480,7 +497,7 @@ impl Domain {
                 None,
             ));
         }
-        let request = match parse_request(&mail.lines) {
+        let request = match request {
             Ok(r) => r,
             Err((code, detail)) => return Ok(ctx.refused(code, detail, Some(state.as_ref()))),
         };
@@ -538,7 +555,7 @@ impl Ctx<'_> {
         let body = format!(
             "Hello {},\n\nThe rematch of {game} is on: {} #{new}, with the same players, the seats \
              rotated by one and the same options. Whoever starts gets an email for their turn.\n\n\
-             The new game: {}/api/v1/games/{new}\n",
+             The new game: {}/#/game/{new}\n",
             self.player.name,
             self.info.name,
             self.domain.public_url.trim_end_matches('/'),
@@ -618,7 +635,7 @@ impl Ctx<'_> {
             }
         };
         let body = format!(
-            "Hello {},\n\n{body}\nThe game: {}/api/v1/games/{}\n",
+            "Hello {},\n\n{body}\nOpen the game: {}/#/game/{}\n",
             self.player.name,
             self.domain.public_url.trim_end_matches('/'),
             self.row.id
@@ -677,7 +694,7 @@ impl Ctx<'_> {
             _ => "reply refused",
         };
         let body = format!(
-            "Hello {},\n\n{body}\nThe game: {}/api/v1/games/{}\n",
+            "Hello {},\n\n{body}\nOpen the game: {}/#/game/{}\n",
             self.player.name,
             self.domain.public_url.trim_end_matches('/'),
             self.row.id
@@ -761,37 +778,63 @@ mod tests {
     use super::{Request, parse_request};
     use crate::store::kinds::ReplyCode;
 
+    fn none(_: &str) -> bool {
+        false
+    }
+
     fn lines(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
     }
 
     #[test]
     fn requests() {
-        assert_eq!(parse_request(&lines(&["Help"])), Ok(Request::Help));
-        assert_eq!(parse_request(&lines(&["status"])), Ok(Request::Status));
-        assert_eq!(parse_request(&lines(&["Take back"])), Ok(Request::Takeback));
+        assert_eq!(parse_request(&lines(&["Help"]), none), Ok(Request::Help));
         assert_eq!(
-            parse_request(&lines(&["Accept."])),
+            parse_request(&lines(&["status"]), none),
+            Ok(Request::Status)
+        );
+        assert_eq!(
+            parse_request(&lines(&["Take back"]), none),
+            Ok(Request::Takeback)
+        );
+        assert_eq!(
+            parse_request(&lines(&["Accept."]), none),
             Ok(Request::AnswerTakeback(true))
         );
         assert_eq!(
-            parse_request(&lines(&["decline takeback"])),
+            parse_request(&lines(&["decline takeback"]), none),
             Ok(Request::AnswerTakeback(false))
         );
         assert_eq!(
-            parse_request(&lines(&["preview", "3", "trail 7H"])),
+            parse_request(&lines(&["preview", "3", "trail 7H"]), none),
             Ok(Request::Play {
                 lines: lines(&["3", "trail 7H"]),
                 preview: true
             })
         );
         assert_eq!(
-            parse_request(&[]).map_err(|e| e.0),
+            parse_request(&[], none).map_err(|e| e.0),
             Err(ReplyCode::EmptyReply)
         );
         assert_eq!(
-            parse_request(&lines(&["resign", "2"])).map_err(|e| e.0),
+            parse_request(&lines(&["resign", "2"]), none).map_err(|e| e.0),
             Err(ReplyCode::MixedCommands)
+        );
+    }
+
+    #[test]
+    fn a_games_own_choice_wins_over_a_command_of_the_same_words() {
+        let offer = |l: &str| l.eq_ignore_ascii_case("accept");
+        assert_eq!(
+            parse_request(&lines(&["Accept"]), offer),
+            Ok(Request::Play {
+                lines: lines(&["Accept"]),
+                preview: false
+            })
+        );
+        assert_eq!(
+            parse_request(&lines(&["decline"]), offer),
+            Ok(Request::AnswerTakeback(false))
         );
     }
 }

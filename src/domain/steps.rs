@@ -5,9 +5,9 @@ use serde_json::Value;
 use crate::engine::{Applied, LoadedGame, Seat, Visibility};
 
 /// How the log marks an action a bot chose for a seat that forfeited or timed out.
-pub const BOT_MARK: &str = "[bot] ";
+pub const BOT_MARK: &str = crate::notify::compose::BOT_PREFIX;
 /// Marks a log entry the server played for a seat because it was the seat's only choice.
-pub const FORCED_MARK: &str = "[forced] ";
+pub const FORCED_MARK: &str = crate::notify::compose::FORCED_PREFIX;
 
 /// One applied action on its way into the log.
 pub struct Step {

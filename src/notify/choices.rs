@@ -140,6 +140,75 @@ fn family_label<'a>(pattern: &str, texts: impl Iterator<Item = &'a str>) -> Stri
     )
 }
 
+/// `text` in lower case with single spaces.
+pub fn normalize(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// `text` without its parenthesised notes: "end trading and launch (3 ships ready)" is
+/// written "end trading and launch".
+fn without_notes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    normalize(&out)
+}
+
+/// What a choice written out in a reply matches among `seat`'s legal actions.
+#[derive(Debug, PartialEq)]
+pub enum Written {
+    Action(Value),
+    /// Several choices begin with these words: their texts.
+    Several(Vec<String>),
+}
+
+/// A choice written out: its whole text (any case and spacing), its text without the
+/// parenthesised notes, or the first words of exactly one choice ("accept" for "accept the
+/// offer: 2 ore for 1 food"). `None` when no choice begins with these words.
+pub fn written(state: &dyn LoadedGame, seat: Seat, line: &str) -> Option<Written> {
+    let wanted = normalize(line.trim().trim_end_matches('.'));
+    if wanted.is_empty() {
+        return None;
+    }
+    let legal = state.legal_actions(seat);
+    let texts: Vec<String> = legal
+        .iter()
+        .map(|a| state.describe_action(seat, a).unwrap_or_default())
+        .collect();
+    if let Some(i) = texts.iter().position(|t| normalize(t) == wanted) {
+        return legal.get(i).cloned().map(Written::Action);
+    }
+    let bare: Vec<String> = texts.iter().map(|t| without_notes(t)).collect();
+    let mut found: Vec<usize> = (0..bare.len()).filter(|&i| bare[i] == wanted).collect();
+    if found.is_empty() {
+        // Whole words only: "take" is not the start of "taken".
+        found = (0..bare.len())
+            .filter(|&i| {
+                bare[i]
+                    .strip_prefix(&wanted)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ':', ',', ';']))
+            })
+            .collect();
+    }
+    match found.as_slice() {
+        [] => None,
+        [one] => legal.get(*one).cloned().map(Written::Action),
+        many => Some(Written::Several(
+            many.iter().map(|&i| texts[i].clone()).collect(),
+        )),
+    }
+}
+
 /// What a number in a reply picks.
 #[derive(Debug, PartialEq)]
 pub enum Pick {

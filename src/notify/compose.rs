@@ -39,6 +39,17 @@ pub struct Site<'a> {
     pub links: &'a SignedLinks,
 }
 
+/// One entry of the game's log since the recipient's last move, as the recipient may see
+/// it: `text` is `None` for a move hidden from them.
+#[derive(Clone, Debug)]
+pub struct RecentMove {
+    pub seat: Seat,
+    pub text: Option<String>,
+}
+
+/// A turn email lists at most this many of the moves since the seat's last one.
+pub const MAX_RECENT: usize = 12;
+
 /// Everything an email about one game needs besides the game itself.
 pub struct GameMail<'a> {
     pub site: Site<'a>,
@@ -47,18 +58,12 @@ pub struct GameMail<'a> {
     pub state: &'a dyn LoadedGame,
     pub player: &'a SeatInfo,
     pub seats: &'a [SeatInfo],
+    /// The log since the seat last moved, oldest first (at most [`MAX_RECENT`] + 1: one
+    /// more says that earlier ones were left out).
+    pub recent: &'a [RecentMove],
 }
 
 impl GameMail<'_> {
-    /// The game's resource, for those who play through the API.
-    fn api_link(&self) -> String {
-        format!(
-            "{}/api/v1/games/{}",
-            self.site.public_url.trim_end_matches('/'),
-            self.row.id
-        )
-    }
-
     /// The game's page in the web client, for people.
     fn link(&self) -> String {
         format!(
@@ -104,7 +109,6 @@ impl GameMail<'_> {
         let seat = self.player.seat as usize;
         let version = self.row.version;
         let link = self.link();
-        let api_link = self.api_link();
         let opponents: Vec<String> = self
             .seats
             .iter()
@@ -120,8 +124,14 @@ impl GameMail<'_> {
             })
             .collect();
         let mut paragraphs = Vec::new();
+        // A seat may have a decision without its turn: an offer made to it.
+        let on_turn = self.state.status().to_act().contains(&seat);
         let (what, heading) = match why {
-            TurnWhy::Turn => ("your turn", format!("Your turn, {}", self.player.name)),
+            TurnWhy::Turn if on_turn => ("your turn", format!("Your turn, {}", self.player.name)),
+            TurnWhy::Turn => (
+                "your decision",
+                format!("A decision for you, {}", self.player.name),
+            ),
             TurnWhy::Reminder { stage, left_ms } => {
                 let hours = (*left_ms).max(0) / 3_600_000;
                 let left = if hours >= 48 {
@@ -157,8 +167,7 @@ impl GameMail<'_> {
             }
         };
         paragraphs.push(format!("Hello {},", self.player.name));
-        // A seat may have a decision without its turn: an offer made to it.
-        let whose = if self.state.status().to_act().contains(&seat) {
+        let whose = if on_turn {
             "It is your turn"
         } else {
             "You have a decision to make"
@@ -203,13 +212,44 @@ impl GameMail<'_> {
                 .map(|e| e.label)
                 .collect(),
             notes,
-            api_note: Some(format!(
-                "Submit your move at {api_link}/actions with \"expected_version\": {version}."
-            )),
+            recent: self.recent_lines(),
             link: Some((link, "Open the game".into())),
             footer: self.footer(),
             unsubscribe: self.unsubscribe(),
         }
+    }
+
+    /// [`GameMail::recent`] in words, naming people as the recipient knows them.
+    fn recent_lines(&self) -> Vec<String> {
+        let people = people(self.seats, Viewer::Seat(self.player.seat as usize));
+        let skipped = self.recent.len().saturating_sub(MAX_RECENT);
+        let mut lines = Vec::new();
+        if skipped > 0 {
+            lines.push(format!(
+                "… {skipped} earlier {} (the game's page has the whole log)",
+                if skipped == 1 { "move" } else { "moves" }
+            ));
+        }
+        for m in &self.recent[skipped..] {
+            let who = people.label(m.seat, &self.state.seat_name(m.seat));
+            let line = match &m.text {
+                None => format!("{who} made a move you cannot see"),
+                Some(text) => {
+                    let (text, how) = match (
+                        text.strip_prefix(FORCED_PREFIX),
+                        text.strip_prefix(BOT_PREFIX),
+                    ) {
+                        (Some(t), _) => (t, " (their only choice)"),
+                        (_, Some(t)) => (t, " (played by the computer)"),
+                        _ => (text.as_str(), ""),
+                    };
+                    let said = self.named(text);
+                    format!("{who} {}{how}", said.trim_end_matches('.'))
+                }
+            };
+            lines.push(line);
+        }
+        lines
     }
 
     /// A game's own words with people's names beside the seats they name: "Seat 2 wins
@@ -279,6 +319,11 @@ impl GameMail<'_> {
         }
     }
 }
+
+/// How the log marks a move that played itself, and one the computer played for a seat
+/// (the domain writes them; emails read them back into words).
+pub const FORCED_PREFIX: &str = "[forced] ";
+pub const BOT_PREFIX: &str = "[bot] ";
 
 /// `text` with each whole-word `word` (not inside another word, nor already named in
 /// brackets) replaced by `with`.

@@ -8,6 +8,11 @@ use std::fmt::Write as _;
 
 use html_escape::{encode_double_quoted_attribute as attr, encode_text as esc};
 
+use super::words_html::{self, Maps, inline};
+
+/// The heading of [`Letter::recent`].
+pub const RECENT_HEADING: &str = "Since your last move";
+
 /// The board picture, attached inline.
 #[derive(Clone, Debug)]
 pub struct Picture {
@@ -25,6 +30,8 @@ pub struct Letter {
     pub heading: String,
     /// Paragraphs before the position; line breaks inside one are kept in the text part.
     pub paragraphs: Vec<String>,
+    /// What happened since the recipient last moved, one line per move, oldest first.
+    pub recent: Vec<String>,
     /// The position in words (the text part shows it before the choices).
     pub position: Option<String>,
     pub picture: Option<Picture>,
@@ -34,8 +41,6 @@ pub struct Letter {
     pub more_choices: usize,
     /// Paragraphs after the choices (how to reply).
     pub notes: Vec<String>,
-    /// For those who play through the API (in the HTML: small, in the footer).
-    pub api_note: Option<String>,
     /// The address the letter leads to (a game, a confirmation link, …) and the label of the
     /// HTML button leading there, which also leads the link in the plain text.
     pub link: Option<(String, String)>,
@@ -46,24 +51,6 @@ pub struct Letter {
 }
 
 const FONT: &str = "-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
-const MONO: &str = "Menlo,Consolas,'DejaVu Sans Mono',monospace";
-
-/// Escapes `s` for HTML and turns `backticked` words into code.
-fn inline(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 16);
-    for (i, piece) in s.split('`').enumerate() {
-        if i % 2 == 1 && !piece.is_empty() {
-            let _ = write!(
-                out,
-                "<code style=\"font-family:{MONO};background:#eeece4;padding:0 3px;border-radius:3px\">{}</code>",
-                esc(piece)
-            );
-        } else {
-            out.push_str(&esc(piece));
-        }
-    }
-    out
-}
 
 /// A paragraph for HTML: hard line breaks of the text part become spaces (the client
 /// wraps), except before an indented line (a list such as a ranking); blank lines
@@ -89,6 +76,14 @@ impl Letter {
             out.push_str(p.trim_end());
             out.push_str("\n\n");
         }
+        if !self.recent.is_empty() {
+            out.push_str(RECENT_HEADING);
+            out.push_str(":\n");
+            for r in &self.recent {
+                let _ = writeln!(out, "  - {r}");
+            }
+            out.push('\n');
+        }
         if let Some(position) = &self.position {
             out.push_str(position.trim_end());
             out.push_str("\n\n");
@@ -108,7 +103,7 @@ impl Letter {
             }
             out.push('\n');
         }
-        for n in self.notes.iter().chain(&self.api_note) {
+        for n in &self.notes {
             out.push_str(n.trim_end());
             out.push('\n');
         }
@@ -160,6 +155,17 @@ impl Letter {
         for p in &self.paragraphs {
             paragraphs_html(&mut b, p);
         }
+        if !self.recent.is_empty() {
+            let _ = write!(
+                b,
+                "<h2 style=\"margin:14px 0 6px;font-size:16px\">{RECENT_HEADING}</h2>\
+                 <ul style=\"margin:0 0 14px;padding-left:1.3em\">"
+            );
+            for r in &self.recent {
+                let _ = write!(b, "<li style=\"margin:0 0 3px\">{}</li>", esc(r));
+            }
+            b.push_str("</ul>");
+        }
         if let Some(pic) = &self.picture {
             let _ = write!(
                 b,
@@ -199,7 +205,7 @@ impl Letter {
                  border-radius:4px;font-size:15px\">",
             );
             for n in &self.notes {
-                paragraphs_html(&mut b, n);
+                b.push_str(&words_html::to_html(n, Maps::AsDrawn));
             }
             b.push_str("</div>");
         }
@@ -216,20 +222,25 @@ impl Letter {
             b.push_str(
                 "<h2 style=\"margin:18px 0 8px;font-size:16px;color:#444\">The position in words</h2>",
             );
+            // Maps drawn in characters are left to the picture when there is one.
+            let maps = if self.picture.is_some() {
+                Maps::ToThePicture
+            } else {
+                Maps::AsDrawn
+            };
             let _ = write!(
                 b,
-                "<pre style=\"margin:0 0 16px;padding:10px;background:#ffffff;border:1px solid #e2dfd5;\
-                 border-radius:6px;font-family:{MONO};font-size:13px;line-height:1.35;white-space:pre-wrap;\
-                 word-wrap:break-word;overflow-x:auto\">{}</pre>",
-                esc(position.trim_end())
+                "<div style=\"margin:0 0 16px;padding:10px;background:#ffffff;border:1px solid #e2dfd5;\
+                 border-radius:6px;font-size:15px\">{}</div>",
+                words_html::to_html(position, maps)
             );
         }
-        if !self.footer.is_empty() || self.unsubscribe.is_some() || self.api_note.is_some() {
+        if !self.footer.is_empty() || self.unsubscribe.is_some() {
             b.push_str(
                 "<hr style=\"border:none;border-top:1px solid #dcd9cf;margin:20px 0 10px\">\
                  <div style=\"font-size:13px;color:#6b6b6b\">",
             );
-            for f in self.footer.iter().chain(&self.api_note) {
+            for f in &self.footer {
                 paragraphs_html(&mut b, f);
             }
             if let Some(url) = &self.unsubscribe {
@@ -279,7 +290,7 @@ mod tests {
             choices: vec!["take <A♠> & 5♦".into(), "trail 2♠".into()],
             more_choices: 3,
             notes: vec!["Reply `1`.".into()],
-            api_note: Some("POST <here>".into()),
+            recent: vec!["Ada (Seat 1) trailed <5♦>".into()],
             link: Some(("https://x.org/g?a=1&b=\"2\"".into(), "Open".into())),
             footer: vec!["Reply `stop`.".into()],
             unsubscribe: Some("https://x.org/u/1-ab\"c".into()),
@@ -294,7 +305,7 @@ mod tests {
             "\"quoted\"",
             "b=\"2\"",
             "ab\"c",
-            "<here>",
+            "<5♦>",
         ] {
             assert!(!html.contains(raw), "{raw} unescaped in {html}");
         }
@@ -304,10 +315,13 @@ mod tests {
         // A long link wraps on a phone instead of widening the page.
         assert!(html.contains("overflow-wrap:anywhere"));
         let text = l.text();
-        assert!(text.starts_with("Hello <script>alert(1)</script>,\nsecond line\n\nTable:"));
+        assert!(html.contains("Since your last move</h2>") && html.contains("trailed &lt;5♦&gt;"));
+        assert!(text.starts_with(
+            "Hello <script>alert(1)</script>,\nsecond line\n\nSince your last move:\n  - Ada (Seat 1) trailed <5♦>\n\nTable:"
+        ));
         assert!(text.contains("Your choices:\n    1. take <A♠> & 5♦\n    2. trail 2♠\n"));
         assert!(text.contains("and 3 more choices"));
-        assert!(text.contains("Reply `1`.\nPOST <here>\nOpen: https://x.org/g?a=1&b=\"2\"\n"));
+        assert!(text.contains("Reply `1`.\nOpen: https://x.org/g?a=1&b=\"2\"\n"));
         assert!(text.ends_with(
             "-- \nReply `stop`.\nUnsubscribe from all game emails: https://x.org/u/1-ab\"c\n"
         ));

@@ -18,3 +18,4 @@ pub mod picture;
 pub mod reply;
 pub mod transport;
 pub mod webhook;
+pub mod words_html;

@@ -642,22 +642,31 @@ fn a_starfarers_trade_offer_reaches_its_recipient_who_accepts_by_reply() {
     let g = app.game(id, recipient);
     assert_ne!(g["to_act"][0], to, "{g}");
     let mail = turn_mail(&app, recipient, id, to, version);
+    // Not their turn, but a decision of theirs: said so from the subject on.
+    assert!(
+        mail.subject.ends_with(": your decision"),
+        "{}",
+        mail.subject
+    );
     let listed = choices(&mail);
-    let accept = listed
-        .iter()
-        .position(|t| t.starts_with("accept"))
-        .unwrap_or_else(|| panic!("no accept among {listed:?}\n{}", mail.text));
+    assert!(
+        listed.iter().filter(|t| t.starts_with("accept")).count() == 1,
+        "one accept among {listed:?}\n{}",
+        mail.text
+    );
     assert!(
         listed.iter().any(|t| t == "decline the offer"),
         "{listed:?}"
     );
+    // The game's "accept …" wins over the takeback answer `accept`: written as a person
+    // would, the first word of the one choice that begins with it.
     let r = deliver(
         &app,
         &reply(
             &recipient.email,
             &mail.reply_to,
             &mail.subject,
-            &(accept + 1).to_string(),
+            "Accept",
             &mail.text,
             "accept-1@x.org",
         ),

@@ -266,8 +266,10 @@ fn a_full_kasino_game_over_http() {
             "{}",
             m.text
         );
-        assert!(m.text.contains(&format!("/api/v1/games/{id}")));
-        assert!(m.html.contains("<pre"));
+        // Links for people: the game's page, not the API.
+        assert!(m.text.contains(&format!("/#/game/{id}")));
+        assert!(!m.text.contains("/api/v1/games"));
+        assert!(m.html.contains("The position in words"));
     }
 
     // The stored game replays to its snapshot.

@@ -176,7 +176,7 @@ fn replying_rematch_to_the_game_over_email_starts_it() {
     assert_ne!(new_id, id);
     let mail = answer_to(&app, "rematch-1@example.net");
     assert!(
-        mail.text.contains(&format!("/api/v1/games/{new_id}")),
+        mail.text.contains(&format!("/#/game/{new_id}")),
         "{}",
         mail.text
     );

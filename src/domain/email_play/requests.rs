@@ -20,7 +20,7 @@ impl Ctx<'_> {
     pub(super) fn help(&self, state: &dyn LoadedGame) -> Decision {
         let (d, ctx, row, info, player) = (self.domain, self, self.row, self.info, self.player);
         let mut body = format!(
-            "How to play {} #{} by email\n\nThe rules: {}/api/v1/game-types/{}/rules\n\n{REPLY_HELP}\nQuoted text and signatures are ignored. \
+            "How to play {} #{} by email\n\nThe rules: {}/#/rules/{}\n\n{REPLY_HELP}\nQuoted text and signatures are ignored. \
              A reply to an old email (the game has moved on since) plays nothing and brings the \
              current position.\n\n",
             info.name,

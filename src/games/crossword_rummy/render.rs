@@ -365,9 +365,7 @@ pub fn text(state: &State, viewer: Viewer, status: &Status) -> String {
             }
         }
     }
-    out.push_str(
-        "\nTo meld, send the complete new table as JSON: {\"type\":\"meld\",\"table\":[{\"tile\":\"red-5-a\",\"x\":0,\"y\":0}, ...]}\n\
-         (every table tile, moved or not, plus the tiles you lay; x grows right, y grows down).\n",
-    );
+    // How to write a meld is the notation's help (`notation_help`), beside the choices:
+    // the position says nothing of JSON, which is the API's business.
     out
 }
