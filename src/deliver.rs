@@ -11,7 +11,7 @@
 //!   missing URL or secret: a misconfigured agent must make the mail server keep players'
 //!   moves queued, not bounce them;
 //! - 65 (`EX_DATAERR`): this message can never be processed (empty, too large, not a
-//!   message): the mail server bounces it to its sender.
+//!   message: 413, 415, 422): the mail server bounces it to its sender.
 //!
 //! Any other status would be read by Postfix as a bounce, so argument errors exit 75 too
 //! (see `cli::main`).
@@ -136,8 +136,10 @@ pub fn for_status(status: u16, body: &str) -> Verdict {
             "the server refused the inbound secret ({status}{said}): check --secret-file or \
              TURNPOST_INBOUND_SECRET against the server's TURNPOST_INBOUND_SECRET"
         )),
-        // Never processable, whenever tried: the mail server bounces it to its sender.
-        400 | 413 | 415 | 422 => Verdict::data(format!(
+        // Never processable, whenever tried: the mail server bounces it to its sender. (A
+        // 400 is not among them: the server says it when the upload broke off, which the
+        // next attempt may not repeat.)
+        413 | 415 | 422 => Verdict::data(format!(
             "the server cannot take this message ({status}{said})"
         )),
         429 => Verdict::temp(format!("the server asks to slow down ({status}{said})")),
@@ -264,7 +266,7 @@ mod tests {
         let cases = [
             (200, EX_OK),
             (202, EX_OK),
-            (400, EX_DATAERR),
+            (400, EX_TEMPFAIL),
             (401, EX_TEMPFAIL),
             (403, EX_TEMPFAIL),
             (404, EX_TEMPFAIL),

@@ -38,6 +38,7 @@ struct Postfix {
 impl Drop for Postfix {
     fn drop(&mut self) {
         let _ = self.postfix(&["stop"]);
+        let _ = std::fs::remove_dir_all(&self.root);
     }
 }
 
