@@ -28,6 +28,65 @@ const POSTFIX: &str = "/usr/sbin/postfix";
 /// The reply domain of every test app (`play@turnpost.test`).
 const REPLY_DOMAIN: &str = "turnpost.test";
 
+/// The README's Postfix lines, read from its "Connecting an MTA" block, for the test's
+/// own domain, user and paths: (main.cf settings, the transport table's line, master.cf's
+/// service). The test runs what the README says, not a copy that could drift from it.
+struct ReadmeLines {
+    main_cf: Vec<String>,
+    transport: String,
+    master_cf: String,
+}
+
+fn readme_lines(substitutions: &[(&str, String)]) -> ReadmeLines {
+    let readme = include_str!("../../README.md");
+    let at = readme
+        .find("*Postfix* (tested: `tests/api/postfix.rs`")
+        .expect("the README's Postfix section");
+    let block = &readme[at..];
+    let block = &block[block.find("```sh").expect("its commands") + 5..];
+    let mut text = block[..block.find("```").expect("their end")].to_string();
+    for (from, to) in substitutions {
+        assert!(
+            text.contains(from),
+            "the README's Postfix lines name no {from}"
+        );
+        text = text.replace(from, to);
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    // `postconf -e 'name = value' \` and its continuation lines.
+    let first = lines
+        .iter()
+        .position(|l| l.starts_with("postconf -e "))
+        .expect("postconf -e");
+    let mut main_cf = Vec::new();
+    for line in &lines[first..] {
+        let quoted: Vec<&str> = line.split('\'').collect();
+        main_cf.extend(quoted.iter().skip(1).step_by(2).map(|q| q.to_string()));
+        if !line.trim_end().ends_with('\\') {
+            break;
+        }
+    }
+    let transport = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("echo '")?.split('\'').next())
+        .expect("the transport line")
+        .to_string();
+    let start = lines
+        .iter()
+        .position(|l| l.ends_with("<<'END'"))
+        .expect("the master.cf lines");
+    let end = start
+        + lines[start..]
+            .iter()
+            .position(|l| *l == "END")
+            .expect("END");
+    ReadmeLines {
+        main_cf,
+        transport,
+        master_cf: lines[start + 1..end].join("\n") + "\n",
+    }
+}
+
 /// A Postfix instance of the test's own; stopped when dropped.
 struct Postfix {
     root: PathBuf,
@@ -83,6 +142,18 @@ impl Postfix {
         let out = run("chown", &["postfix", data.to_str().unwrap()]);
         assert!(out.status.success(), "chown postfix: {out:?}");
         let port = free_port();
+        let transport = conf.join("transport");
+        let readme = readme_lines(&[
+            ("play.example.org", REPLY_DOMAIN.to_string()),
+            ("/etc/postfix/transport", transport.display().to_string()),
+            ("user=turnpost-mail", format!("user={user}")),
+            ("/usr/local/bin/turnpost", agent.display().to_string()),
+            ("http://127.0.0.1:8080", url.to_string()),
+            (
+                "/etc/turnpost/inbound-secret",
+                secret_file.display().to_string(),
+            ),
+        ]);
         let root_s = root.display();
         let main_cf = format!(
             "# The test instance's own places, and loopback only.\n\
@@ -104,19 +175,11 @@ impl Postfix {
              # Nothing else ever leaves this instance (bounces included).\n\
              default_transport = discard\n\
              \n\
-             # The README's lines for the reply domain.\n\
-             relay_domains = {REPLY_DOMAIN}\n\
-             transport_maps = hash:{conf}/transport\n\
-             recipient_delimiter = +\n\
-             turnpost_destination_recipient_limit = 1\n",
-            conf = conf.display()
+             # The README's lines.\n{}\n",
+            readme.main_cf.join("\n")
         );
         std::fs::write(conf.join("main.cf"), main_cf).unwrap();
-        std::fs::write(
-            conf.join("transport"),
-            format!("{REPLY_DOMAIN}    turnpost:\n"),
-        )
-        .unwrap();
+        std::fs::write(&transport, format!("{}\n", readme.transport)).unwrap();
         let master_cf = format!(
             "{port}      inet  n       -       n       -       -       smtpd\n\
              pickup    unix  n       -       n       60      1       pickup\n\
@@ -136,17 +199,13 @@ impl Postfix {
              anvil     unix  -       -       n       -       1       anvil\n\
              scache    unix  -       -       n       -       1       scache\n\
              postlog   unix-dgram n  -       n       -       1       postlogd\n\
-             # The README's service.\n\
-             turnpost  unix  -       n       n       -       -       pipe\n  \
-               flags=Rq user={user} argv={agent} deliver --url {url} --secret-file {secret} ${{recipient}}\n",
-            agent = agent.display(),
-            secret = secret_file.display(),
+             # The README's service.\n{}",
+            readme.master_cf
         );
         std::fs::write(conf.join("master.cf"), master_cf).unwrap();
-        let transport = format!("hash:{}/transport", conf.display());
         let out = run(
             "/usr/sbin/postmap",
-            &["-c", conf.to_str().unwrap(), &transport],
+            &["-c", conf.to_str().unwrap(), transport.to_str().unwrap()],
         );
         assert!(out.status.success(), "postmap: {out:?}");
         let postfix = Postfix { root, conf, port };
