@@ -185,3 +185,54 @@ fn a_server_that_takes_no_inbound_mail_defers_the_message() {
         "{err}"
     );
 }
+
+/// Connections to `app`'s database allowed (true) or refused, existing ones ended: the
+/// database down and back, as far as this app can tell.
+fn database_up(app: &TestApp, up: bool) {
+    use diesel::prelude::*;
+    let (base, name) = app.database_url.rsplit_once('/').unwrap();
+    let mut admin = PgConnection::establish(&format!("{base}/postgres")).unwrap();
+    diesel::sql_query(format!(
+        "ALTER DATABASE \"{name}\" WITH ALLOW_CONNECTIONS {up}"
+    ))
+    .execute(&mut admin)
+    .unwrap();
+    if !up {
+        diesel::sql_query(format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+        ))
+        .execute(&mut admin)
+        .unwrap();
+    }
+}
+
+#[test]
+fn a_reply_while_the_database_is_down_is_deferred_and_played_once_it_is_back() {
+    let app = spawn_app_with(|s| s.db_checkout_timeout_ms = 1000);
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    let players = [&ada, &bo];
+    let id = app.start_game("kasino", json!({}), &players);
+    let good = secret_file(INBOUND_SECRET, 0o600);
+    let (to, raw) = first_choice_reply(&app, id, &players, "agent-db@mail.example.org");
+    let before = app.game(id, &ada)["version"].as_i64().unwrap();
+
+    database_up(&app, false);
+    let (code, err) = agent(&app.address, &to, Some(&good), &[], &raw);
+    database_up(&app, true);
+    assert_eq!(code, 75, "{err}");
+    assert!(err.contains("503"), "{err}");
+
+    // What the mail server does next: the same message again, later.
+    let start = std::time::Instant::now();
+    loop {
+        let (code, err) = agent(&app.address, &to, Some(&good), &[], &raw);
+        if code == 0 {
+            break;
+        }
+        assert_eq!(code, 75, "{err}");
+        assert!(start.elapsed().as_secs() < 60, "{err}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(app.game(id, &ada)["version"].as_i64().unwrap() > before);
+}
