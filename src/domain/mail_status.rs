@@ -7,7 +7,8 @@
 //! `turnpost_outbox_given_up_total` and the gauge `turnpost_outbox_failed` (see
 //! `api::metrics`), and `turnpost outbox failed` lists them; `turnpost outbox requeue`
 //! gives them their attempts back, once the cause (say, the mail server's settings) is
-//! fixed.
+//! fixed. A mailbox the receiving server refuses for good is not retried at all: the
+//! address is marked bouncing at once ([`refused`]).
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
