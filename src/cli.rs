@@ -1,4 +1,4 @@
-//! The command line: serve, migrate, verify, simulate, openapi, outbox.
+//! The command line: serve, migrate, verify, simulate, openapi, outbox, deliver.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -57,6 +57,25 @@ enum Command {
     },
     /// Print the OpenAPI description (the content of openapi.yaml).
     Openapi,
+    /// The delivery agent for a mail server: reads one raw message on standard input and
+    /// posts it to the server's inbound endpoint. Exits 0 when the server processed it,
+    /// 75 (EX_TEMPFAIL: keep it queued) when the server cannot be reached or refuses the
+    /// secret, 65 (EX_DATAERR: bounce it) when the message can never be processed.
+    Deliver {
+        /// The envelope recipient (Postfix: ${recipient}).
+        recipient: String,
+        /// The server's base address; default: the settings' public address.
+        #[arg(long, env = "TURNPOST_PUBLIC_URL")]
+        url: Option<String>,
+        /// A file holding the inbound secret (not readable by other users); default: the
+        /// environment variable TURNPOST_INBOUND_SECRET. Never pass the secret itself as
+        /// an argument: every user sees arguments in `ps`.
+        #[arg(long)]
+        secret_file: Option<std::path::PathBuf>,
+        /// Seconds the server has to answer.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+    },
     /// Messages (emails, webhook deliveries) the server gave up on after their last attempt.
     Outbox {
         #[command(subcommand)]
@@ -85,7 +104,19 @@ enum OutboxCommand {
 
 pub fn main() -> ExitCode {
     init_tracing();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // A mail server bounces the message on any status but the temporary ones: a
+            // mistyped argument in its pipe must keep players' replies queued instead.
+            let delivering = std::env::args().nth(1).as_deref() == Some("deliver");
+            if delivering && e.use_stderr() {
+                let _ = e.print();
+                return ExitCode::from(crate::deliver::EX_TEMPFAIL);
+            }
+            e.exit()
+        }
+    };
     let result = match cli.command {
         Command::Serve => serve(),
         Command::Migrate => migrate(),
@@ -99,6 +130,19 @@ pub fn main() -> ExitCode {
             max_actions,
         } => simulate(&game, games, seed, players, &options, max_actions),
         Command::Outbox { command } => outbox(command),
+        Command::Deliver {
+            recipient,
+            url,
+            secret_file,
+            timeout,
+        } => {
+            return crate::deliver::run(crate::deliver::DeliverArgs {
+                recipient,
+                url,
+                secret_file,
+                timeout: std::time::Duration::from_secs(timeout.max(1)),
+            });
+        }
         Command::Openapi => {
             print!("{}", crate::api::openapi_yaml());
             Ok(ExitCode::SUCCESS)

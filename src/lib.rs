@@ -4,6 +4,7 @@ pub mod api;
 pub mod app;
 pub mod auth;
 pub mod cli;
+pub mod deliver;
 pub mod domain;
 pub mod embedded_pg;
 pub mod notify;

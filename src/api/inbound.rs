@@ -1,5 +1,5 @@
-//! Inbound email: an MTA (a pipe to curl) or a provider's inbound webhook delivers each
-//! reply here as a raw RFC 5322 message, authenticated by a shared secret.
+//! Inbound email: an MTA (piping to `turnpost deliver`) or a provider's inbound webhook
+//! delivers each reply here as a raw RFC 5322 message, authenticated by a shared secret.
 
 use crate::domain::ProblemCode;
 use actix_web::http::StatusCode;

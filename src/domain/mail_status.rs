@@ -7,7 +7,8 @@
 //! `turnpost_outbox_given_up_total` and the gauge `turnpost_outbox_failed` (see
 //! `api::metrics`), and `turnpost outbox failed` lists them; `turnpost outbox requeue`
 //! gives them their attempts back, once the cause (say, the mail server's settings) is
-//! fixed.
+//! fixed. A mailbox the receiving server refuses for good is not retried at all: the
+//! address is marked bouncing at once ([`refused`]).
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -45,6 +46,29 @@ pub fn reached(conn: &mut PgConnection, row: &OutboxRow) -> QueryResult<()> {
         .execute(conn)?;
     }
     Ok(())
+}
+
+/// Marks `address` bouncing because its mail server refused the mailbox at send time
+/// (`status`, e.g. `5.1.1`; see `notify::refusal`): the same state a delivery-status report
+/// sets, so nothing more goes to it until its owner confirms it again. Returns whether an
+/// account has that address.
+pub fn refused(conn: &mut PgConnection, address: &str, status: &str) -> QueryResult<bool> {
+    let n = diesel::update(
+        accounts::table.filter(accounts::email_lower.eq(address.trim().to_lowercase())),
+    )
+    .set((
+        accounts::email_bouncing_at.eq(diesel::dsl::now),
+        accounts::email_bounce_status.eq(Some(status)),
+        accounts::updated_at.eq(diesel::dsl::now),
+    ))
+    .execute(conn)?;
+    if n > 0 {
+        tracing::info!(
+            status,
+            "the mail server refused an address; mail to it is stopped"
+        );
+    }
+    Ok(n > 0)
 }
 
 fn is_webhook(row: &OutboxRow) -> bool {

@@ -1,7 +1,8 @@
 //! Email: what emails say (`compose`, laid out by `letter`, with the board picture drawn
 //! by `picture` and long lists of choices grouped by `choices`), the transports that carry
 //! them (`transport`: SMTP or `.eml` files), reply tokens (`reply`), signed links
-//! (`links`), inbound replies (`inbound`), delivery-status reports (`bounce`), and signed
+//! (`links`), inbound replies (`inbound`), delivery-status reports (`bounce`), refusals at send
+//! time that mean a mailbox is gone (`refusal`), and signed
 //! webhook posts (`webhook`). Below the domain: nothing here calls into `domain` or
 //! `outbox` (the sender threads are `outbox`'s).
 
@@ -15,6 +16,7 @@ pub mod letter;
 pub mod links;
 pub mod nodelay;
 pub mod picture;
+pub mod refusal;
 pub mod reply;
 pub mod transport;
 pub mod webhook;

@@ -227,7 +227,18 @@ impl Worker {
         };
         let message_id = self.message_id(conn, row)?;
         let message = self.build(row, &out, &message_id)?;
-        self.mailer.send(&message)?;
+        if let Err(e) = self.mailer.send(&message) {
+            // A mailbox refused for good is not retried (see `notify::refusal`); the
+            // server's words stay with the row for the operator.
+            let Some(status) = crate::notify::refusal::mailbox_refused(&e) else {
+                return Err(e);
+            };
+            crate::domain::mail_status::refused(conn, &out.to, &status)?;
+            diesel::update(outbox::table.find(row.id))
+                .set(outbox::last_error.eq(format!("{e:#}")))
+                .execute(conn)?;
+            return Ok(Delivered::Dropped("mailbox_refused"));
+        }
         Ok(Delivered::Sent {
             shown_version: out.shown_version,
         })

@@ -40,12 +40,38 @@ impl Sink {
 
     /// A sink on `port` (one nothing listens on yet).
     pub fn start_on(port: u16) -> Sink {
+        Sink::start_with(port, "aiosmtpd.handlers.Mailbox", None)
+    }
+
+    /// A sink that refuses recipients whose local part starts with `unknown` for good
+    /// (`550 5.1.1`, as a mail server answers for a mailbox that does not exist) and those
+    /// starting with `busy` for now (`450 4.2.1`), and keeps the rest.
+    pub fn start_refusing() -> Sink {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let module = std::env::temp_dir().join(format!(
+            "turnpost-refusing-{}",
+            hex::encode(rand::random::<[u8; 6]>())
+        ));
+        std::fs::create_dir_all(&module).unwrap();
+        std::fs::write(module.join("refusing.py"), REFUSING_HANDLER).unwrap();
+        Sink::start_with(port, "refusing.Refusing", Some(&module))
+    }
+
+    fn start_with(port: u16, handler: &str, python_path: Option<&Path>) -> Sink {
         let dir = std::env::temp_dir().join(format!(
             "turnpost-smtp-{}",
             hex::encode(rand::random::<[u8; 6]>())
         ));
         // aiosmtpd's Mailbox handler creates the Maildir (new/, cur/, tmp/) itself.
-        let child = Command::new("python3")
+        let mut command = Command::new("python3");
+        if let Some(p) = python_path {
+            command.env("PYTHONPATH", p);
+        }
+        let child = command
             .args([
                 "-m",
                 "aiosmtpd",
@@ -53,7 +79,7 @@ impl Sink {
                 "-l",
                 &format!("127.0.0.1:{port}"),
                 "-c",
-                "aiosmtpd.handlers.Mailbox",
+                handler,
             ])
             .arg(&dir)
             .stdout(Stdio::null())
@@ -106,6 +132,22 @@ impl Sink {
         }
     }
 }
+
+/// aiosmtpd's Maildir handler, refusing some recipients at RCPT (see
+/// [`Sink::start_refusing`]).
+const REFUSING_HANDLER: &str = r#"
+from aiosmtpd.handlers import Mailbox
+
+class Refusing(Mailbox):
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        local = address.split("@")[0].lower()
+        if local.startswith("unknown"):
+            return "550 5.1.1 <%s>: Recipient address rejected: User unknown" % address
+        if local.startswith("busy"):
+            return "450 4.2.1 <%s>: Mailbox busy, try again later" % address
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+"#;
 
 fn files_in(dir: &Path) -> usize {
     std::fs::read_dir(dir).map(|r| r.count()).unwrap_or(0)
