@@ -257,3 +257,96 @@ pub fn pick(state: &dyn LoadedGame, seat: Seat, text: &str) -> Option<Result<Pic
     };
     legal.get(chosen).cloned().map(|a| Ok(Pick::Action(a)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Applied, RuleError, Status, Viewer};
+    use serde_json::json;
+
+    /// A seat whose legal actions are described by `texts`.
+    struct Texts(Vec<&'static str>);
+
+    impl LoadedGame for Texts {
+        fn status(&self) -> Status {
+            Status::Active { to_act: vec![0] }
+        }
+        fn legal_actions(&self, _: Seat) -> Vec<Value> {
+            (0..self.0.len()).map(|i| json!({ "n": i })).collect()
+        }
+        fn forced_action(&self, _: Seat) -> Option<Value> {
+            None
+        }
+        fn parse_notation(&self, _: Seat, _: &str) -> Option<Result<Value, String>> {
+            None
+        }
+        fn notation_help(&self, _: Seat) -> Option<String> {
+            None
+        }
+        fn choice_group(&self, _: Seat, _: &Value) -> Option<String> {
+            None
+        }
+        fn apply(&self, _: Seat, _: &Value) -> Result<Applied, RuleError> {
+            Err(RuleError::new("no", "no"))
+        }
+        fn view(&self, _: Viewer) -> Value {
+            Value::Null
+        }
+        fn render_text(&self, _: Viewer) -> String {
+            String::new()
+        }
+        fn board_svg(&self, _: &crate::engine::People) -> String {
+            String::new()
+        }
+        fn describe_action(&self, _: Seat, a: &Value) -> Option<String> {
+            let i = a["n"].as_u64()? as usize;
+            self.0.get(i).map(|t| t.to_string())
+        }
+        fn seat_name(&self, seat: Seat) -> String {
+            format!("Seat {seat}")
+        }
+        fn decision_basis(&self, _: Seat) -> Value {
+            Value::Null
+        }
+        fn resample_hidden(&self, _: Viewer, _: [u8; 32]) -> Box<dyn LoadedGame> {
+            Box::new(Texts(self.0.clone()))
+        }
+        fn encode(&self) -> String {
+            String::new()
+        }
+    }
+
+    #[test]
+    fn a_choice_is_written_whole_without_its_notes_or_by_its_unique_first_words() {
+        let g = Texts(vec![
+            "accept the offer: 2 ore for 1 food",
+            "decline the offer",
+            "end trading and launch (3 ships ready)",
+            "take 5♥ with 5♦",
+            "take 7♣ with 7♦",
+            "taken back",
+        ]);
+        let pick = |l: &str| written(&g, 0, l);
+        assert_eq!(pick("Accept"), Some(Written::Action(json!({"n": 0}))));
+        assert_eq!(
+            pick("DECLINE  the offer."),
+            Some(Written::Action(json!({"n": 1})))
+        );
+        assert_eq!(
+            pick("end trading and launch"),
+            Some(Written::Action(json!({"n": 2})))
+        );
+        // Several begin with "take": the reply must say which; "taken" is another word.
+        assert_eq!(
+            pick("take"),
+            Some(Written::Several(vec![
+                "take 5♥ with 5♦".into(),
+                "take 7♣ with 7♦".into()
+            ]))
+        );
+        assert_eq!(pick("taken back"), Some(Written::Action(json!({"n": 5}))));
+        assert_eq!(pick("acc"), None, "a part of a word is no word");
+        assert_eq!(pick("launch"), None);
+        assert_eq!(pick("  "), None);
+    }
+}

@@ -257,6 +257,31 @@ fn a_full_kasino_game_over_http() {
     let over: Vec<_> = mails.iter().filter(|x| x.subject == subject_over).collect();
     assert_eq!(over.len(), 2);
     assert!(over.iter().any(|m| m.to == ada.email) && over.iter().any(|m| m.to == bo.email));
+    // The game-over email gives every round's points in words, not the last round's keys.
+    for m in &over {
+        let rounds = (1..)
+            .take_while(|n| m.text.contains(&format!("Round {n}:")))
+            .count();
+        assert!(rounds >= 1, "{}", m.text);
+        for raw in [
+            "diamond_10",
+            "spade_2",
+            "last_capture",
+            "most_spades",
+            "most_cards",
+        ] {
+            assert!(
+                !m.text.contains(raw) && !m.html.contains(raw),
+                "{raw} in\n{}",
+                m.text
+            );
+        }
+        assert!(
+            m.text.contains("Ada (Seat") || m.text.contains("Bo (Seat"),
+            "{}",
+            m.text
+        );
+    }
     let ids: BTreeSet<&str> = mails.iter().map(|m| m.message_id.as_str()).collect();
     assert_eq!(ids.len(), mails.len(), "every email is sent once");
     for m in mails.iter().filter(|x| x.subject == subject_turn) {
