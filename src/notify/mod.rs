@@ -16,5 +16,6 @@ pub mod links;
 pub mod nodelay;
 pub mod picture;
 pub mod reply;
+pub mod reset_links;
 pub mod transport;
 pub mod webhook;
