@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use crate::helpers::{Player, TestApp, fresh_email, spawn_app, spawn_app_with};
 
 mod kasino_editor;
+mod password_reset;
 mod tabs;
 
 const CHROMIUM: &str = "/usr/bin/chromium";

@@ -26,6 +26,7 @@ mod kept_games;
 mod migrations;
 mod openapi;
 mod partners;
+mod password_reset;
 mod ratings;
 mod rematch;
 mod smtp_sink;
