@@ -46,8 +46,8 @@ use crate::auth::password::HashGate;
 use crate::auth::throttle::LoginThrottle;
 use crate::games::Registry;
 use crate::notify::links::SignedLinks;
-use crate::notify::reset_links::ResetLinks;
 use crate::notify::reply::ReplyAddress;
+use crate::notify::reset_links::ResetLinks;
 use crate::store::{PgConn, PgPool};
 
 pub use errors::{DomainError, DomainResult};

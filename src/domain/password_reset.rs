@@ -299,11 +299,9 @@ impl Domain {
             Ok(updated)
         })?;
         self.sessions.forget(updated.id);
-        let token = self.tokens.issue(
-            updated.id,
-            updated.token_generation,
-            Utc::now().timestamp(),
-        )?;
+        let token =
+            self.tokens
+                .issue(updated.id, updated.token_generation, Utc::now().timestamp())?;
         Ok(TokenResponse {
             access_token: token,
             token_type: TokenType::Bearer,

@@ -175,7 +175,11 @@ mod tests {
         // Another account, a later expiry, a flipped or short tag, garbage: invalid.
         for bad in [
             t.replacen("42-", "43-", 1),
-            t.replacen(&format!("-{}-", NOW + 3600), &format!("-{}-", NOW + 7200), 1),
+            t.replacen(
+                &format!("-{}-", NOW + 3600),
+                &format!("-{}-", NOW + 7200),
+                1,
+            ),
             t[..t.len() - 2].to_string(),
             flip(&t, t.rfind('-').unwrap() + 1),
             String::new(),

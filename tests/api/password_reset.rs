@@ -68,9 +68,7 @@ fn queued(app: &TestApp, address: &str) -> i64 {
 /// The tokens of the reset links mailed to `address`, once `n` have come.
 pub fn reset_links(app: &TestApp, address: &str, n: usize) -> Vec<String> {
     let mine = |m: &crate::helpers::Mail| m.to == address && m.subject == SUBJECT;
-    let mails = app.wait_for_mails("reset links", |m| {
-        m.iter().filter(|m| mine(m)).count() >= n
-    });
+    let mails = app.wait_for_mails("reset links", |m| m.iter().filter(|m| mine(m)).count() >= n);
     let marker = "http://turnpost.test/#/reset/";
     mails
         .iter()
@@ -107,12 +105,11 @@ struct Row {
 /// A link for `p` made by the server's own signer, as it would have been mailed with
 /// `expires` (Unix seconds).
 fn crafted(app: &TestApp, p: &Player, expires: i64) -> String {
-    let row: Row = diesel::sql_query(
-        "SELECT password_hash, token_generation FROM accounts WHERE id = $1",
-    )
-    .bind::<diesel::sql_types::BigInt, _>(p.id)
-    .get_result(&mut PgConnection::establish(&app.database_url).unwrap())
-    .unwrap();
+    let row: Row =
+        diesel::sql_query("SELECT password_hash, token_generation FROM accounts WHERE id = $1")
+            .bind::<diesel::sql_types::BigInt, _>(p.id)
+            .get_result(&mut PgConnection::establish(&app.database_url).unwrap())
+            .unwrap();
     app.domain().reset_links.token(
         AccountId(p.id),
         expires,
@@ -132,7 +129,10 @@ fn a_reset_answers_alike_for_every_address_and_its_link_works_once() {
     let known = ask(&app, &app.client, &ada.email);
     let unknown = ask(&app, &app.client, &nobody);
     assert_eq!(known.0, 202, "{}", known.1);
-    assert_eq!(known, unknown, "the same answer whether or not an account has it");
+    assert_eq!(
+        known, unknown,
+        "the same answer whether or not an account has it"
+    );
     assert_eq!(known.1["status"], "check_your_email");
     // A malformed address is refused as such (that tells nothing about accounts).
     let (s, v) = assert_problem(
@@ -146,7 +146,11 @@ fn a_reset_answers_alike_for_every_address_and_its_link_works_once() {
     assert_eq!((s, v["code"].as_str()), (422, Some("invalid_email")));
 
     let link = reset_links(&app, &ada.email, 1).remove(0);
-    assert_eq!(queued(&app, &nobody), 0, "nothing is mailed to an unknown address");
+    assert_eq!(
+        queued(&app, &nobody),
+        0,
+        "nothing is mailed to an unknown address"
+    );
     // A weak password is refused, and the link still works afterwards.
     let (s, v) = assert_problem(set_password(&app, &link, "password123"), "weak");
     assert_eq!((s, v["code"].as_str()), (422, Some("weak_password")));
@@ -156,7 +160,10 @@ fn a_reset_answers_alike_for_every_address_and_its_link_works_once() {
     let fresh = fresh["access_token"].as_str().unwrap().to_string();
     let me: Value = app.get("/api/v1/me", Some(&fresh)).json().unwrap();
     assert_eq!(me["email"], ada.email.as_str());
-    assert_eq!(me["email_status"], "verified", "the link proved the address");
+    assert_eq!(
+        me["email_status"], "verified",
+        "the link proved the address"
+    );
     // Every token issued before is revoked; the old password no longer signs in.
     let (s, v) = assert_problem(app.get("/api/v1/me", Some(&ada.token)), "old token");
     assert_eq!((s, v["code"].as_str()), (401, Some("token_revoked")));
@@ -177,13 +184,21 @@ fn a_reset_answers_alike_for_every_address_and_its_link_works_once() {
     let flipped = tail.replacen(|c: char| c != '0', "0", 1);
     for bad in [format!("{head}{flipped}"), "nonsense".into(), String::new()] {
         let (s, v) = assert_problem(set_password(&app, &bad, NEW_PASSWORD), "altered");
-        assert_eq!((s, v["code"].as_str()), (403, Some("invalid_link")), "{bad}");
+        assert_eq!(
+            (s, v["code"].as_str()),
+            (403, Some("invalid_link")),
+            "{bad}"
+        );
     }
     // Older than its hour: expired. The same signer's link for now works, which shows the
     // crafted ones are what the server mails.
     let now = chrono::Utc::now().timestamp();
     let (s, v) = assert_problem(
-        set_password(&app, &crafted(&app, &ada, now - 1), "yet another passphrase"),
+        set_password(
+            &app,
+            &crafted(&app, &ada, now - 1),
+            "yet another passphrase",
+        ),
         "expired",
     );
     assert_eq!((s, v["code"].as_str()), (410, Some("link_expired")));
@@ -213,7 +228,10 @@ fn reset_requests_are_throttled_per_address_and_per_client() {
         assert_eq!(got, [202, 202, 429], "{address}");
     }
     let (s, v, retry) = ask(&app, &from(3), &ada.email);
-    assert_eq!((s, v["code"].as_str()), (429, Some("too_many_password_resets")));
+    assert_eq!(
+        (s, v["code"].as_str()),
+        (429, Some("too_many_password_resets"))
+    );
     assert!(
         retry.unwrap().parse::<u64>().unwrap() >= 1,
         "and from other clients too"

@@ -53,7 +53,9 @@ fn a_forgotten_password_is_reset_from_the_emailed_link_and_the_player_is_signed_
         )
         .await;
         assert!(
-            text.as_str().unwrap_or("").contains("If an account has this address"),
+            text.as_str()
+                .unwrap_or("")
+                .contains("If an account has this address"),
             "{text}"
         );
         screenshot(&driver, &c, "reset-2-sent-phone.png").await;
@@ -76,7 +78,10 @@ fn a_forgotten_password_is_reset_from_the_emailed_link_and_the_player_is_signed_
             "const e = document.querySelector('form .error'); return e && e.textContent;",
         )
         .await;
-        assert!(why.as_str().unwrap_or("").contains("easy to guess"), "{why}");
+        assert!(
+            why.as_str().unwrap_or("").contains("easy to guess"),
+            "{why}"
+        );
         screenshot(&driver, &c, "reset-3-weak-phone.png").await;
         css(&c, "input[name=password]")
             .await
@@ -95,6 +100,7 @@ fn a_forgotten_password_is_reset_from_the_emailed_link_and_the_player_is_signed_
             &c,
             "my games, signed in",
             "return location.hash === '#/games' && sessionStorage.getItem('turnpost.token') \
+             && document.querySelector('main h1') \
              && document.getElementById('flash').textContent;",
         )
         .await;
@@ -105,13 +111,15 @@ fn a_forgotten_password_is_reset_from_the_emailed_link_and_the_player_is_signed_
         screenshot(&driver, &c, "reset-4-signed-in-desktop.png").await;
         // The token the page keeps is good; the link left the history.
         let token = js(&c, "return sessionStorage.getItem('turnpost.token');").await;
-        let me = app.get("/api/v1/me", token.as_str());
-        assert_eq!(me.status(), 200);
         let shown = js(&c, "return location.href;").await;
         assert!(!shown.as_str().unwrap_or("").contains(&link), "{shown}");
 
         // The same link again (signed out): refused, with the way to a new one.
-        js(&c, "sessionStorage.clear(); localStorage.clear(); return true;").await;
+        js(
+            &c,
+            "sessionStorage.clear(); localStorage.clear(); return true;",
+        )
+        .await;
         c.set_window_size(390, 844).await.expect("phone size");
         c.goto(&app.url(&format!("/#/reset/{link}")))
             .await
@@ -138,8 +146,11 @@ fn a_forgotten_password_is_reset_from_the_emailed_link_and_the_player_is_signed_
             "browser errors"
         );
         let _ = c.close().await;
-        link
+        (link, token)
     });
+    let (link, token) = link;
+    let me = app.get("/api/v1/me", token.as_str());
+    assert_eq!(me.status(), 200, "the page's token is good");
     app.token_for(&ada.email, "a brand new passphrase");
     let r = app.post(
         "/api/v1/auth/token",
