@@ -25,6 +25,7 @@ use crate::domain::clocks::SystemClock;
 use crate::games::Registry;
 use crate::notify::links::SignedLinks;
 use crate::notify::reply::ReplyAddress;
+use crate::notify::reset_links::ResetLinks;
 use crate::notify::transport::Mailer;
 use crate::outbox::worker::{Lane, Worker};
 use crate::settings::Settings;
@@ -64,6 +65,13 @@ pub fn domain(
             window: Duration::from_secs(settings.login_window_secs),
             pace: Duration::from_millis(settings.login_slow_lane_ms),
         })),
+        reset_throttle: Arc::new(LoginThrottle::new(
+            crate::domain::password_reset::throttle_limits(
+                settings.password_reset_max_per_email,
+                settings.password_reset_max_per_client,
+                Duration::from_secs(settings.password_reset_window_secs),
+            ),
+        )),
         hashes: Arc::new(HashGate::new(
             settings.password_hash_slots,
             Duration::from_secs(settings.password_queue_secs),
@@ -83,6 +91,7 @@ pub fn domain(
             jwt_secret.expose_secret().as_bytes(),
             &settings.public_url(),
         )?,
+        reset_links: ResetLinks::new(jwt_secret.expose_secret().as_bytes())?,
         turn_email_grace: Duration::from_secs(settings.turn_email_grace_secs),
         require_email_verification: settings.require_email_verification,
         email_pictures: settings.email_pictures,

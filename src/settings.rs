@@ -51,6 +51,15 @@ pub struct Settings {
     /// A slow lane lets one login through per this many milliseconds.
     #[serde(default = "default_slow_lane_ms")]
     pub login_slow_lane_ms: u64,
+    /// Password reset emails asked for one address (from one client, or across clients)
+    /// per `password_reset_window_secs` before further requests get 429.
+    #[serde(default = "default_resets_per_email")]
+    pub password_reset_max_per_email: u32,
+    /// Password reset requests from one client address, across addresses, per window.
+    #[serde(default = "default_resets_per_client")]
+    pub password_reset_max_per_client: u32,
+    #[serde(default = "default_reset_window_secs")]
+    pub password_reset_window_secs: u64,
     /// Password hashes computed at once (0: one per core): each takes 19 MiB.
     pub password_hash_slots: usize,
     /// How long a login waits for a hashing slot before 503.
@@ -115,6 +124,18 @@ fn default_failures_per_account() -> u32 {
 
 fn default_slow_lane_ms() -> u64 {
     3000
+}
+
+fn default_resets_per_email() -> u32 {
+    3
+}
+
+fn default_resets_per_client() -> u32 {
+    20
+}
+
+fn default_reset_window_secs() -> u64 {
+    3600
 }
 
 impl Settings {

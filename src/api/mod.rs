@@ -13,6 +13,7 @@ pub mod inbound;
 pub mod invitations;
 pub mod log_redact;
 pub mod metrics;
+pub mod password_reset;
 pub mod problem;
 pub mod problem_types;
 pub mod ratings;
@@ -93,6 +94,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(accounts::me)
                 .service(accounts::update_me)
                 .service(accounts::vacation)
+                .service(password_reset::request_password_reset)
+                .service(password_reset::set_new_password)
                 .service(events::events)
                 .service(games::game_types)
                 .service(games::game_type)

@@ -86,7 +86,9 @@ impl Domain {
                 .first(conn)
                 .optional()?,
         };
-        if kind != Some(OutboxKind::Verify)
+        // A confirmation or reset link is asked for by the address's owner now: a bounce
+        // reported earlier may be over, and without the mail they cannot get back in.
+        if !matches!(kind, Some(OutboxKind::Verify | OutboxKind::PasswordReset))
             && account
                 .as_ref()
                 .is_some_and(|a| a.email_bouncing_at.is_some())
@@ -97,7 +99,12 @@ impl Domain {
         // answer to it.
         let about_the_account = matches!(
             kind,
-            Some(OutboxKind::Verify | OutboxKind::SignUp | OutboxKind::SignUpTaken)
+            Some(
+                OutboxKind::Verify
+                    | OutboxKind::SignUp
+                    | OutboxKind::SignUpTaken
+                    | OutboxKind::PasswordReset
+            )
         );
         let unsubscribe = account
             .as_ref()

@@ -101,7 +101,11 @@ impl Domain {
     }
 
     /// Turn emails for every game waiting for `account` (its turn emails were held back).
-    fn owe_waiting_turns(&self, conn: &mut PgConnection, account: AccountId) -> DomainResult<()> {
+    pub(crate) fn owe_waiting_turns(
+        &self,
+        conn: &mut PgConnection,
+        account: AccountId,
+    ) -> DomainResult<()> {
         let waiting: Vec<(GameId, i32)> = game_seats::table
             .inner_join(games::table)
             .filter(game_seats::account_id.eq(account))

@@ -20,6 +20,7 @@ pub mod locked;
 pub mod mail_events;
 pub mod mail_links;
 pub mod mail_status;
+pub mod password_reset;
 pub mod problem_codes;
 pub mod rating_math;
 pub mod ratings;
@@ -46,6 +47,7 @@ use crate::auth::throttle::LoginThrottle;
 use crate::games::Registry;
 use crate::notify::links::SignedLinks;
 use crate::notify::reply::ReplyAddress;
+use crate::notify::reset_links::ResetLinks;
 use crate::store::{PgConn, PgPool};
 
 pub use errors::{DomainError, DomainResult};
@@ -58,6 +60,8 @@ pub struct Domain {
     pub registry: Registry,
     pub tokens: Tokens,
     pub throttle: Arc<LoginThrottle>,
+    /// Password reset requests per address and per client (`domain::password_reset`).
+    pub reset_throttle: Arc<LoginThrottle>,
     /// Password hashing, a few at a time (each takes 19 MiB).
     pub hashes: Arc<HashGate>,
     /// Base address for links in emails.
@@ -72,6 +76,8 @@ pub struct Domain {
     pub vacation_days_per_year: i64,
     /// Signed unsubscribe and address confirmation links.
     pub links: SignedLinks,
+    /// Signed password reset links.
+    pub reset_links: ResetLinks,
     /// How long a turn email waits before it is sent (or dropped, the turn having passed).
     pub turn_email_grace: std::time::Duration,
     /// Whether game email waits for a confirmed address.

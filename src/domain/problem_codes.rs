@@ -422,7 +422,22 @@ problem_codes! {
     InvalidLink = (
         "invalid_link",
         403,
-        "The unsubscribe, confirmation, sign-up or invitation link was altered, was not made by this server, or was made for another address; a sign-up link also works only once and for 2 days (sign up again for a new one). Use the link from the email as it came."
+        "The unsubscribe, confirmation, sign-up, password reset or invitation link was altered, was not made by this server, or was made for another address; a sign-up link also works only once and for 2 days (sign up again for a new one). Use the link from the email as it came."
+    ),
+    LinkExpired = (
+        "link_expired",
+        410,
+        "The password reset link is older than its hour. Ask for a new one (POST /api/v1/password-reset)."
+    ),
+    LinkUsed = (
+        "link_used",
+        410,
+        "The password reset link was used already, or the password was changed since it was sent: a link works once. Sign in with the new password, or ask for a new link (POST /api/v1/password-reset)."
+    ),
+    TooManyPasswordResets = (
+        "too_many_password_resets",
+        429,
+        "Too many password reset requests for this address, or from this client address, in the last hour. Wait for the Retry-After seconds; a link sent earlier still works for its hour."
     ),
     AlreadyVerified = (
         "already_verified",

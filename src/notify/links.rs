@@ -8,10 +8,10 @@ use crate::store::kinds::AccountId;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-type HmacSha256 = Hmac<Sha256>;
+pub(crate) type HmacSha256 = Hmac<Sha256>;
 
 /// Bytes of the MAC kept in a link (128 bits).
-const MAC_BYTES: usize = 16;
+pub(crate) const MAC_BYTES: usize = 16;
 
 #[derive(Clone)]
 pub struct SignedLinks {
@@ -22,7 +22,9 @@ pub struct SignedLinks {
     public_url: String,
 }
 
-fn derive(secret: &[u8], purpose: &[u8]) -> anyhow::Result<HmacSha256> {
+/// A key of its own for `purpose`, derived from the server secret (also used by
+/// `notify::reset_links`).
+pub(crate) fn derive(secret: &[u8], purpose: &[u8]) -> anyhow::Result<HmacSha256> {
     let mut mac = HmacSha256::new_from_slice(secret).map_err(|e| anyhow::anyhow!("{e}"))?;
     mac.update(purpose);
     let key = mac.finalize().into_bytes();

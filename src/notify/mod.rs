@@ -18,6 +18,7 @@ pub mod nodelay;
 pub mod picture;
 pub mod refusal;
 pub mod reply;
+pub mod reset_links;
 pub mod transport;
 pub mod webhook;
 pub mod words_html;

@@ -269,6 +269,8 @@ text_enum! {
         SignUp = "sign_up",
         /// The notice to an address that already has an account.
         SignUpTaken = "sign_up_taken",
+        /// A password reset link.
+        PasswordReset = "password_reset",
         Webhook = "webhook",
     }
 }

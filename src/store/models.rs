@@ -154,8 +154,8 @@ pub struct OutboxRow {
     pub in_reply_to: Option<String>,
     pub claimed_until: Option<DateTime<Utc>>,
     /// `turn`, `reminder`, `nudge`, `over` (events, rendered when sent), `answer`, `digest`,
-    /// `verify`, `sign_up`, `sign_up_taken` (stored rendered), or NULL (rendered, from
-    /// before events).
+    /// `verify`, `sign_up`, `sign_up_taken`, `password_reset` (stored rendered), or NULL
+    /// (rendered, from before events).
     pub kind: Option<OutboxKind>,
     pub seat: Option<i32>,
     pub version: Option<i64>,

@@ -1,6 +1,7 @@
 // The page shell: hash routes, the navigation, messages, and signing out.
 //   #/signin  #/signup  #/games  #/lobby  #/game/<id>  #/rules/<type>  #/settings
 //   #/leaderboard/<type>  #/ratings/<account id>
+//   #/forgot  #/reset/<token>: asking for a password reset link, and where it lands
 //   #/welcome/<game id>/<token>: where an accepted invitation lands, signed in (the token
 //   rides in the fragment, which never reaches a server, and leaves the address at once).
 
@@ -11,6 +12,8 @@ import * as live from './live.js';
 const routes = {
   signin: () => import('./auth.js').then((m) => m.signIn),
   signup: () => import('./auth.js').then((m) => m.signUp),
+  forgot: () => import('./reset.js').then((m) => m.forgot),
+  reset: () => import('./reset.js').then((m) => m.reset),
   games: () => import('./games.js').then((m) => m.myGames),
   lobby: () => import('./lobby.js').then((m) => m.lobby),
   game: () => import('./game.js').then((m) => m.gamePage),
@@ -20,7 +23,7 @@ const routes = {
   ratings: () => import('./ratings.js').then((m) => m.ratingsPage),
 };
 // A public game's page is open to anyone: they watch it as a spectator.
-const PUBLIC = new Set(['signin', 'signup', 'rules', 'game', 'leaderboard', 'ratings']);
+const PUBLIC = new Set(['signin', 'signup', 'forgot', 'reset', 'rules', 'game', 'leaderboard', 'ratings']);
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -109,7 +112,7 @@ async function route() {
     if (routes[name]) wanted = raw;
     page = 'signin';
   }
-  if (token() && (page === 'signin' || page === 'signup')) page = 'games';
+  if (token() && (page === 'signin' || page === 'signup' || page === 'forgot')) page = 'games';
   if (cleanup) cleanup();
   cleanup = null;
   drawNav(page);

@@ -42,7 +42,12 @@ export async function signIn(main, _params, app) {
       live.start();
       app.navigate(app.resume());
     },
-    h('p', {}, 'New here? ', h('a', { href: '#/signup' }, 'Create an account')),
+    h(
+      'div',
+      {},
+      h('p', {}, h('a', { href: '#/forgot' }, 'Forgot your password?')),
+      h('p', {}, 'New here? ', h('a', { href: '#/signup' }, 'Create an account')),
+    ),
   );
 }
 

@@ -27,6 +27,7 @@ mod kept_games;
 mod migrations;
 mod openapi;
 mod partners;
+mod password_reset;
 mod postfix;
 mod ratings;
 mod rematch;
