@@ -293,6 +293,10 @@ fn http_server(
         TcpListener::bind(&settings.bind).with_context(|| format!("binding {}", settings.bind))?;
     let port = listener.local_addr()?.port();
     let data = web::Data::new(domain.clone());
+    let stream_timing = web::Data::new(api::events::StreamTiming {
+        keep_alive: Duration::from_millis(settings.sse_keep_alive_ms.max(1)),
+        retry_ms: settings.sse_retry_ms,
+    });
     let metrics_access = web::Data::new(api::metrics::MetricsAccess {
         token: settings.metrics_token.clone(),
     });
@@ -325,6 +329,7 @@ fn http_server(
             .app_data(known_routes.clone())
             .app_data(hub.clone())
             .app_data(stream_limits.clone())
+            .app_data(stream_timing.clone())
             .app_data(data.clone())
             .app_data(spec.clone())
             .app_data(metrics_access.clone())

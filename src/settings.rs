@@ -108,6 +108,11 @@ pub struct Settings {
     /// Event streams one client address may hold open.
     #[serde(default = "default_streams_per_address")]
     pub max_event_streams_per_address: usize,
+    /// A live-update stream that has sent nothing for this long sends a comment, so that
+    /// proxies keep it open and the server notices a client that left.
+    pub sse_keep_alive_ms: u64,
+    /// The reconnection delay every stream asks of its client (`retry:`).
+    pub sse_retry_ms: u64,
 }
 
 fn default_webhook_senders() -> usize {

@@ -9,21 +9,77 @@ use std::time::Duration;
 use actix_web::http::StatusCode;
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, ResponseError, get, web};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, timeout_at};
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 
 use super::auth::{Caller, authenticate, bearer_token};
 use super::problem::{ApiError, Problem};
 use super::stream_limits::{StreamLimits, StreamPermit};
 use crate::domain::Domain;
 use crate::domain::shapes::GameResponse;
-use crate::notify::events::{EventHub, GameEvent};
+use crate::notify::events::{EventHub, GameEvent, Replay};
+use crate::store::kinds::GameStatus;
 
-/// How often an idle stream sends a comment, so proxies keep it open.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// The timing of every stream (settings `sse_keep_alive_ms`, `sse_retry_ms`).
+#[derive(Clone, Copy, Debug)]
+pub struct StreamTiming {
+    /// A stream that has sent nothing for this long sends a comment, so proxies keep it open.
+    pub keep_alive: Duration,
+    /// The reconnection delay sent as `retry:` at the start of every stream.
+    pub retry_ms: u64,
+}
+
+/// The data of `game_changed` and `your_turn` on `GET /me/events`.
+#[derive(Serialize, ToSchema)]
+pub struct GameChangedData {
+    /// The game.
+    pub id: GameId,
+    pub version: i64,
+    pub status: GameStatus,
+}
+
+/// The data of `game_changed` on `GET /games/{id}/events`.
+#[derive(Serialize, ToSchema)]
+pub struct GameWatchData {
+    /// The game.
+    pub id: GameId,
+    pub version: i64,
+    pub status: GameStatus,
+    /// The seats the game now waits for.
+    pub to_act: Vec<i32>,
+}
+
+/// The data of `lobby_changed`: which game changed in the lobby, and nothing more.
+#[derive(Serialize, ToSchema)]
+pub struct LobbyChangedData {
+    /// The game.
+    pub id: GameId,
+}
+
+/// The data of `ready` (sent once the replay, if any, is done) and of `resync` (the events
+/// the client missed cannot be sent: it must re-read its games).
+#[derive(Serialize, ToSchema)]
+pub struct StreamPositionData {
+    /// The id the stream continues from (also sent as the frame's `id:`).
+    pub last_event_id: i64,
+    /// Events sent again from `Last-Event-ID` before this frame (0 in `resync`).
+    pub replayed: usize,
+}
+
+/// The data of `lagged`: this stream fell behind and skipped events.
+#[derive(Serialize, ToSchema)]
+pub struct LaggedData {
+    pub missed: u64,
+}
+
+/// The data of `unauthorized`, after which the stream ends.
+#[derive(Serialize, ToSchema)]
+pub struct UnauthorizedData {
+    /// `token_revoked`.
+    pub code: String,
+}
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -31,41 +87,127 @@ pub struct EventParams {
     /// The access token, for clients that cannot send an `Authorization` header (a
     /// browser's `EventSource`).
     pub access_token: Option<String>,
+    /// Where the client stopped, for a page that cannot send the `Last-Event-ID` header
+    /// (a fresh `EventSource`); the header wins when both are sent. Not a number: `resync`.
+    pub last_event_id: Option<String>,
 }
 
-/// The SSE frames one event makes for `account`.
-fn frames(event: &GameEvent, account: AccountId) -> Vec<u8> {
+/// The client's `Last-Event-ID` (header, else query): `None` without one, `Some(None)` when
+/// it is not an id this server could have sent.
+fn last_event_id(req: &HttpRequest, query: Option<String>) -> Option<Option<i64>> {
+    let raw = match req.headers().get("Last-Event-ID") {
+        Some(v) => v.to_str().map(str::to_string).unwrap_or_default(),
+        None => query?,
+    };
+    let raw = raw.trim();
+    // EventSource sends an empty id when no frame carried one: the same as none.
+    if raw.is_empty() {
+        return None;
+    }
+    Some(raw.parse::<i64>().ok().filter(|id| *id >= 0))
+}
+
+/// `id:` for the last frame of an event: only once all of its frames are written does the
+/// client's `Last-Event-ID` move past it (a cut between two would resend them all).
+fn with_id(frames: Vec<String>, id: Option<i64>) -> Vec<u8> {
+    let count = frames.len();
     let mut out = String::new();
-    if event.lobby {
-        out.push_str(&format!(
-            "event: lobby_changed\ndata: {}\n\n",
-            json!({"id": event.game})
-        ));
-    }
-    if !event.accounts.contains(&account) {
-        return out.into_bytes();
-    }
-    let data = json!({"id": event.game, "version": event.version, "status": event.status});
-    out.push_str(&format!("event: game_changed\ndata: {data}\n\n"));
-    if event.to_act_accounts.contains(&account) {
-        out.push_str(&format!("event: your_turn\ndata: {data}\n\n"));
+    for (i, frame) in frames.into_iter().enumerate() {
+        out.push_str(&frame);
+        if i + 1 == count
+            && let Some(id) = id
+        {
+            out.push_str(&format!("id: {id}\n"));
+        }
+        out.push('\n');
     }
     out.into_bytes()
 }
 
+/// One frame without its ending blank line: `event:` and `data:`.
+fn frame(event: &str, data: &impl Serialize) -> String {
+    let data = serde_json::to_string(data).unwrap_or_else(|_| "{}".to_string());
+    format!("event: {event}\ndata: {data}\n")
+}
+
+/// The SSE frames one event makes for `account`.
+fn frames(event: &GameEvent, account: AccountId) -> Vec<u8> {
+    let mut out = Vec::new();
+    if event.lobby {
+        out.push(frame("lobby_changed", &LobbyChangedData { id: event.game }));
+    }
+    if event.accounts.contains(&account) {
+        let data = GameChangedData {
+            id: event.game,
+            version: event.version,
+            status: event.status,
+        };
+        out.push(frame("game_changed", &data));
+        if event.to_act_accounts.contains(&account) {
+            out.push(frame("your_turn", &data));
+        }
+    }
+    with_id(out, event.id)
+}
+
+/// What a `/me/events` stream sends first: `retry:`, then `resync` or the replayed events
+/// the account may see, then `ready` with the id the stream goes on from.
+fn opening(timing: StreamTiming, cursor: i64, replay: &Replay, account: AccountId) -> Vec<u8> {
+    let mut out = format!("retry: {}\n\n", timing.retry_ms).into_bytes();
+    let position = match replay {
+        Replay::Resync => StreamPositionData {
+            last_event_id: cursor,
+            replayed: 0,
+        },
+        Replay::Events(stored) => {
+            let mut replayed = 0;
+            for event in stored {
+                let f = frames(event, account);
+                if !f.is_empty() {
+                    replayed += 1;
+                    out.extend(f);
+                }
+            }
+            StreamPositionData {
+                last_event_id: cursor,
+                replayed,
+            }
+        }
+    };
+    if matches!(replay, Replay::Resync) {
+        out.extend(with_id(vec![frame("resync", &position)], Some(cursor)));
+    }
+    out.extend(with_id(vec![frame("ready", &position)], Some(cursor)));
+    out
+}
+
 /// Live updates of the caller's games, as Server-Sent Events.
 ///
-/// `game_changed` (`{id, version, status}`) whenever one of the caller's games changes;
+/// Every stream starts with `retry: <ms>` (the reconnection delay to use). Events:
+/// `game_changed` (`GameChangedData`) whenever one of the caller's games changes;
 /// `your_turn` (the same data) when the caller now has something to decide (its turn, or
-/// an offer to answer); `lobby_changed` (`{id}`) to every stream when the lobby changed
-/// (a public game opened, filled up or lost a player). After an `event: lagged`
-/// the client missed events and should re-read its games. A comment line after 15 s
-/// without a frame keeps the connection open. Once the token is revoked (a password
-/// change) or expires, the stream sends `event: unauthorized` and ends, within seconds.
+/// an offer to answer); `lobby_changed` (`LobbyChangedData`) to every stream when the lobby
+/// changed (a public game opened, filled up or lost a player).
+///
+/// Each change carries an `id:` (on the last frame it makes), growing in the order the
+/// changes happened. A client that reconnects with `Last-Event-ID` (as `EventSource` does
+/// by itself; a fresh page may pass `?last_event_id=`) is first sent every change after
+/// that id it may see, then live ones, none twice. Changes are kept for 24 hours and at
+/// most 1,000 are replayed: when the id is older than that, or not an id this server
+/// sent, the stream sends `event: resync` (`StreamPositionData`) instead: re-read the
+/// games. After the replay (or at once) comes `event: ready` (`StreamPositionData`), with
+/// the id the stream goes on from. After an `event: lagged` (`LaggedData`) the stream
+/// skipped events and the client should re-read its games. A comment line when the stream
+/// sent nothing for 15 s keeps the connection open. Once the token is revoked (a password
+/// change) or expires, the stream sends `event: unauthorized` (`UnauthorizedData`) and
+/// ends, within seconds.
 #[utoipa::path(
     tag = "games",
     security(("bearer" = [])),
-    params(EventParams),
+    params(
+        EventParams,
+        ("Last-Event-ID" = Option<String>, Header, description = "The `id:` of the last event the client has: the stream first sends what came after it"),
+    ),
     responses(
         (status = 200, description = "An endless `text/event-stream`", content_type = "text/event-stream", body = String),
         (status = 401, body = Problem, content_type = "application/problem+json"),
@@ -78,20 +220,41 @@ pub async fn events(
     domain: web::Data<Domain>,
     hub: web::Data<EventHub>,
     limits: web::Data<StreamLimits>,
+    timing: web::Data<StreamTiming>,
     req: HttpRequest,
     params: web::Query<EventParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let Some(token) = bearer_token(&req).or_else(|| params.into_inner().access_token) else {
+    let params = params.into_inner();
+    let Some(token) = bearer_token(&req).or(params.access_token) else {
         return Err(ApiError::unauthorized(
             "send Authorization: Bearer <access_token>, or ?access_token=",
         ));
     };
     let Caller(account) = authenticate(domain.clone(), &token).await?;
     let permit = permit(limits, &req).map_err(|e| *e)?;
+    let after = last_event_id(&req, params.last_event_id);
+    // Subscribed before reading the stored events: a change committed after the read
+    // arrives live; one both read and heard is skipped by its id.
+    let receiver = hub.subscribe();
+    let reader = domain.clone();
+    let (cursor, replay) = web::block(move || -> Result<(i64, Replay), ApiError> {
+        let mut conn = reader.conn()?;
+        let r = match after {
+            None => crate::notify::events::replay(&mut conn, None),
+            Some(None) => crate::notify::events::replay(&mut conn, None)
+                .map(|(cursor, _)| (cursor, Replay::Resync)),
+            Some(Some(id)) => crate::notify::events::replay(&mut conn, Some(id)),
+        };
+        r.map_err(|e| ApiError::from(crate::domain::DomainError::from(e)))
+    })
+    .await??;
+    let timing = **timing;
     let recheck = Recheck { domain, token };
     Ok(sse(
-        hub.subscribe(),
-        Vec::new(),
+        receiver,
+        opening(timing, cursor, &replay, account),
+        cursor,
+        timing,
         permit,
         Some(recheck),
         move |event| frames(event, account),
@@ -126,6 +289,9 @@ struct Stream {
     _permit: StreamPermit,
     rx: tokio::sync::broadcast::Receiver<GameEvent>,
     first: Vec<u8>,
+    /// Live events up to this id were sent already (replayed): skipped.
+    sent_upto: i64,
+    keep_alive: Duration,
     /// When this stream sends a keep-alive, unless it wrote something before.
     quiet_until: Instant,
     check_at: Instant,
@@ -136,11 +302,13 @@ struct Stream {
 const REVOKED: &[u8] = b"event: unauthorized\ndata: {\"code\": \"token_revoked\"}\n\n";
 
 /// An endless `text/event-stream`: `first`, then what `frames` makes of each event from
-/// `receiver`, with keep-alives. With `recheck`, the stream ends (after an `unauthorized`
-/// event) once its token is revoked or expires.
+/// `receiver` with an id after `sent_upto`, with keep-alives. With `recheck`, the stream
+/// ends (after an `unauthorized` event) once its token is revoked or expires.
 fn sse(
     receiver: tokio::sync::broadcast::Receiver<GameEvent>,
     first: Vec<u8>,
+    sent_upto: i64,
+    timing: StreamTiming,
     permit: StreamPermit,
     recheck: Option<Recheck>,
     frames: impl Fn(&GameEvent) -> Vec<u8> + Clone + 'static,
@@ -150,7 +318,9 @@ fn sse(
         _permit: permit,
         rx: receiver,
         first,
-        quiet_until: now + KEEP_ALIVE,
+        sent_upto,
+        keep_alive: timing.keep_alive,
+        quiet_until: now + timing.keep_alive,
         check_at: now + RECHECK,
         ended: false,
     };
@@ -163,7 +333,7 @@ fn sse(
             }
             if !st.first.is_empty() {
                 let first = std::mem::take(&mut st.first);
-                st.quiet_until = Instant::now() + KEEP_ALIVE;
+                st.quiet_until = Instant::now() + st.keep_alive;
                 return Some((Ok::<_, actix_web::Error>(Bytes::from(first)), st));
             }
             loop {
@@ -193,6 +363,7 @@ fn sse(
                             Vec::new()
                         }
                     }
+                    Ok(Ok(event)) if event.id.is_some_and(|id| id <= st.sent_upto) => Vec::new(),
                     Ok(Ok(event)) => frames(&event),
                     Ok(Err(RecvError::Lagged(n))) => {
                         format!("event: lagged\ndata: {{\"missed\": {n}}}\n\n").into_bytes()
@@ -200,7 +371,7 @@ fn sse(
                     Ok(Err(RecvError::Closed)) => return None,
                 };
                 if !chunk.is_empty() {
-                    st.quiet_until = Instant::now() + KEEP_ALIVE;
+                    st.quiet_until = Instant::now() + st.keep_alive;
                     return Some((Ok(Bytes::from(chunk)), st));
                 }
             }
@@ -219,23 +390,25 @@ fn watch_frames(event: &GameEvent, game: GameId) -> Vec<u8> {
     if event.game != game {
         return Vec::new();
     }
-    let data = json!({
-        "id": event.game,
-        "version": event.version,
-        "status": event.status,
-        "to_act": event.to_act,
-    });
-    format!("event: game_changed\ndata: {data}\n\n").into_bytes()
+    let data = GameWatchData {
+        id: event.game,
+        version: event.version,
+        status: event.status,
+        to_act: event.to_act.clone(),
+    };
+    with_id(vec![frame("game_changed", &data)], event.id)
 }
 
 /// Live updates of one game, for anyone who may read it (a seat, or a spectator of a public
 /// game, signed in or not), as Server-Sent Events.
 ///
-/// `game_changed` (`{id, version, status, to_act}`: nothing anyone watching may not know)
-/// at once with the game as it is, then whenever it changes: read the game again for the
-/// rest. Browsers may pass `?access_token=` to watch as a seat (a private game). After
-/// `event: lagged` events were missed. A comment line after 15 s without a frame keeps the
-/// connection open. A stream opened with a token ends with `event: unauthorized` once the
+/// The stream starts with `retry: <ms>`, then `game_changed` (`GameWatchData`: nothing
+/// anyone watching may not know) at once with the game as it is, then whenever it changes
+/// (with an `id:`, as on `/me/events`): read the game again for the rest. As the first
+/// frame is the game as it is, a reconnecting client misses nothing and `Last-Event-ID` is
+/// not needed. Browsers may pass `?access_token=` to watch as a seat (a private game). After
+/// `event: lagged` events were missed. A comment line when the stream sent nothing for 15 s
+/// keeps the connection open. A stream opened with a token ends with `event: unauthorized` once the
 /// token is revoked or expires.
 #[utoipa::path(
     tag = "games",
@@ -254,6 +427,7 @@ pub async fn game_events(
     domain: web::Data<Domain>,
     hub: web::Data<EventHub>,
     limits: web::Data<StreamLimits>,
+    timing: web::Data<StreamTiming>,
     req: HttpRequest,
     id: web::Path<GameId>,
     params: web::Query<EventParams>,
@@ -272,13 +446,25 @@ pub async fn game_events(
     // Subscribed before reading, so that no change falls between the two.
     let receiver = hub.subscribe();
     let game: GameResponse = web::block(move || domain.get_game(viewer, id)).await??;
+    let timing = **timing;
     let first = format!(
-        "event: game_changed\ndata: {}\n\n",
-        json!({"id": game.id, "version": game.version, "status": game.status, "to_act": game.to_act})
+        "retry: {}\n\n{}\n",
+        timing.retry_ms,
+        frame(
+            "game_changed",
+            &GameWatchData {
+                id: game.id,
+                version: game.version,
+                status: game.status,
+                to_act: game.to_act,
+            }
+        )
     );
     Ok(sse(
         receiver,
         first.into_bytes(),
+        0,
+        timing,
         permit,
         recheck,
         move |event| watch_frames(event, id),
@@ -293,6 +479,7 @@ mod tests {
     #[test]
     fn events_reach_only_seated_accounts_and_your_turn_only_the_mover() {
         let e = GameEvent {
+            id: Some(5),
             game: GameId(7),
             version: 3,
             status: crate::store::kinds::GameStatus::Active,
@@ -311,6 +498,7 @@ mod tests {
     #[test]
     fn a_lobby_change_reaches_every_stream_and_says_no_more_than_the_game_id() {
         let e = GameEvent {
+            id: Some(5),
             game: GameId(8),
             version: 0,
             status: crate::store::kinds::GameStatus::Open,

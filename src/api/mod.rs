@@ -39,7 +39,15 @@ use utoipa_actix_web::service_config::ServiceConfig;
             API seat `n` is \"Seat n+1\" there, unless the game names its seats.",
         license(name = "MIT")
     ),
-    components(schemas(problem::Problem)),
+    components(schemas(
+        problem::Problem,
+        events::GameChangedData,
+        events::GameWatchData,
+        events::LobbyChangedData,
+        events::StreamPositionData,
+        events::LaggedData,
+        events::UnauthorizedData,
+    )),
     modifiers(&BearerAuth)
 )]
 pub struct ApiDoc;

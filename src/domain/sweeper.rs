@@ -23,6 +23,8 @@ pub struct SweepReport {
     pub digests: usize,
     /// Webhook deliveries dropped as too old (their receiver was paused for days).
     pub expired_webhooks: usize,
+    /// Live-update events dropped as older than their retention.
+    pub pruned_events: usize,
 }
 
 #[derive(QueryableByName)]
@@ -91,6 +93,7 @@ impl Domain {
         }
         report.digests = self.send_digests(now)?;
         report.expired_webhooks = super::webhooks::expire_deliveries(&mut conn, now)?;
+        report.pruned_events = crate::notify::events::prune(&mut conn)?;
         Ok(report)
     }
 

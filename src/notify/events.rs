@@ -18,6 +18,10 @@ use tokio::sync::broadcast;
 /// `store::announcer`).
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 pub struct GameEvent {
+    /// Its row in `game_events`: ids grow in commit order (see the migration
+    /// `game_events`). `None` only from a server without that table.
+    #[serde(default)]
+    pub id: Option<i64>,
     pub game: GameId,
     pub version: i64,
     pub status: GameStatus,
@@ -108,4 +112,95 @@ pub fn spawn_listener(
     std::thread::Builder::new()
         .name("events".into())
         .spawn(move || hub.listen(&database_url, &stop))
+}
+
+/// Most events a reconnecting stream is sent again; a client further behind is told to
+/// re-read its games instead (one read is cheaper than thousands of frames).
+pub const MAX_REPLAY: i64 = 1000;
+
+/// How long announced events are kept for replay.
+pub const RETENTION_HOURS: i32 = 24;
+
+/// What a stream sends first, given where its client stopped.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Replay {
+    /// The events after the client's id, oldest first (all visible ones; each stream
+    /// filters them as it filters live events).
+    Events(Vec<GameEvent>),
+    /// The events after the client's id are gone (pruned), more than [`MAX_REPLAY`], or
+    /// the id is not one this server gave out: the client must re-read its games.
+    Resync,
+}
+
+#[derive(QueryableByName)]
+struct Bounds {
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+    oldest: Option<i64>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+    newest: Option<i64>,
+}
+
+#[derive(QueryableByName)]
+struct Stored {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    id: i64,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    payload: String,
+}
+
+/// The newest stored event id (0 with none) and, with `after` (the client's
+/// `Last-Event-ID`), what the client missed. Read in one snapshot, so that the id is exactly
+/// where the replay ends: a stream subscribed to the hub before this read skips live events
+/// up to that id, and nothing falls between the two.
+pub fn replay(conn: &mut PgConnection, after: Option<i64>) -> QueryResult<(i64, Replay)> {
+    conn.build_transaction()
+        .repeatable_read()
+        .read_only()
+        .run(|conn| {
+            let b: Bounds = diesel::sql_query(
+                "SELECT min(id) AS oldest, max(id) AS newest FROM game_events",
+            )
+            .get_result(conn)?;
+            let newest = b.newest.unwrap_or(0);
+            let Some(after) = after else {
+                return Ok((newest, Replay::Events(Vec::new())));
+            };
+            // Ids are drawn in commit order, so every id up to `newest` is either stored
+            // or was rolled back; one before the oldest kept may have been pruned.
+            let pruned = b.oldest.is_some_and(|oldest| after < oldest - 1);
+            if after < 0 || after > newest || pruned || newest - after > MAX_REPLAY {
+                return Ok((newest, Replay::Resync));
+            }
+            let rows: Vec<Stored> = diesel::sql_query(
+                "SELECT id, payload::text AS payload FROM game_events WHERE id > $1 ORDER BY id",
+            )
+            .bind::<diesel::sql_types::BigInt, _>(after)
+            .load(conn)?;
+            let mut events = Vec::with_capacity(rows.len());
+            for row in rows {
+                match serde_json::from_str::<GameEvent>(&row.payload) {
+                    Ok(mut event) => {
+                        event.id = Some(row.id);
+                        events.push(event);
+                    }
+                    // The client cannot be sent what it missed: it must re-read.
+                    Err(e) => {
+                        tracing::warn!(error = %e, id = row.id, "unreadable stored game event");
+                        return Ok((newest, Replay::Resync));
+                    }
+                }
+            }
+            Ok((newest, Replay::Events(events)))
+        })
+}
+
+/// Drops the events older than [`RETENTION_HOURS`], but never the newest, which tells a
+/// reconnecting client whether it missed anything. Returns how many went.
+pub fn prune(conn: &mut PgConnection) -> QueryResult<usize> {
+    diesel::sql_query(
+        "DELETE FROM game_events WHERE created_at < now() - make_interval(hours => $1) \
+         AND id < (SELECT max(id) FROM game_events)",
+    )
+    .bind::<diesel::sql_types::Integer, _>(RETENTION_HOURS)
+    .execute(conn)
 }

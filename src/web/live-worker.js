@@ -71,6 +71,8 @@ function open() {
     source.addEventListener(kind, (ev) => broadcast({ type: 'event', kind, data: parse(ev) }));
   }
   source.addEventListener('lagged', () => broadcast({ type: 'event', kind: 'lagged', data: {} }));
+  // What happened while disconnected could not be replayed: re-read, as after lagged.
+  source.addEventListener('resync', () => broadcast({ type: 'event', kind: 'lagged', data: {} }));
   source.onerror = () => {
     if (mine !== source) return;
     broadcast({ type: 'state', open: isOpen() });

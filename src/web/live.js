@@ -108,6 +108,8 @@ function openSource() {
     source.addEventListener(kind, (ev) => emit(kind, parse(ev)));
   }
   source.addEventListener('lagged', () => emit('lagged', {}));
+  // What happened while disconnected could not be replayed: re-read, as after lagged.
+  source.addEventListener('resync', () => emit('lagged', {}));
   source.onerror = () => {
     if (mine !== source) return;
     tell();

@@ -36,6 +36,7 @@ mod smtp_sink;
 mod sp4x;
 mod space_empires;
 mod spectators;
+mod sse_replay;
 mod starfarers;
 mod takeback;
 mod web_client;
