@@ -96,7 +96,8 @@ pub struct EventParams {
 /// it is not an id this server could have sent.
 fn last_event_id(req: &HttpRequest, query: Option<String>) -> Option<Option<i64>> {
     let raw = match req.headers().get("Last-Event-ID") {
-        Some(v) => v.to_str().map(str::to_string).unwrap_or_default(),
+        // Not text: not an id this server sent.
+        Some(v) => v.to_str().unwrap_or("?").to_string(),
         None => query?,
     };
     let raw = raw.trim();
