@@ -157,10 +157,9 @@ pub fn replay(conn: &mut PgConnection, after: Option<i64>) -> QueryResult<(i64, 
         .repeatable_read()
         .read_only()
         .run(|conn| {
-            let b: Bounds = diesel::sql_query(
-                "SELECT min(id) AS oldest, max(id) AS newest FROM game_events",
-            )
-            .get_result(conn)?;
+            let b: Bounds =
+                diesel::sql_query("SELECT min(id) AS oldest, max(id) AS newest FROM game_events")
+                    .get_result(conn)?;
             let newest = b.newest.unwrap_or(0);
             let Some(after) = after else {
                 return Ok((newest, Replay::Events(Vec::new())));

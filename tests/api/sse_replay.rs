@@ -75,7 +75,10 @@ fn next(rx: &mpsc::Receiver<Frame>) -> Frame {
 /// Frames up to and including `ready`, which the stream sends once its replay is done.
 fn until_ready(rx: &mpsc::Receiver<Frame>) -> (Vec<Frame>, Frame) {
     let first = next(rx);
-    assert!(first.retry.is_some_and(|ms| ms > 0), "retry first: {first:?}");
+    assert!(
+        first.retry.is_some_and(|ms| ms > 0),
+        "retry first: {first:?}"
+    );
     let mut before = Vec::new();
     loop {
         let f = next(rx);
@@ -163,7 +166,10 @@ fn a_client_that_reconnects_with_last_event_id_gets_exactly_what_it_missed_then_
     // A move's announcement may still be on its way when the stream reads what is stored:
     // then it comes live, right after `ready`.
     let mut got = changes(&replayed, id);
-    assert_eq!(ready.json()["replayed"].as_u64().unwrap() as usize, got.len());
+    assert_eq!(
+        ready.json()["replayed"].as_u64().unwrap() as usize,
+        got.len()
+    );
     if got.last().map(|g| g.1) != missed.last().copied() {
         got.extend(changes(&until_version(&rx, id, missed[2]), id));
     }
@@ -225,13 +231,21 @@ fn an_id_older_than_what_is_kept_or_not_an_id_gets_resync() {
     let pruned = turnpost::notify::events::prune(&mut conn).unwrap();
     assert!(pruned >= 2, "pruned {pruned}");
 
-    for bad in [old.to_string(), "banana".into(), "-3".into(), "99999999".into()] {
+    for bad in [
+        old.to_string(),
+        "banana".into(),
+        "-3".into(),
+        "99999999".into(),
+    ] {
         let rx = open(&app, &events_path(&ada), Some(&bad));
         let (before, ready) = until_ready(&rx);
         assert_eq!(before.len(), 1, "{bad}: {before:?}");
         assert_eq!(before[0].event, "resync", "{bad}");
         assert!(before[0].id.is_some(), "{bad}");
-        assert_eq!(before[0].json()["last_event_id"], ready.json()["last_event_id"]);
+        assert_eq!(
+            before[0].json()["last_event_id"],
+            ready.json()["last_event_id"]
+        );
     }
 }
 
