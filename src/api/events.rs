@@ -238,7 +238,7 @@ pub async fn events(
     // arrives live; one both read and heard is skipped by its id.
     let receiver = hub.subscribe();
     let reader = domain.clone();
-    let (cursor, replay) = web::block(move || -> Result<(i64, Replay), ApiError> {
+    let (cursor, replay) = web::block(move || -> crate::domain::DomainResult<(i64, Replay)> {
         let mut conn = reader.conn()?;
         let r = match after {
             None => crate::notify::events::replay(&mut conn, None),
@@ -246,7 +246,7 @@ pub async fn events(
                 .map(|(cursor, _)| (cursor, Replay::Resync)),
             Some(Some(id)) => crate::notify::events::replay(&mut conn, Some(id)),
         };
-        r.map_err(|e| ApiError::from(crate::domain::DomainError::from(e)))
+        r.map_err(crate::domain::DomainError::from)
     })
     .await??;
     let timing = **timing;
