@@ -509,7 +509,8 @@ mod tests {
             lobby: true,
         };
         let outsider = String::from_utf8(frames(&e, AccountId(9))).unwrap();
-        assert_eq!(outsider, "event: lobby_changed\ndata: {\"id\":8}\n\n");
+        // The change's durable id goes on its last frame, so a reconnect resumes after it.
+        assert_eq!(outsider, "event: lobby_changed\ndata: {\"id\":8}\nid: 5\n\n");
         let seated = String::from_utf8(frames(&e, AccountId(1))).unwrap();
         assert!(seated.contains("lobby_changed") && seated.contains("game_changed"));
     }
