@@ -243,8 +243,8 @@ impl GameMail<'_> {
                         (_, Some(t)) => (t, " (played by the computer)"),
                         _ => (text.as_str(), ""),
                     };
-                    let said = self.named(text);
-                    format!("{who} {}{how}", said.trim_end_matches('.'))
+                    let said = self.named_once(text, m.seat);
+                    format!("{who} {said}{how}")
                 }
             };
             lines.push(line);
@@ -265,10 +265,36 @@ impl GameMail<'_> {
         seats.sort_by_key(|(label, _)| std::cmp::Reverse(label.len()));
         let mut out = text.trim().to_string();
         for (label, name) in seats {
-            out = name_whole_words(&out, &label, &format!("{name} ({label})"));
+            out = name_words(&out, &label, &format!("{name} ({label})"), false);
         }
         if !out.is_empty() && !out.ends_with(['.', '!', '?']) {
             out.push('.');
+        }
+        out
+    }
+
+    /// A log line's words after its actor's name: every other seat named at its first
+    /// mention ("Bo (Blue)", the recipient "you (Green)"), the actor not again ("Di (Green)
+    /// played Q♠ for Green: Green 1 → 13").
+    fn named_once(&self, text: &str, actor: Seat) -> String {
+        let mut seats: Vec<(String, String)> = self
+            .seats
+            .iter()
+            .filter(|s| s.seat as usize != actor)
+            .map(|s| {
+                let name = if s.seat == self.player.seat {
+                    "you".to_string()
+                } else {
+                    s.name.clone()
+                };
+                (self.state.seat_name(s.seat as usize), name)
+            })
+            .filter(|(label, name)| !label.is_empty() && label != name)
+            .collect();
+        seats.sort_by_key(|(label, _)| std::cmp::Reverse(label.len()));
+        let mut out = text.trim().trim_end_matches('.').to_string();
+        for (label, name) in seats {
+            out = name_words(&out, &label, &format!("{name} ({label})"), true);
         }
         out
     }
@@ -326,8 +352,8 @@ pub const FORCED_PREFIX: &str = "[forced] ";
 pub const BOT_PREFIX: &str = "[bot] ";
 
 /// `text` with each whole-word `word` (not inside another word, nor already named in
-/// brackets) replaced by `with`.
-fn name_whole_words(text: &str, word: &str, with: &str) -> String {
+/// brackets) replaced by `with`; with `once`, only the first.
+fn name_words(text: &str, word: &str, with: &str, once: bool) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find(word) {
@@ -340,6 +366,10 @@ fn name_whole_words(text: &str, word: &str, with: &str) -> String {
             out.push_str(word);
         } else {
             out.push_str(with);
+            if once {
+                out.push_str(&rest[at + word.len()..]);
+                return out;
+            }
         }
         rest = &rest[at + word.len()..];
     }
@@ -509,18 +539,24 @@ mod tests {
 
     #[test]
     fn a_summary_names_the_people_beside_their_seats_once() {
-        let named = name_whole_words(
+        let named = name_words(
             "Seat 2 wins with 22 points; Seat 21 and (Seat 2)",
             "Seat 2",
             "Bo (Seat 2)",
+            false,
         );
         assert_eq!(
             named,
             "Bo (Seat 2) wins with 22 points; Seat 21 and (Seat 2)"
         );
         assert_eq!(
-            name_whole_words("Redmond beat Red", "Red", "Ada (Red)"),
+            name_words("Redmond beat Red", "Red", "Ada (Red)", false),
             "Redmond beat Ada (Red)"
+        );
+        // A log line names a seat at its first mention only.
+        assert_eq!(
+            name_words("gave 2 to Red, then Red 1 → 13", "Red", "Ada (Red)", true),
+            "gave 2 to Ada (Red), then Red 1 → 13"
         );
     }
 

@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 
-use crate::email_play::{reply, turn_mail};
-use crate::helpers::{INBOUND_SECRET, Player, TestApp, spawn_app, spawn_app_with};
+use crate::email_play::{first_choice_reply, reply};
+use crate::helpers::{INBOUND_SECRET, TestApp, spawn_app, spawn_app_with};
 
 /// A secret file as the README says: readable by its owner (and group) only.
 pub fn secret_file(secret: &str, mode: u32) -> PathBuf {
@@ -52,24 +52,6 @@ fn agent(
     )
 }
 
-/// A reply choosing the first listed choice to the turn email now waiting for its seat.
-fn first_choice_reply(app: &TestApp, id: i64, players: &[&Player], mid: &str) -> (String, Vec<u8>) {
-    let g = app.game(id, players[0]);
-    let version = g["version"].as_i64().unwrap();
-    let seat = g["to_act"][0].as_i64().unwrap();
-    let p = players[seat as usize];
-    let mail = turn_mail(app, p, id, seat, version);
-    let raw = reply(
-        &p.email,
-        &mail.reply_to,
-        &mail.subject,
-        "1",
-        &mail.text,
-        mid,
-    );
-    (mail.reply_to, raw)
-}
-
 #[test]
 fn the_agent_delivers_a_reply_and_tells_the_mail_server_what_to_do_with_the_rest() {
     let app = spawn_app();
@@ -83,7 +65,7 @@ fn the_agent_delivers_a_reply_and_tells_the_mail_server_what_to_do_with_the_rest
 
     // A wrong secret: kept queued (75), with a reason that names the secret; nothing played.
     let before = version(&app);
-    let (to, raw) = first_choice_reply(&app, id, &players, "agent-1@mail.example.org");
+    let (_, to, raw, _) = first_choice_reply(&app, id, &players, "agent-1@mail.example.org");
     let (code, err) = agent(&app.address, &to, Some(&wrong), &[], &raw);
     assert_eq!(code, 75, "{err}");
     assert!(err.contains("secret") && err.contains("401"), "{err}");
@@ -109,7 +91,7 @@ fn the_agent_delivers_a_reply_and_tells_the_mail_server_what_to_do_with_the_rest
 
     // The secret from the environment works as well.
     let before = version(&app);
-    let (to, raw) = first_choice_reply(&app, id, &players, "agent-2@mail.example.org");
+    let (_, to, raw, _) = first_choice_reply(&app, id, &players, "agent-2@mail.example.org");
     let (code, err) = agent(
         &app.address,
         &to,
@@ -214,7 +196,7 @@ fn a_reply_while_the_database_is_down_is_deferred_and_played_once_it_is_back() {
     let players = [&ada, &bo];
     let id = app.start_game("kasino", json!({}), &players);
     let good = secret_file(INBOUND_SECRET, 0o600);
-    let (to, raw) = first_choice_reply(&app, id, &players, "agent-db@mail.example.org");
+    let (_, to, raw, _) = first_choice_reply(&app, id, &players, "agent-db@mail.example.org");
     let before = app.game(id, &ada)["version"].as_i64().unwrap();
 
     database_up(&app, false);

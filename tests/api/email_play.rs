@@ -85,6 +85,30 @@ pub fn turn_mail(app: &TestApp, p: &Player, id: i64, seat: i64, version: i64) ->
         .unwrap()
 }
 
+/// A reply choosing the first listed choice, to the turn email now waiting for the seat to
+/// act: (the sender's address, the Reply-To it goes to, the raw message, the version).
+pub fn first_choice_reply(
+    app: &TestApp,
+    id: i64,
+    players: &[&Player],
+    mid: &str,
+) -> (String, String, Vec<u8>, i64) {
+    let g = app.game(id, players[0]);
+    let version = g["version"].as_i64().unwrap();
+    let seat = g["to_act"][0].as_i64().unwrap();
+    let p = players[seat as usize];
+    let mail = turn_mail(app, p, id, seat, version);
+    let raw = reply(
+        &p.email,
+        &mail.reply_to,
+        &mail.subject,
+        "1",
+        &mail.text,
+        mid,
+    );
+    (p.email.clone(), mail.reply_to, raw, version)
+}
+
 pub fn deliver(app: &TestApp, raw: &[u8]) -> Value {
     let r = app.inbound(raw);
     assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());

@@ -19,7 +19,7 @@ use lettre::transport::smtp::extension::ClientId;
 use lettre::{SmtpTransport, Transport};
 use serde_json::json;
 
-use crate::email_play::{reply, turn_mail};
+use crate::email_play::first_choice_reply;
 use crate::helpers::{
     INBOUND_SECRET, MAIL_PATIENCE_SECS, Player, TestApp, spawn_app_on, spawn_app_with,
 };
@@ -289,30 +289,6 @@ impl Postfix {
     }
 }
 
-/// The turn email waiting for the seat to act in game `id`: (its player, its reply
-/// address, the reply choosing the first choice, the version it answers).
-fn next_reply(
-    app: &TestApp,
-    id: i64,
-    players: &[&Player],
-    mid: &str,
-) -> (String, String, Vec<u8>, i64) {
-    let g = app.game(id, players[0]);
-    let version = g["version"].as_i64().unwrap();
-    let seat = g["to_act"][0].as_i64().unwrap();
-    let p = players[seat as usize];
-    let mail = turn_mail(app, p, id, seat, version);
-    let raw = reply(
-        &p.email,
-        &mail.reply_to,
-        &mail.subject,
-        "1",
-        &mail.text,
-        mid,
-    );
-    (p.email.clone(), mail.reply_to, raw, version)
-}
-
 /// Waits until game `id` is past `version`.
 fn wait_past(app: &TestApp, id: i64, p: &Player, version: i64, what: &str) {
     let start = Instant::now();
@@ -380,14 +356,16 @@ fn a_reply_from_another_mail_server_reaches_the_game_through_postfix_and_waits_o
     let id = app.start_game("kasino", json!({}), &players);
 
     // A reply through Postfix is played.
-    let (from, to, raw, version) = next_reply(&app, id, &players, "postfix-1@mail.example.org");
+    let (from, to, raw, version) =
+        first_choice_reply(&app, id, &players, "postfix-1@mail.example.org");
     assert!(to.ends_with(&format!("@{REPLY_DOMAIN}")), "{to}");
     postfix.receive(&from, &to, &raw);
     wait_past(&app, id, &ada, version, "the first reply");
     postfix.wait_log(&to, "status=sent");
 
     // With the server stopped, the next reply stays in Postfix's queue; nothing bounces.
-    let (from, to, raw, version) = next_reply(&app, id, &players, "postfix-2@mail.example.org");
+    let (from, to, raw, version) =
+        first_choice_reply(&app, id, &players, "postfix-2@mail.example.org");
     drop(app);
     let start = Instant::now();
     while TcpStream::connect(("127.0.0.1", port)).is_ok() {

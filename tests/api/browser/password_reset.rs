@@ -2,6 +2,8 @@
 //! emailed link, a new password, signed in; the used link refused. Screenshots at phone
 //! and desktop size.
 
+use fantoccini::Client;
+
 use super::{Driver, css, js, runtime, screenshot, type_into, wait_for};
 use crate::helpers::spawn_app;
 use crate::password_reset::reset_links;
@@ -41,11 +43,7 @@ fn a_forgotten_password_is_reset_from_the_emailed_link_and_the_player_is_signed_
         screenshot(&driver, &c, "reset-1-forgot-desktop.png").await;
         c.set_window_size(390, 844).await.expect("phone size");
         screenshot(&driver, &c, "reset-1-forgot-phone.png").await;
-        css(&c, "form button[type=submit]")
-            .await
-            .click()
-            .await
-            .expect("send me a link");
+        submit(&c).await;
         let text = wait_for(
             &c,
             "the check-your-email page",
@@ -67,11 +65,7 @@ fn a_forgotten_password_is_reset_from_the_emailed_link_and_the_player_is_signed_
             .expect("open the link");
         // A weak password first: the page says why, and keeps the link.
         type_into(&c, "input[name=password]", "password123").await;
-        css(&c, "form button[type=submit]")
-            .await
-            .click()
-            .await
-            .expect("submit");
+        submit(&c).await;
         let why = wait_for(
             &c,
             "the refusal",
@@ -91,11 +85,7 @@ fn a_forgotten_password_is_reset_from_the_emailed_link_and_the_player_is_signed_
         type_into(&c, "input[name=password]", "a brand new passphrase").await;
         c.set_window_size(1100, 1000).await.expect("desktop size");
         screenshot(&driver, &c, "reset-3-new-password-desktop.png").await;
-        css(&c, "form button[type=submit]")
-            .await
-            .click()
-            .await
-            .expect("set password");
+        submit(&c).await;
         let flash = wait_for(
             &c,
             "my games, signed in",
@@ -126,11 +116,7 @@ fn a_forgotten_password_is_reset_from_the_emailed_link_and_the_player_is_signed_
             .expect("open the link again");
         c.refresh().await.expect("reload");
         type_into(&c, "input[name=password]", "yet another passphrase").await;
-        css(&c, "form button[type=submit]")
-            .await
-            .click()
-            .await
-            .expect("submit");
+        submit(&c).await;
         let why = wait_for(
             &c,
             "the used link's refusal",
@@ -159,4 +145,13 @@ fn a_forgotten_password_is_reset_from_the_emailed_link_and_the_player_is_signed_
     );
     assert_eq!(r.status(), 401, "the old password is gone");
     assert!(!link.is_empty());
+}
+
+/// Sends the page's form with its submit button, as a person clicks it.
+async fn submit(c: &Client) {
+    css(c, "form button[type=submit]")
+        .await
+        .click()
+        .await
+        .expect("click the form's button");
 }
