@@ -85,7 +85,9 @@ pub async fn authenticate_for(
     needs: Scope,
 ) -> Result<Caller, ApiError> {
     let (_, checked, _) = session(domain, token).await?;
-    scopes::require(checked.scopes, needs)?;
+    if !checked.scopes.has(needs) {
+        return Err(scopes::insufficient(needs));
+    }
     Ok(Caller(checked.account))
 }
 

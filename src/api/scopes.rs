@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::problem::ApiError;
 use crate::domain::ProblemCode;
-use crate::domain::access_tokens::{Scope, Scopes};
+use crate::domain::access_tokens::Scope;
 
 use Scope::{Account, Play};
 
@@ -71,11 +71,8 @@ pub fn needed(method: &str, pattern: Option<&str>) -> Scope {
         .map_or(Account, |(_, _, s)| *s)
 }
 
-/// Refuses a token without scope `s`: `403 insufficient_scope`, naming it.
-pub fn require(scopes: Scopes, s: Scope) -> Result<(), ApiError> {
-    if scopes.has(s) {
-        return Ok(());
-    }
+/// The refusal of a token without scope `s`: `403 insufficient_scope`, naming it.
+pub fn insufficient(s: Scope) -> ApiError {
     let mut e = ApiError::new(
         StatusCode::FORBIDDEN,
         ProblemCode::InsufficientScope,
@@ -83,7 +80,7 @@ pub fn require(scopes: Scopes, s: Scope) -> Result<(), ApiError> {
     );
     e.extra
         .insert("required_scope".into(), Value::from(s.as_str()));
-    Err(e)
+    e
 }
 
 /// Writes each route's scope into its bearer requirement (`bearer: [play]`), and the
