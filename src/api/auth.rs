@@ -1,14 +1,19 @@
-//! The `Authorization: Bearer <jwt>` extractor.
+//! The `Authorization: Bearer <token>` extractors: a login JWT (every scope) or a personal
+//! access token (`tp_…`, its scopes). Each route's scope is looked up in `scopes::ROUTES`.
 
 use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
 use futures_util::future::LocalBoxFuture;
 
 use super::problem::ApiError;
+use super::scopes;
 use crate::domain::Domain;
+use crate::domain::access_tokens::{PAT_PREFIX, Scope, pat_key};
+use crate::domain::sessions::{Checked, SessionKey};
 use crate::store::kinds::AccountId;
 
 /// The authenticated account's id: the token is valid, its account exists and its
-/// generation is current (a password change revokes older tokens).
+/// generation is current (a password change revokes older tokens), it was not signed out
+/// or revoked, and it has the scope the route needs (`scopes::ROUTES`).
 #[derive(Clone, Copy, Debug)]
 pub struct Caller(pub AccountId);
 
@@ -19,6 +24,7 @@ impl FromRequest for Caller {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let domain = req.app_data::<web::Data<Domain>>().cloned();
         let token = bearer_token(req);
+        let needs = scopes::needed(req.method().as_str(), req.match_pattern().as_deref());
         Box::pin(async move {
             let Some(domain) = domain else {
                 return Err(ApiError::unauthorized("authentication is not configured"));
@@ -28,7 +34,7 @@ impl FromRequest for Caller {
                     "send Authorization: Bearer <access_token>",
                 ));
             };
-            authenticate(domain, &token).await
+            authenticate_for(domain, &token, needs).await
         })
     }
 }
@@ -44,20 +50,51 @@ pub fn bearer_token(req: &HttpRequest) -> Option<String> {
         .map(|(_, t)| t.trim().to_string())
 }
 
-/// The caller behind a bearer token (from the header, or from a query parameter where a
-/// browser's EventSource cannot set headers).
-pub async fn authenticate(domain: web::Data<Domain>, token: &str) -> Result<Caller, ApiError> {
+/// A token's session: which token (for signing it out), what it grants, and when a login
+/// token expires (Unix seconds; 0 for a personal access token).
+pub async fn session(
+    domain: web::Data<Domain>,
+    token: &str,
+) -> Result<(SessionKey, Checked, i64), ApiError> {
+    if token.starts_with(PAT_PREFIX) {
+        let key = pat_key(token);
+        // A token checked a moment ago needs no database, and no blocking thread.
+        if let Some(c) = domain.sessions.session(&SessionKey::Pat(key)) {
+            return Ok((SessionKey::Pat(key), c, 0));
+        }
+        let c = web::block(move || domain.authenticate_pat(key)).await??;
+        return Ok((SessionKey::Pat(key), c, 0));
+    }
     let Some(subject) = domain.tokens.verify(token) else {
         return Err(ApiError::unauthorized(
             "the access token is invalid or expired",
         ));
     };
-    // A session checked a moment ago needs no database, and no blocking thread.
-    if let Some(id) = domain.checked_recently(&subject) {
-        return Ok(Caller(id));
+    let key = SessionKey::Login(subject.jti);
+    if let Some(c) = domain.login_checked_recently(&subject) {
+        return Ok((key, c, subject.expires_at));
     }
-    let id = web::block(move || domain.authenticate(subject)).await??;
-    Ok(Caller(id))
+    let c = web::block(move || domain.authenticate_login(subject)).await??;
+    Ok((key, c, subject.expires_at))
+}
+
+/// The caller behind a bearer token, when it has scope `needs`.
+pub async fn authenticate_for(
+    domain: web::Data<Domain>,
+    token: &str,
+    needs: Scope,
+) -> Result<Caller, ApiError> {
+    let (_, checked, _) = session(domain, token).await?;
+    if !checked.scopes.has(needs) {
+        return Err(scopes::insufficient(needs));
+    }
+    Ok(Caller(checked.account))
+}
+
+/// The caller behind a bearer token with the `play` scope (from the header, or from a
+/// query parameter where a browser's EventSource cannot set headers): the event streams.
+pub async fn authenticate(domain: web::Data<Domain>, token: &str) -> Result<Caller, ApiError> {
+    authenticate_for(domain, token, Scope::Play).await
 }
 
 /// The caller when a bearer token is sent, or nobody: for what anyone may read (a public
@@ -73,13 +110,14 @@ impl FromRequest for MaybeCaller {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let domain = req.app_data::<web::Data<Domain>>().cloned();
         let token = bearer_token(req);
+        let needs = scopes::needed(req.method().as_str(), req.match_pattern().as_deref());
         Box::pin(async move {
             match (domain, token) {
                 (_, None) => Ok(MaybeCaller(None)),
                 (None, Some(_)) => Err(ApiError::unauthorized("authentication is not configured")),
-                (Some(domain), Some(token)) => {
-                    Ok(MaybeCaller(Some(authenticate(domain, &token).await?.0)))
-                }
+                (Some(domain), Some(token)) => Ok(MaybeCaller(Some(
+                    authenticate_for(domain, &token, needs).await?.0,
+                ))),
             }
         })
     }

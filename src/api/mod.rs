@@ -1,6 +1,7 @@
 //! HTTP: thin actix-web handlers. Parse, call the domain, map errors in one place
 //! (`problem`). The OpenAPI description is collected from the handlers themselves.
 
+pub mod access_tokens;
 pub mod accounts;
 pub mod auth;
 pub mod calendar;
@@ -17,6 +18,7 @@ pub mod password_reset;
 pub mod problem;
 pub mod problem_types;
 pub mod ratings;
+pub mod scopes;
 pub mod spec;
 pub mod stream_limits;
 pub mod web_client;
@@ -62,7 +64,7 @@ impl Modify for BearerAuth {
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .bearer_format("JWT")
+                    .bearer_format("JWT or tp_ personal access token")
                     .build(),
             ),
         );
@@ -102,6 +104,10 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(accounts::me)
                 .service(accounts::update_me)
                 .service(accounts::vacation)
+                .service(access_tokens::create_token)
+                .service(access_tokens::list_tokens)
+                .service(access_tokens::delete_token)
+                .service(access_tokens::logout)
                 .service(password_reset::request_password_reset)
                 .service(password_reset::set_new_password)
                 .service(events::events)
@@ -167,6 +173,7 @@ pub fn openapi_yaml() -> String {
     spec::add_game_models(&mut doc, &crate::games::Registry::standard());
     spec::add_links(&mut doc);
     spec::add_constraints(&mut doc);
+    scopes::annotate(&mut doc);
     quote_yaml11_booleans(&serde_yaml::to_string(&doc).unwrap_or_default())
 }
 

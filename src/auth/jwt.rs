@@ -14,6 +14,10 @@ struct Claims {
     /// token of an older generation is refused.
     #[serde(default)]
     tgn: i32,
+    /// The token's own id, so that signing out revokes this token alone (tokens issued
+    /// before it was added have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    jti: Option<String>,
 }
 
 /// Who a valid token speaks for.
@@ -21,6 +25,11 @@ struct Claims {
 pub struct TokenSubject {
     pub account_id: AccountId,
     pub generation: i32,
+    /// The token's id: its `jti` (random, 128 bits), or for a token issued before those,
+    /// the first 128 bits of its SHA-256.
+    pub jti: u128,
+    /// When it expires (Unix seconds).
+    pub expires_at: i64,
 }
 
 #[derive(Clone)]
@@ -55,6 +64,7 @@ impl Tokens {
             iat: now,
             exp: now + self.ttl_secs,
             tgn: generation,
+            jti: Some(format!("{:032x}", rand::random::<u128>())),
         };
         encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .map_err(|e| anyhow::anyhow!("signing token: {e}"))
@@ -66,9 +76,21 @@ impl Tokens {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 5;
         let data = decode::<Claims>(token, &self.decoding, &validation).ok()?;
+        let jti = match data.claims.jti {
+            Some(j) => u128::from_str_radix(&j, 16).ok()?,
+            None => {
+                use sha2::Digest;
+                let digest = sha2::Sha256::digest(token.as_bytes());
+                let mut first = [0u8; 16];
+                first.copy_from_slice(&digest[..16]);
+                u128::from_be_bytes(first)
+            }
+        };
         Some(TokenSubject {
             account_id: data.claims.sub.parse().ok()?,
             generation: data.claims.tgn,
+            jti,
+            expires_at: data.claims.exp,
         })
     }
 }
@@ -82,13 +104,12 @@ mod tests {
         let t = Tokens::new(&SecretString::from("k".repeat(32)), 60);
         let now = chrono::Utc::now().timestamp();
         let tok = t.issue(AccountId(42), 3, now).unwrap();
-        assert_eq!(
-            t.verify(&tok),
-            Some(TokenSubject {
-                account_id: AccountId(42),
-                generation: 3
-            })
-        );
+        let s = t.verify(&tok).unwrap();
+        assert_eq!((s.account_id, s.generation), (AccountId(42), 3));
+        assert_eq!(s.expires_at, now + 60);
+        // Each token has its own id, for signing out one of them.
+        let again = t.verify(&t.issue(AccountId(42), 3, now).unwrap()).unwrap();
+        assert_ne!(s.jti, again.jti);
         let other = Tokens::new(&SecretString::from("x".repeat(32)), 60);
         assert_eq!(other.verify(&tok), None);
         let expired = t.issue(AccountId(42), 0, now - 3600).unwrap();

@@ -1,6 +1,7 @@
 //! What Turnpost does, independent of HTTP: accounts, games, the action log. Every
 //! function here is synchronous (diesel) and is called from handlers via `web::block`.
 
+pub mod access_tokens;
 pub mod accounts;
 pub mod autoplay;
 pub mod bot_worker;

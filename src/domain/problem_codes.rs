@@ -514,6 +514,31 @@ problem_codes! {
         409,
         "An account has at most 10 webhooks. Delete one (DELETE /api/v1/me/webhooks/{id}) first."
     ),
+    InsufficientScope = (
+        "insufficient_scope",
+        403,
+        "The access token lacks the scope this request needs (`required_scope` names it): a `play` token plays games, an `account` token manages the account. Use a token with that scope, or sign in."
+    ),
+    InvalidTokenName = (
+        "invalid_token_name",
+        422,
+        "An access token's name has 1 to 80 characters, not only spaces, no control characters."
+    ),
+    InvalidTokenScopes = (
+        "invalid_token_scopes",
+        422,
+        "scopes is a list of at least one of play and account."
+    ),
+    InvalidTokenLifetime = (
+        "invalid_token_lifetime",
+        422,
+        "expires_in_days is a whole number of days from 1 to 3650, or absent for a token that works until revoked."
+    ),
+    TooManyAccessTokens = (
+        "too_many_access_tokens",
+        409,
+        "An account has at most 20 personal access tokens. Revoke one (DELETE /api/v1/me/tokens/{id}) first."
+    ),
     FeedNotFound = (
         "feed_not_found",
         404,

@@ -1,0 +1,2 @@
+DROP TABLE revoked_logins;
+DROP TABLE access_tokens;
