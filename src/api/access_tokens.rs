@@ -2,9 +2,13 @@
 
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 
-use super::auth::{Caller, bearer_token, session};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::auth::{Caller, bearer_token, session, token_parent};
 use super::problem::{ApiError, Problem};
-use crate::domain::Domain;
+use crate::auth::jwt::TICKET_TTL_SECS;
+use crate::domain::{Domain, DomainError};
 use crate::domain::access_tokens::{AccessTokenResponse, NewAccessTokenRequest};
 
 /// Make a personal access token: a long-lived bearer token with the scopes chosen
@@ -103,4 +107,54 @@ pub async fn logout(domain: web::Data<Domain>, req: HttpRequest) -> Result<HttpR
     let (key, checked, expires_at) = session(domain.clone(), &token).await?;
     web::block(move || domain.sign_out(key, checked, expires_at)).await??;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// A stream ticket: what a browser's `EventSource` passes as `?ticket=` to open
+/// `GET /me/events` or `GET /games/{id}/events`, since it cannot send an `Authorization`
+/// header and tokens never go in URLs. A ticket opens streams only, for 60 seconds (as
+/// many as the stream limits allow); a stream it opened lives on while the token it was
+/// issued for is good (signing that token out or revoking it ends the stream). Needs the
+/// `play` scope.
+#[utoipa::path(
+    tag = "games",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = StreamTicketResponse),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`insufficient_scope`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/me/stream-tickets")]
+pub async fn create_stream_ticket(
+    domain: web::Data<Domain>,
+    req: HttpRequest,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    // `Caller` checked the token and its scope; its session names the ticket's parent.
+    let Some(token) = bearer_token(&req) else {
+        return Err(ApiError::unauthorized(
+            "send Authorization: Bearer <access_token>",
+        ));
+    };
+    let parent = token_parent(&domain, &token)?;
+    let ticket = domain
+        .tokens
+        .issue_ticket(caller.0, parent, chrono::Utc::now().timestamp())
+        .map_err(|e| ApiError::from(DomainError::Internal(e)))?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(StreamTicketResponse {
+            ticket,
+            expires_in: TICKET_TTL_SECS,
+        }))
+}
+
+/// A stream ticket and how long it opens streams.
+#[derive(Serialize, ToSchema)]
+pub struct StreamTicketResponse {
+    /// Pass as `?ticket=` to an event stream.
+    pub ticket: String,
+    /// Seconds the ticket may open streams.
+    #[schema(example = 60)]
+    pub expires_in: i64,
 }

@@ -8,6 +8,7 @@ use super::problem::ApiError;
 use super::scopes;
 use crate::domain::Domain;
 use crate::domain::access_tokens::{PAT_PREFIX, Scope, pat_key};
+use crate::auth::jwt::{TicketParent, TokenSubject};
 use crate::domain::sessions::{Checked, SessionKey};
 use crate::store::kinds::AccountId;
 
@@ -56,26 +57,105 @@ pub async fn session(
     domain: web::Data<Domain>,
     token: &str,
 ) -> Result<(SessionKey, Checked, i64), ApiError> {
+    let parent = token_parent(&domain, token)?;
+    let checked = parent_session(domain, parent).await?;
+    Ok(match parent {
+        TicketParent::Pat { key } => (SessionKey::Pat(key), checked, 0),
+        TicketParent::Login {
+            jti, expires_at, ..
+        } => (SessionKey::Login(jti), checked, expires_at),
+    })
+}
+
+/// Which token `token` is, if it could be one of ours (signature and expiry of a login
+/// token; a personal access token is looked up by [`parent_session`]).
+pub fn token_parent(domain: &Domain, token: &str) -> Result<TicketParent, ApiError> {
     if token.starts_with(PAT_PREFIX) {
-        let key = pat_key(token);
-        // A token checked a moment ago needs no database, and no blocking thread.
-        if let Some(c) = domain.sessions.session(&SessionKey::Pat(key)) {
-            return Ok((SessionKey::Pat(key), c, 0));
-        }
-        let c = web::block(move || domain.authenticate_pat(key)).await??;
-        return Ok((SessionKey::Pat(key), c, 0));
+        return Ok(TicketParent::Pat {
+            key: pat_key(token),
+        });
     }
-    let Some(subject) = domain.tokens.verify(token) else {
-        return Err(ApiError::unauthorized(
+    match domain.tokens.verify(token) {
+        Some(subject) => Ok(TicketParent::of_login(subject)),
+        None => Err(ApiError::unauthorized(
             "the access token is invalid or expired",
-        ));
-    };
-    let key = SessionKey::Login(subject.jti);
-    if let Some(c) = domain.login_checked_recently(&subject) {
-        return Ok((key, c, subject.expires_at));
+        )),
     }
-    let c = web::block(move || domain.authenticate_login(subject)).await??;
-    Ok((key, c, subject.expires_at))
+}
+
+/// What a token grants, named by its parent form (as a stream ticket names it), while it is
+/// good: not expired, signed out, revoked or of an old generation.
+pub async fn parent_session(
+    domain: web::Data<Domain>,
+    parent: TicketParent,
+) -> Result<Checked, ApiError> {
+    match parent {
+        TicketParent::Pat { key } => {
+            // A token checked a moment ago needs no database, and no blocking thread.
+            if let Some(c) = domain.sessions.session(&SessionKey::Pat(key)) {
+                return Ok(c);
+            }
+            Ok(web::block(move || domain.authenticate_pat(key)).await??)
+        }
+        TicketParent::Login {
+            account,
+            generation,
+            jti,
+            expires_at,
+        } => {
+            if expires_at < chrono::Utc::now().timestamp() {
+                return Err(ApiError::unauthorized(
+                    "the access token is invalid or expired",
+                ));
+            }
+            let subject = TokenSubject {
+                account_id: account,
+                generation,
+                jti,
+                expires_at,
+            };
+            if let Some(c) = domain.login_checked_recently(&subject) {
+                return Ok(c);
+            }
+            Ok(web::block(move || domain.authenticate_login(subject)).await??)
+        }
+    }
+}
+
+/// The caller of an event stream and the token it opened with (checked again while the
+/// stream is open): a bearer header, else a stream ticket (`?ticket=`). A token in the
+/// URL (`?access_token=`) is refused: URLs end up in logs and browser history.
+pub async fn stream_caller(
+    domain: web::Data<Domain>,
+    req: &HttpRequest,
+    ticket: Option<&str>,
+    token_in_url: bool,
+) -> Result<Option<(Caller, TicketParent)>, ApiError> {
+    if token_in_url {
+        return Err(ApiError::new(
+            actix_web::http::StatusCode::BAD_REQUEST,
+            crate::domain::ProblemCode::TokenInUrl,
+            "send the token as Authorization: Bearer, or get a stream ticket \
+             (POST /api/v1/me/stream-tickets) and pass ?ticket=",
+        ));
+    }
+    let parent = match (bearer_token(req), ticket) {
+        (Some(token), _) => token_parent(&domain, &token)?,
+        (None, Some(ticket)) => match domain.tokens.verify_ticket(ticket) {
+            Some((_, parent)) => parent,
+            None => {
+                return Err(ApiError::unauthorized(
+                    "the stream ticket is invalid or expired: get a new one",
+                ));
+            }
+        },
+        (None, None) => return Ok(None),
+    };
+    let checked = parent_session(domain, parent).await?;
+    if !checked.scopes.has(Scope::Play) {
+        return Err(scopes::insufficient(Scope::Play));
+    }
+    Ok(Some((Caller(checked.account), parent)))
 }
 
 /// The caller behind a bearer token, when it has scope `needs`.
@@ -89,12 +169,6 @@ pub async fn authenticate_for(
         return Err(scopes::insufficient(needs));
     }
     Ok(Caller(checked.account))
-}
-
-/// The caller behind a bearer token with the `play` scope (from the header, or from a
-/// query parameter where a browser's EventSource cannot set headers): the event streams.
-pub async fn authenticate(domain: web::Data<Domain>, token: &str) -> Result<Caller, ApiError> {
-    authenticate_for(domain, token, Scope::Play).await
 }
 
 /// The caller when a bearer token is sent, or nobody: for what anyone may read (a public

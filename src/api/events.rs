@@ -14,7 +14,8 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, timeout_at};
 use utoipa::{IntoParams, ToSchema};
 
-use super::auth::{Caller, authenticate, bearer_token};
+use super::auth::{Caller, parent_session, stream_caller};
+use crate::auth::jwt::TicketParent;
 use super::problem::{ApiError, Problem};
 use super::stream_limits::{StreamLimits, StreamPermit};
 use crate::domain::Domain;
@@ -84,8 +85,13 @@ pub struct UnauthorizedData {
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct EventParams {
-    /// The access token, for clients that cannot send an `Authorization` header (a
-    /// browser's `EventSource`).
+    /// A stream ticket (`POST /api/v1/me/stream-tickets`), for clients that cannot send an
+    /// `Authorization` header (a browser's `EventSource`). Tokens never go in URLs:
+    /// `?access_token=` is refused (`400 token_in_url`).
+    pub ticket: Option<String>,
+    /// Refused (`token_in_url`): read only to say so.
+    #[param(ignore)]
+    #[serde(default)]
     pub access_token: Option<String>,
     /// Where the client stopped, for a page that cannot send the `Last-Event-ID` header
     /// (a fresh `EventSource`); the header wins when both are sent. Not a number: `resync`.
@@ -226,12 +232,18 @@ pub async fn events(
     params: web::Query<EventParams>,
 ) -> Result<HttpResponse, ApiError> {
     let params = params.into_inner();
-    let Some(token) = bearer_token(&req).or(params.access_token) else {
+    let caller = stream_caller(
+        domain.clone(),
+        &req,
+        params.ticket.as_deref(),
+        params.access_token.is_some(),
+    )
+    .await?;
+    let Some((Caller(account), parent)) = caller else {
         return Err(ApiError::unauthorized(
-            "send Authorization: Bearer <access_token>, or ?access_token=",
+            "send Authorization: Bearer <access_token>, or ?ticket= (POST /api/v1/me/stream-tickets)",
         ));
     };
-    let Caller(account) = authenticate(domain.clone(), &token).await?;
     let permit = permit(limits, &req).map_err(|e| *e)?;
     let after = last_event_id(&req, params.last_event_id);
     // Subscribed before reading the stored events: a change committed after the read
@@ -250,7 +262,7 @@ pub async fn events(
     })
     .await??;
     let timing = **timing;
-    let recheck = Recheck { domain, token };
+    let recheck = Recheck { domain, parent };
     Ok(sse(
         receiver,
         opening(timing, cursor, &replay, account),
@@ -266,11 +278,12 @@ pub async fn events(
 /// opened before a password change must not go on after it.
 const RECHECK: Duration = Duration::from_secs(5);
 
-/// The token a stream was opened with, checked again every [`RECHECK`].
+/// The token a stream was opened with (itself, or the one its ticket was issued for),
+/// checked again every [`RECHECK`].
 #[derive(Clone)]
 struct Recheck {
     domain: web::Data<Domain>,
-    token: String,
+    parent: TicketParent,
 }
 
 /// A place among the node's streams for the client of `req`.
@@ -351,7 +364,7 @@ fn sse(
                             && now >= st.check_at
                         {
                             st.check_at = now + RECHECK;
-                            if let Err(e) = authenticate(r.domain.clone(), &r.token).await
+                            if let Err(e) = parent_session(r.domain.clone(), r.parent).await
                                 && e.status_code() == StatusCode::UNAUTHORIZED
                             {
                                 st.ended = true;
@@ -407,7 +420,7 @@ fn watch_frames(event: &GameEvent, game: GameId) -> Vec<u8> {
 /// anyone watching may not know) at once with the game as it is, then whenever it changes
 /// (with an `id:`, as on `/me/events`): read the game again for the rest. As the first
 /// frame is the game as it is, a reconnecting client misses nothing and `Last-Event-ID` is
-/// not needed. Browsers may pass `?access_token=` to watch as a seat (a private game). After
+/// not needed. Browsers pass `?ticket=` (a stream ticket) to watch as a seat (a private game). After
 /// `event: lagged` events were missed. A comment line when the stream sent nothing for 15 s
 /// keeps the connection open. A stream opened with a token ends with `event: unauthorized` once the
 /// token is revoked or expires.
@@ -434,19 +447,33 @@ pub async fn game_events(
     params: web::Query<EventParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let token = bearer_token(&req).or_else(|| params.into_inner().access_token);
-    let viewer = match &token {
-        Some(token) => Some(authenticate(domain.clone(), token).await?.0),
-        None => None,
-    };
-    let recheck = token.map(|token| Recheck {
+    let params = params.into_inner();
+    let caller = stream_caller(
+        domain.clone(),
+        &req,
+        params.ticket.as_deref(),
+        params.access_token.is_some(),
+    )
+    .await?;
+    let viewer = caller.map(|(Caller(account), _)| account);
+    let recheck = caller.map(|(_, parent)| Recheck {
         domain: domain.clone(),
-        token,
+        parent,
     });
     let permit = permit(limits, &req).map_err(|e| *e)?;
-    // Subscribed before reading, so that no change falls between the two.
+    // Subscribed before reading, so that no change falls between the two. The newest
+    // stored event id is read before the game: every change up to it is in what is read,
+    // so one announced late (the listener may lag) is skipped rather than sent after the
+    // newer state, which would show the client a game going back.
     let receiver = hub.subscribe();
-    let game: GameResponse = web::block(move || domain.get_game(viewer, id)).await??;
+    let (cursor, game) = web::block(move || -> crate::domain::DomainResult<(i64, GameResponse)> {
+        let cursor = {
+            let mut conn = domain.conn()?;
+            crate::notify::events::replay(&mut conn, None)?.0
+        };
+        Ok((cursor, domain.get_game(viewer, id)?))
+    })
+    .await??;
     let timing = **timing;
     let first = format!(
         "retry: {}\n\n{}\n",
@@ -464,7 +491,7 @@ pub async fn game_events(
     Ok(sse(
         receiver,
         first.into_bytes(),
-        0,
+        cursor,
         timing,
         permit,
         recheck,

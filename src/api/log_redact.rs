@@ -11,7 +11,7 @@ use tracing::Span;
 use tracing_actix_web::{DefaultRootSpanBuilder, RootSpanBuilder};
 
 /// Query parameters whose values are secrets.
-const SECRET_QUERY_KEYS: &[&str] = &["access_token", "token"];
+const SECRET_QUERY_KEYS: &[&str] = &["access_token", "token", "ticket"];
 
 /// Path segments after which the next segment is a secret token (`/invitations/{token}`,
 /// `/calendar/{token}.ics`, `/unsubscribe/{token}`, `/verify-email/{token}`,

@@ -108,6 +108,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(access_tokens::list_tokens)
                 .service(access_tokens::delete_token)
                 .service(access_tokens::logout)
+                .service(access_tokens::create_stream_ticket)
                 .service(password_reset::request_password_reset)
                 .service(password_reset::set_new_password)
                 .service(events::events)

@@ -44,6 +44,7 @@ pub const ROUTES: &[(&str, &str, Scope)] = &[
     // Who the token speaks for: a game client needs it to find its seats.
     ("GET", "/api/v1/me", Play),
     ("GET", "/api/v1/me/events", Play),
+    ("POST", "/api/v1/me/stream-tickets", Play),
     ("PATCH", "/api/v1/me", Account),
     // The feed's address is a secret of the account's.
     ("GET", "/api/v1/me/calendar", Account),

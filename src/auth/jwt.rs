@@ -36,15 +36,104 @@ pub struct TokenSubject {
 pub struct Tokens {
     encoding: EncodingKey,
     decoding: DecodingKey,
+    /// Stream tickets are signed with a key of their own, so that a ticket is never taken
+    /// for a login token (nor a login token for a ticket).
+    ticket_encoding: EncodingKey,
+    ticket_decoding: DecodingKey,
     ttl_secs: i64,
+}
+
+/// How long a stream ticket may open streams (seconds). An open stream lives on past it,
+/// checked against the token the ticket was issued for.
+pub const TICKET_TTL_SECS: i64 = 60;
+
+/// The token a stream ticket was issued for, checked again while its streams are open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TicketParent {
+    /// A login token: its subject (account, generation, id, expiry), as `verify` read it.
+    Login {
+        account: AccountId,
+        generation: i32,
+        /// The login token's `jti`, in hex.
+        #[serde(with = "hex_u128")]
+        jti: u128,
+        expires_at: i64,
+    },
+    /// A personal access token, by the SHA-256 of its secret (which names it and is no
+    /// credential: the API takes only the secret).
+    Pat {
+        #[serde(with = "hex_32")]
+        key: [u8; 32],
+    },
+}
+
+impl TicketParent {
+    pub fn of_login(subject: TokenSubject) -> TicketParent {
+        TicketParent::Login {
+            account: subject.account_id,
+            generation: subject.generation,
+            jti: subject.jti,
+            expires_at: subject.expires_at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct TicketClaims {
+    sub: String,
+    iat: i64,
+    exp: i64,
+    /// What a ticket is for: only opening event streams.
+    aud: String,
+    parent: TicketParent,
+}
+
+const TICKET_AUDIENCE: &str = "turnpost-event-stream";
+
+mod hex_u128 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{v:032x}"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+        let text = String::deserialize(d)?;
+        u128::from_str_radix(&text, 16).map_err(serde::de::Error::custom)
+    }
+}
+
+mod hex_32 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &[u8; 32], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.iter().map(|b| format!("{b:02x}")).collect::<String>())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u8; 32], D::Error> {
+        let text = String::deserialize(d)?;
+        let mut out = [0u8; 32];
+        if text.len() != 64 || !text.is_ascii() {
+            return Err(serde::de::Error::custom("a key is 64 hex digits"));
+        }
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16)
+                .map_err(serde::de::Error::custom)?;
+        }
+        Ok(out)
+    }
 }
 
 impl Tokens {
     pub fn new(secret: &SecretString, ttl_secs: i64) -> Tokens {
         let bytes = secret.expose_secret().as_bytes();
+        let ticket_key = [bytes, b"\0stream-ticket"].concat();
         Tokens {
             encoding: EncodingKey::from_secret(bytes),
             decoding: DecodingKey::from_secret(bytes),
+            ticket_encoding: EncodingKey::from_secret(&ticket_key),
+            ticket_decoding: DecodingKey::from_secret(&ticket_key),
             ttl_secs,
         }
     }
@@ -95,6 +184,41 @@ impl Tokens {
     }
 }
 
+impl Tokens {
+    /// A stream ticket for `account`, issued for the token `parent`: it opens event streams
+    /// for [`TICKET_TTL_SECS`], so that a browser's `EventSource` (which cannot send a
+    /// header) never carries a token in its URL.
+    pub fn issue_ticket(
+        &self,
+        account: AccountId,
+        parent: TicketParent,
+        now: i64,
+    ) -> anyhow::Result<String> {
+        let claims = TicketClaims {
+            sub: account.to_string(),
+            iat: now,
+            exp: now + TICKET_TTL_SECS,
+            aud: TICKET_AUDIENCE.to_string(),
+            parent,
+        };
+        encode(&Header::new(Algorithm::HS256), &claims, &self.ticket_encoding)
+            .map_err(|e| anyhow::anyhow!("signing ticket: {e}"))
+    }
+
+    /// The account and parent token of a valid, unexpired stream ticket.
+    pub fn verify_ticket(&self, ticket: &str) -> Option<(AccountId, TicketParent)> {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.leeway = 5;
+        validation.set_audience(&[TICKET_AUDIENCE]);
+        let data = decode::<TicketClaims>(ticket, &self.ticket_decoding, &validation).ok()?;
+        let account: AccountId = data.claims.sub.parse().ok()?;
+        match data.claims.parent {
+            TicketParent::Login { account: a, .. } if a != account => None,
+            parent => Some((account, parent)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,5 +238,25 @@ mod tests {
         assert_eq!(other.verify(&tok), None);
         let expired = t.issue(AccountId(42), 0, now - 3600).unwrap();
         assert_eq!(t.verify(&expired), None);
+    }
+
+    #[test]
+    fn a_ticket_opens_streams_only_and_a_token_is_no_ticket() {
+        let t = Tokens::new(&SecretString::from("k".repeat(32)), 600);
+        let now = chrono::Utc::now().timestamp();
+        let login = t.verify(&t.issue(AccountId(7), 2, now).unwrap()).unwrap();
+        let parent = TicketParent::of_login(login);
+        let ticket = t.issue_ticket(AccountId(7), parent, now).unwrap();
+        assert_eq!(t.verify_ticket(&ticket), Some((AccountId(7), parent)));
+        // Neither passes for the other: their keys differ.
+        assert_eq!(t.verify(&ticket), None);
+        assert_eq!(t.verify_ticket(&t.issue(AccountId(7), 2, now).unwrap()), None);
+        let pat = TicketParent::Pat { key: [0xab; 32] };
+        let ticket = t.issue_ticket(AccountId(7), pat, now).unwrap();
+        assert_eq!(t.verify_ticket(&ticket), Some((AccountId(7), pat)));
+        let old = t.issue_ticket(AccountId(7), pat, now - TICKET_TTL_SECS - 10).unwrap();
+        assert_eq!(t.verify_ticket(&old), None);
+        let other = Tokens::new(&SecretString::from("x".repeat(32)), 600);
+        assert_eq!(other.verify_ticket(&ticket), None);
     }
 }

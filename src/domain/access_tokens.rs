@@ -113,7 +113,9 @@ pub struct NewAccessTokenRequest {
     #[schema(value_type = Vec<Scope>, example = json!(["play"]))]
     pub scopes: Vec<String>,
     /// Days until it expires, 1 to 3650; without it the token works until revoked.
+    // JSON Schema counts 90.0 as an integer: so does the server (`integral`).
     #[schema(example = 90, minimum = 1, maximum = 3650)]
+    #[serde(default, deserialize_with = "super::integral::opt")]
     pub expires_in_days: Option<i64>,
 }
 

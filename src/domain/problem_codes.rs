@@ -519,6 +519,11 @@ problem_codes! {
         403,
         "The access token lacks the scope this request needs (`required_scope` names it): a `play` token plays games, an `account` token manages the account. Use a token with that scope, or sign in."
     ),
+    TokenInUrl = (
+        "token_in_url",
+        400,
+        "A token was sent in the URL (?access_token=), where logs, proxies and browser history keep it. Send it as Authorization: Bearer; a browser's EventSource, which cannot, gets a stream ticket (POST /api/v1/me/stream-tickets, valid 60 s, for event streams only) and passes ?ticket=."
+    ),
     InvalidTokenName = (
         "invalid_token_name",
         422,

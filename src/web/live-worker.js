@@ -17,6 +17,10 @@ let source = null;
 let opened = false;
 let failures = 0;
 let retryTimer = null;
+/** Counts openings: an opening that waited for its ticket while another began gives way. */
+let openings = 0;
+/** The id of the last event received, so that a new stream resumes after it. */
+let lastId = null;
 /** Public game streams: id → {source, ports: Set}. */
 const games = new Map();
 
@@ -45,21 +49,59 @@ function parse(ev) {
   }
 }
 
+/**
+ * The URL of an event stream for token `t` (none: as anybody): EventSource cannot send a
+ * header and a token never goes in a URL, so it carries a stream ticket (valid 60 s for
+ * opening streams only) and, for the account's stream, where the last one stopped.
+ */
+async function streamUrl(path, t, resumeAfter) {
+  const q = new URLSearchParams();
+  if (t) {
+    const r = await fetch('/api/v1/me/stream-tickets', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${t}` },
+    });
+    if (!r.ok) throw new Error(`stream ticket: ${r.status}`);
+    q.set('ticket', (await r.json()).ticket);
+  }
+  if (resumeAfter) q.set('last_event_id', resumeAfter);
+  const text = q.toString();
+  return text ? `${path}?${text}` : path;
+}
+
 function close() {
   clearTimeout(retryTimer);
+  openings += 1;
   if (source) source.close();
   source = null;
   opened = false;
 }
 
-function open() {
+function retryLater() {
+  failures += 1;
+  retryTimer = setTimeout(open, Math.min(60000, 2000 * 2 ** failures));
+}
+
+async function open() {
   close();
   if (!token) {
     broadcast({ type: 'state', open: false });
     return;
   }
-  source = new EventSource(`/api/v1/me/events?access_token=${encodeURIComponent(token)}`);
-  const mine = source;
+  const mine = openings;
+  let url;
+  try {
+    url = await streamUrl('/api/v1/me/events', token, lastId);
+  } catch {
+    if (mine !== openings) return;
+    broadcast({ type: 'state', open: false });
+    retryLater();
+    return;
+  }
+  // Stopped, or opened again, while the ticket was on its way.
+  if (mine !== openings) return;
+  source = new EventSource(url);
+  const current = source;
   source.onopen = () => {
     failures = 0;
     // After a dropped connection whatever happened meanwhile was not told: re-read.
@@ -67,21 +109,31 @@ function open() {
     opened = true;
     broadcast({ type: 'state', open: true });
   };
+  const seen = (ev) => {
+    if (ev.lastEventId) lastId = ev.lastEventId;
+  };
   for (const kind of KINDS) {
-    source.addEventListener(kind, (ev) => broadcast({ type: 'event', kind, data: parse(ev) }));
+    source.addEventListener(kind, (ev) => {
+      seen(ev);
+      broadcast({ type: 'event', kind, data: parse(ev) });
+    });
   }
+  source.addEventListener('ready', seen);
   source.addEventListener('lagged', () => broadcast({ type: 'event', kind: 'lagged', data: {} }));
   // What happened while disconnected could not be replayed: re-read, as after lagged.
-  source.addEventListener('resync', () => broadcast({ type: 'event', kind: 'lagged', data: {} }));
+  source.addEventListener('resync', (ev) => {
+    seen(ev);
+    broadcast({ type: 'event', kind: 'lagged', data: {} });
+  });
   source.onerror = () => {
-    if (mine !== source) return;
+    if (current !== source) return;
     broadcast({ type: 'state', open: isOpen() });
-    // The browser retries by itself while CONNECTING; once it gave up (CLOSED: a 401, a
-    // server gone) we retry slower, and the tabs poll meanwhile.
+    // The browser retries by itself while CONNECTING; once it gave up (CLOSED: a 401 for
+    // a ticket past its minute, a server gone) we retry slower with a new ticket, and the
+    // tabs poll meanwhile.
     if (source.readyState === EventSource.CLOSED) {
       source = null;
-      failures += 1;
-      retryTimer = setTimeout(open, Math.min(60000, 2000 * 2 ** failures));
+      retryLater();
     }
   };
 }
@@ -93,23 +145,31 @@ function watch(port, id, watcherToken) {
       post(port, { type: 'watching', id, open: false });
       return;
     }
-    const q = watcherToken ? `?access_token=${encodeURIComponent(watcherToken)}` : '';
-    g = { source: new EventSource(`/api/v1/games/${id}/events${q}`), ports: new Set() };
+    g = { source: null, ports: new Set(), closed: false };
     games.set(id, g);
     const entry = g;
-    g.source.onopen = () => {
-      for (const p of entry.ports) post(p, { type: 'watching', id, open: true });
-    };
-    g.source.onerror = () => {
-      for (const p of entry.ports) post(p, { type: 'watching', id, open: entry.source.readyState === EventSource.OPEN });
-    };
-    g.source.addEventListener('game_changed', (ev) => {
-      const data = parse(ev);
-      for (const p of entry.ports) post(p, { type: 'game', id, data });
-    });
+    // Until its stream opens the watchers poll; one that never opens leaves them polling.
+    streamUrl(`/api/v1/games/${id}/events`, watcherToken, null).then((url) => {
+      if (entry.closed) return;
+      entry.source = new EventSource(url);
+      entry.source.onopen = () => {
+        for (const p of entry.ports) post(p, { type: 'watching', id, open: true });
+      };
+      entry.source.onerror = () => {
+        for (const p of entry.ports) post(p, { type: 'watching', id, open: watchOpen(entry) });
+      };
+      entry.source.addEventListener('game_changed', (ev) => {
+        const data = parse(ev);
+        for (const p of entry.ports) post(p, { type: 'game', id, data });
+      });
+    }, () => {});
   }
   g.ports.add(port);
-  post(port, { type: 'watching', id, open: g.source.readyState === EventSource.OPEN });
+  post(port, { type: 'watching', id, open: watchOpen(g) });
+}
+
+function watchOpen(g) {
+  return g.source !== null && g.source.readyState === EventSource.OPEN;
 }
 
 function unwatch(port, id) {
@@ -117,7 +177,8 @@ function unwatch(port, id) {
   if (!g) return;
   g.ports.delete(port);
   if (!g.ports.size) {
-    g.source.close();
+    g.closed = true;
+    if (g.source) g.source.close();
     games.delete(id);
   }
 }
@@ -127,6 +188,8 @@ function handle(port, msg) {
   switch (msg.type) {
     case 'start':
       if (msg.token !== token || source === null) {
+        // Another account's stream does not resume where this one stopped.
+        if (msg.token !== token) lastId = null;
         token = msg.token || null;
         open();
       } else {

@@ -1,8 +1,8 @@
 // Live updates, one connection per browser. A browser opens at most 6 HTTP/1.1
 // connections to a site, and a stream per tab left the sixth tab's own requests waiting
 // behind five streams. So every tab shares one Server-Sent Events stream
-// (GET /api/v1/me/events; the token goes in the query because EventSource cannot send
-// headers):
+// (GET /api/v1/me/events; EventSource cannot send headers and a token never goes in a
+// URL, so it carries a stream ticket from POST /api/v1/me/stream-tickets):
 //   - held by a SharedWorker (live-worker.js) where the browser has them;
 //   - else held by one leader tab (a Web Lock elects it) that relays the events to the
 //     others over a BroadcastChannel;
@@ -25,6 +25,30 @@ let relayedOpen = false;
 let source = null;
 let failures = 0;
 let retryTimer = null;
+/** Counts openings: an opening that waited for its ticket while another began gives way. */
+let openings = 0;
+/** The id of the last event received, so that a new stream resumes after it. */
+let lastId = null;
+
+/**
+ * The URL of an event stream for token `t` (none: as anybody): a stream ticket (valid 60 s
+ * for opening streams only) and, for the account's stream, where the last one stopped.
+ * live-worker.js has the same (a classic worker cannot import this module).
+ */
+async function streamUrl(path, t, resumeAfter) {
+  const q = new URLSearchParams();
+  if (t) {
+    const r = await fetch('/api/v1/me/stream-tickets', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${t}` },
+    });
+    if (!r.ok) throw new Error(`stream ticket: ${r.status}`);
+    q.set('ticket', (await r.json()).ticket);
+  }
+  if (resumeAfter) q.set('last_event_id', resumeAfter);
+  const text = q.toString();
+  return text ? `${path}?${text}` : path;
+}
 
 function sharedWorker() {
   if (port || typeof SharedWorker === 'undefined') return port;
@@ -90,11 +114,22 @@ function parse(ev) {
 }
 
 /** This tab's own stream: in a browser without SharedWorker, held by the leader only. */
-function openSource() {
+async function openSource() {
   closeSource();
   const t = token();
   if (!t || typeof EventSource === 'undefined') return;
-  source = new EventSource(`/api/v1/me/events?access_token=${encodeURIComponent(t)}`);
+  const opening = openings;
+  let url;
+  try {
+    url = await streamUrl('/api/v1/me/events', t, lastId);
+  } catch {
+    if (opening !== openings) return;
+    failures += 1;
+    retryTimer = setTimeout(openSource, Math.min(60000, 2000 * 2 ** failures));
+    return;
+  }
+  if (opening !== openings) return;
+  source = new EventSource(url);
   const mine = source;
   let opened = false;
   const tell = () => leading && channel && channel.postMessage({ type: 'state', open: connected() });
@@ -104,12 +139,22 @@ function openSource() {
     opened = true;
     tell();
   };
+  const seen = (ev) => {
+    if (ev.lastEventId) lastId = ev.lastEventId;
+  };
   for (const kind of ['game_changed', 'your_turn', 'lobby_changed']) {
-    source.addEventListener(kind, (ev) => emit(kind, parse(ev)));
+    source.addEventListener(kind, (ev) => {
+      seen(ev);
+      emit(kind, parse(ev));
+    });
   }
+  source.addEventListener('ready', seen);
   source.addEventListener('lagged', () => emit('lagged', {}));
   // What happened while disconnected could not be replayed: re-read, as after lagged.
-  source.addEventListener('resync', () => emit('lagged', {}));
+  source.addEventListener('resync', (ev) => {
+    seen(ev);
+    emit('lagged', {});
+  });
   source.onerror = () => {
     if (mine !== source) return;
     tell();
@@ -123,6 +168,7 @@ function openSource() {
 
 function closeSource() {
   clearTimeout(retryTimer);
+  openings += 1;
   if (source) source.close();
   source = null;
 }
@@ -185,15 +231,19 @@ export function watchGame(id, fn) {
   if (sharedWorker()) {
     port.postMessage({ type: 'watch', id, token: token() });
   } else if (typeof EventSource !== 'undefined') {
-    const t = token();
-    own = new EventSource(`/api/v1/games/${id}/events${t ? `?access_token=${encodeURIComponent(t)}` : ''}`);
-    own.addEventListener('game_changed', (ev) => fn(parse(ev)));
+    // Until the stream opens the page polls; one that never opens leaves it polling.
+    streamUrl(`/api/v1/games/${id}/events`, token(), null).then((url) => {
+      if (!watchers.has(id)) return;
+      own = new EventSource(url);
+      own.addEventListener('game_changed', (ev) => fn(parse(ev)));
+    }, () => {});
   }
   return {
     open: () => (own ? own.readyState === EventSource.OPEN : entry.open),
     stop: () => {
       watchers.delete(id);
       if (own) own.close();
+      own = null;
       if (port) port.postMessage({ type: 'unwatch', id });
     },
   };

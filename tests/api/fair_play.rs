@@ -416,7 +416,7 @@ fn streams_end_within_seconds_once_their_token_is_revoked() {
         .build()
         .unwrap();
     let mine = client
-        .get(app.url(&format!("/api/v1/me/events?access_token={}", ada.token)))
+        .get(app.url(&format!("/api/v1/me/events?ticket={}", app.ticket(&ada.token))))
         .send()
         .unwrap();
     assert_eq!(mine.status(), 200);
@@ -433,8 +433,8 @@ fn streams_end_within_seconds_once_their_token_is_revoked() {
     // Bo's streams are not Ada's business: they go on.
     let bos = client
         .get(app.url(&format!(
-            "/api/v1/games/{id}/events?access_token={}",
-            bo.token
+            "/api/v1/games/{id}/events?ticket={}",
+            app.ticket(&bo.token)
         )))
         .send()
         .unwrap();

@@ -147,6 +147,16 @@ impl TestApp {
         r.send().expect("request")
     }
 
+    /// A stream ticket for `token`: what a browser passes as `?ticket=` to an event stream.
+    pub fn ticket(&self, token: &str) -> String {
+        let r = self.post("/api/v1/me/stream-tickets", Some(token), &Value::Null);
+        assert_eq!(r.status(), 200, "stream ticket");
+        r.json::<Value>().expect("json")["ticket"]
+            .as_str()
+            .expect("ticket")
+            .to_string()
+    }
+
     pub fn get(&self, path: &str, token: Option<&str>) -> Response {
         let mut r = self.client.get(self.url(path));
         if let Some(t) = token {

@@ -38,6 +38,7 @@ mod sp4x;
 mod space_empires;
 mod spectators;
 mod sse_replay;
+mod stream_tickets;
 mod starfarers;
 mod takeback;
 mod web_client;

@@ -241,7 +241,7 @@ fn a_starfarers_spectator_sees_nothing_private() {
 fn listen(app: &TestApp, id: i64, token: Option<&str>) -> mpsc::Receiver<(String, Value)> {
     let mut url = app.url(&format!("/api/v1/games/{id}/events"));
     if let Some(t) = token {
-        url.push_str(&format!("?access_token={t}"));
+        url.push_str(&format!("?ticket={}", app.ticket(t)));
     }
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -316,11 +316,8 @@ fn anyone_may_watch_a_public_game_live_and_nobody_may_act_for_it() {
     // A bad token is refused, not read as nobody.
     let r = app.get(&format!("/api/v1/games/{id}"), Some("not-a-token"));
     assert_eq!(assert_problem(r, "bad token").0, 401);
-    let r = app.get(
-        &format!("/api/v1/games/{id}/events?access_token=nope"),
-        None,
-    );
-    assert_eq!(assert_problem(r, "bad stream token").0, 401);
+    let r = app.get(&format!("/api/v1/games/{id}/events?ticket=nope"), None);
+    assert_eq!(assert_problem(r, "bad stream ticket").0, 401);
     // A game that does not exist, for anyone.
     for p in ["", "/log", "/board.svg", "/views/0", "/events"] {
         let r = app.get(&format!("/api/v1/games/999999{p}"), None);

@@ -129,8 +129,8 @@ fn until_version(rx: &mpsc::Receiver<Frame>, id: i64, version: i64) -> Vec<Frame
     }
 }
 
-fn events_path(p: &Player) -> String {
-    format!("/api/v1/me/events?access_token={}", p.token)
+fn events_path(app: &TestApp, p: &Player) -> String {
+    format!("/api/v1/me/events?ticket={}", app.ticket(&p.token))
 }
 
 /// The frames of game `id` with an id: one per change the player was told of.
@@ -148,7 +148,7 @@ fn a_client_that_reconnects_with_last_event_id_gets_exactly_what_it_missed_then_
     let (ada, bo) = (app.player("Ada"), app.player("Bo"));
     let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
 
-    let rx = open(&app, &events_path(&ada), None);
+    let rx = open(&app, &events_path(&app, &ada), None);
     let (before, ready) = until_ready(&rx);
     assert!(before.is_empty(), "nothing to replay: {before:?}");
     let cursor = ready.id();
@@ -161,7 +161,7 @@ fn a_client_that_reconnects_with_last_event_id_gets_exactly_what_it_missed_then_
 
     let missed: Vec<i64> = (0..3).map(|_| step(&app, id, &[&ada, &bo])).collect();
 
-    let rx = open(&app, &events_path(&ada), Some(&last.to_string()));
+    let rx = open(&app, &events_path(&app, &ada), Some(&last.to_string()));
     let (replayed, ready) = until_ready(&rx);
     // A move's announcement may still be on its way when the stream reads what is stored:
     // then it comes live, right after `ready`.
@@ -187,7 +187,7 @@ fn a_client_that_reconnects_with_last_event_id_gets_exactly_what_it_missed_then_
     // The query parameter works as the header does, for a fresh page.
     let rx = open(
         &app,
-        &format!("{}&last_event_id={last}", events_path(&ada)),
+        &format!("{}&last_event_id={last}", events_path(&app, &ada)),
         None,
     );
     let (replayed, _) = until_ready(&rx);
@@ -200,7 +200,7 @@ fn an_id_older_than_what_is_kept_or_not_an_id_gets_resync() {
     let app = spawn_app();
     let (ada, bo) = (app.player("Ada"), app.player("Bo"));
     let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
-    let rx = open(&app, &events_path(&ada), None);
+    let rx = open(&app, &events_path(&app, &ada), None);
     let (_, ready) = until_ready(&rx);
     let old = ready.id();
     drop(rx);
@@ -237,7 +237,7 @@ fn an_id_older_than_what_is_kept_or_not_an_id_gets_resync() {
         "-3".into(),
         "99999999".into(),
     ] {
-        let rx = open(&app, &events_path(&ada), Some(&bad));
+        let rx = open(&app, &events_path(&app, &ada), Some(&bad));
         let (before, ready) = until_ready(&rx);
         assert_eq!(before.len(), 1, "{bad}: {before:?}");
         assert_eq!(before[0].event, "resync", "{bad}");
@@ -262,7 +262,7 @@ fn an_idle_stream_gets_keep_alives_while_another_game_makes_many_moves() {
     let idle = app.start_game("kasino", json!({}), &[&cy, &di]);
     let rx = open(
         &app,
-        &format!("/api/v1/games/{idle}/events?access_token={}", cy.token),
+        &format!("/api/v1/games/{idle}/events?ticket={}", app.ticket(&cy.token)),
         None,
     );
     assert!(next(&rx).retry.is_some());
@@ -293,7 +293,7 @@ fn twenty_clients_reconnecting_at_once_each_get_the_same_missed_events() {
     let app = spawn_app();
     let (ada, bo) = (app.player("Ada"), app.player("Bo"));
     let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
-    let rx = open(&app, &events_path(&ada), None);
+    let rx = open(&app, &events_path(&app, &ada), None);
     let (_, ready) = until_ready(&rx);
     drop(rx);
     let last = ready.id();
@@ -302,7 +302,7 @@ fn twenty_clients_reconnecting_at_once_each_get_the_same_missed_events() {
     let threads: Vec<_> = (0..20)
         .map(|_| {
             let app = std::sync::Arc::clone(&app);
-            let path = events_path(&ada);
+            let path = events_path(&app, &ada);
             let versions = versions.clone();
             std::thread::spawn(move || {
                 let rx = open(&app, &path, Some(&last.to_string()));
