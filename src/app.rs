@@ -119,6 +119,7 @@ fn cors(origins: &[String]) -> actix_cors::Cors {
             header::LOCATION,
             header::LINK,
             header::ALLOW,
+            header::HeaderName::from_static(api::request_id::HEADER),
         ])
         .max_age(3600);
     for o in origins {
@@ -317,6 +318,10 @@ fn http_server(
     let cors_origins = settings.cors_origins();
     let server = HttpServer::new(move || {
         App::new()
+            // Innermost, so that it sees the handler's content type before `Compress` does.
+            .wrap(actix_web::middleware::from_fn(
+                api::request_id::keep_streams_uncompressed,
+            ))
             .wrap(actix_web::middleware::from_fn(api::write_gate::gate))
             .wrap(actix_web::middleware::from_fn(deadline::enforce))
             .wrap(actix_web::middleware::Condition::new(
@@ -324,6 +329,11 @@ fn http_server(
                 cors(&cors_origins),
             ))
             .wrap(TracingLogger::<api::log_redact::RedactedSpans>::new())
+            // gzip, br or zstd as the client accepts; not images already compressed (PNG),
+            // nor event streams (marked by `keep_streams_uncompressed`).
+            .wrap(actix_web::middleware::Compress::default())
+            // Outermost: the request's span needs its id, and every answer gets it.
+            .wrap(actix_web::middleware::from_fn(api::request_id::tag))
             .app_data(deadline.clone())
             .app_data(write_gate.clone())
             .app_data(known_routes.clone())

@@ -29,7 +29,7 @@ use crate::domain::{Domain, DomainError};
     tag = "accounts",
     request_body = NewAccountRequest,
     responses(
-        (status = 201, description = "Created (only where the server does not require confirmed addresses)", body = AccountResponse),
+        (status = 201, description = "Created (only where the server does not require confirmed addresses)", body = AccountResponse, headers(("Location" = String, description = "`/api/v1/me`: the account, once signed in"))),
         (status = 202, description = "Check your email: the same answer for a new and a taken address (where the server requires confirmed addresses)", body = SignUpAccepted),
         (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`email_taken` (only where the server does not require confirmed addresses)", body = Problem, content_type = "application/problem+json"),
@@ -45,7 +45,9 @@ pub async fn create_account(
     let _admitted = domain.hashes.admit().await.map_err(DomainError::from)?;
     match web::block(move || domain.create_account(body.into_inner())).await?? {
         SignUp::Created(account) => Ok(HttpResponse::Created()
-            .insert_header(("Location", format!("/api/v1/accounts/{}", account.id)))
+            // The account is read (and changed) at /me, with the token it signs in for;
+            // there is no route by account id.
+            .insert_header(("Location", "/api/v1/me"))
             .json(account)),
         SignUp::CheckYourEmail(accepted) => Ok(HttpResponse::Accepted().json(accepted)),
     }

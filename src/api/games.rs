@@ -224,12 +224,8 @@ pub async fn list_games(
     params: web::Query<ListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let params = params.into_inner();
-    // A query parameter out of range is a bad request, like an unknown one.
-    let q = parse_list(params.clone()).map_err(|e| {
-        let mut e = ApiError::from(e);
-        e.status = StatusCode::BAD_REQUEST;
-        e
-    })?;
+    // Out of range is `invalid_query`, a 400 like an unknown parameter (its page's status).
+    let q = parse_list(params.clone())?;
     let mut list = web::block(move || domain.list_games(caller.0, q)).await??;
     let mut resp = HttpResponse::Ok();
     if list.page.saturating_mul(list.per_page) < list.total {
@@ -409,8 +405,8 @@ pub struct LogParams {
     responses(
         (status = 200, body = Vec<LogEntry>),
         (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`: `after` below 0 or `limit` outside 1 to 1000", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`: no such game, or a private one the caller may not see", body = Problem, content_type = "application/problem+json"),
-        (status = 422, body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/games/{id}/log")]

@@ -101,7 +101,7 @@ pub async fn inbound_email(
         Ok(Ok(b)) => b,
         Ok(Err(e)) => {
             return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
+                StatusCode::UNPROCESSABLE_ENTITY,
                 ProblemCode::InvalidBody,
                 e.to_string(),
             ));

@@ -40,7 +40,7 @@ fn accept_body(req: &HttpRequest, body: &[u8]) -> Result<AcceptInvitationRequest
     if is_form(req) {
         let text = std::str::from_utf8(body).map_err(|_| {
             bad(
-                StatusCode::BAD_REQUEST,
+                StatusCode::UNPROCESSABLE_ENTITY,
                 ProblemCode::InvalidBody,
                 "the form is not UTF-8".into(),
             )

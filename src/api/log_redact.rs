@@ -4,9 +4,9 @@
 //! replaced by `[redacted]` before the request's span is made; `Authorization` is never
 //! recorded.
 
-use actix_web::Error;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::{Error, HttpMessage};
 use tracing::Span;
 use tracing_actix_web::{DefaultRootSpanBuilder, RootSpanBuilder};
 
@@ -91,8 +91,15 @@ impl RootSpanBuilder for RedactedSpans {
             .get("user-agent")
             .and_then(|h| h.to_str().ok())
             .unwrap_or("");
+        // Set by `request_id::tag`, outside this logger: the id the answer carries.
+        let request_id = request
+            .extensions()
+            .get::<super::request_id::RequestIdent>()
+            .map(|r| r.0.clone())
+            .unwrap_or_default();
         tracing::info_span!(
             "HTTP request",
+            request_id = %request_id,
             http.method = %request.method(),
             http.route = request.match_pattern().as_deref().unwrap_or(""),
             http.flavor = ?request.version(),

@@ -18,6 +18,7 @@ pub mod password_reset;
 pub mod problem;
 pub mod problem_types;
 pub mod ratings;
+pub mod request_id;
 pub mod scopes;
 pub mod spec;
 pub mod stream_limits;
@@ -38,7 +39,12 @@ use utoipa_actix_web::service_config::ServiceConfig;
             Errors are RFC 9457 problem documents (`application/problem+json`) with a stable `code`.\n\n\
             Seat numbers: the API counts seats from 0 (`seat`, `your_seat`, `to_act`, `ranking`; the creator is seat 0). \
             Text written for people (`legal_action_texts`, log descriptions, emails, board pictures) counts from 1: \
-            API seat `n` is \"Seat n+1\" there, unless the game names its seats.",
+            API seat `n` is \"Seat n+1\" there, unless the game names its seats.\n\n\
+            Every response carries `X-Request-Id`: the client's own when it sent a well-formed one \
+            (1 to 64 characters of `A-Z a-z 0-9 . _ -`), else a fresh one. The server's log names \
+            each request by it; quote it when reporting a problem.\n\n\
+            Responses are compressed (gzip, br or zstd) as `Accept-Encoding` allows, except \
+            event streams (`text/event-stream`) and PNG images.",
         license(name = "MIT")
     ),
     components(schemas(
@@ -49,6 +55,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
         events::StreamPositionData,
         events::LaggedData,
         events::UnauthorizedData,
+        crate::domain::webhooks::WebhookPayload,
     )),
     modifiers(&BearerAuth)
 )]
@@ -173,6 +180,7 @@ pub fn openapi_yaml() -> String {
     let mut doc = serde_json::to_value(openapi()).unwrap_or_default();
     spec::add_game_models(&mut doc, &crate::games::Registry::standard());
     spec::add_links(&mut doc);
+    spec::add_request_id_header(&mut doc);
     spec::add_constraints(&mut doc);
     scopes::annotate(&mut doc);
     quote_yaml11_booleans(&serde_yaml::to_string(&doc).unwrap_or_default())

@@ -130,10 +130,16 @@ impl From<DomainError> for ApiError {
                 code,
                 message,
                 extra,
-            } => with_extra(
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message),
-                extra,
-            ),
+            } => {
+                // The status of the code's page (422 for nearly all; 400 for
+                // `invalid_query`), so that a code is answered with one status wherever
+                // it is raised.
+                let status = StatusCode::from_u16(code.status())
+                    .ok()
+                    .filter(StatusCode::is_client_error)
+                    .unwrap_or(StatusCode::UNPROCESSABLE_ENTITY);
+                with_extra(ApiError::new(status, code, message), extra)
+            }
             DomainError::Unauthorized { code, message } => {
                 ApiError::new(StatusCode::UNAUTHORIZED, code, message)
             }
@@ -208,7 +214,8 @@ impl From<actix_web::error::BlockingError> for ApiError {
     }
 }
 
-/// Body errors: syntax (400), shape (422), media type (415), size (413).
+/// Body errors: syntax (400), shape or an unreadable body (422, as `invalid_body`'s page
+/// says), media type (415), size (413).
 pub fn json_error(
     err: actix_web::error::JsonPayloadError,
     _req: &actix_web::HttpRequest,
@@ -236,7 +243,7 @@ pub fn json_error(
             d.to_string(),
         ),
         other => ApiError::new(
-            StatusCode::BAD_REQUEST,
+            StatusCode::UNPROCESSABLE_ENTITY,
             ProblemCode::InvalidBody,
             other.to_string(),
         ),
@@ -256,16 +263,33 @@ pub fn query_error(
     .into()
 }
 
+/// A path parameter that does not parse (`/games/abc`): every typed path parameter is an
+/// id, so the answer says which part should be one, instead of serde's words about `i64`.
 pub fn path_error(
     err: actix_web::error::PathError,
-    _req: &actix_web::HttpRequest,
+    req: &actix_web::HttpRequest,
 ) -> actix_web::Error {
-    ApiError::new(
+    let bad = req
+        .match_info()
+        .iter()
+        .find(|(_, value)| value.parse::<i64>().is_err());
+    let mut e = ApiError::new(
         StatusCode::NOT_FOUND,
-        ProblemCode::NotFound,
-        format!("no such resource: {err}"),
-    )
-    .into()
+        ProblemCode::InvalidPath,
+        match bad {
+            Some((name, value)) => format!(
+                "`{name}` in the path must be an id, a whole number from 1 (such as 42), not {:?}",
+                value.chars().take(40).collect::<String>()
+            ),
+            // Not seen so far; the deserializer's words are better than none.
+            None => format!("a part of the path is not valid: {err}"),
+        },
+    );
+    if let Some((name, _)) = bad {
+        e.extra
+            .insert("parameter".into(), Value::String(name.into()));
+    }
+    e.into()
 }
 
 /// The API's path templates and their methods, for telling 405 from 404.

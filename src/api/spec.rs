@@ -381,3 +381,43 @@ mod tests {
         assert!(!matches("/api/v1/games/{id}/log", "/api/v1/games/1/join"));
     }
 }
+
+/// Declares `X-Request-Id` on every response (all of them carry it, see
+/// `api::request_id`): one header in `components/headers`, referred to from each response,
+/// so that the document says it once.
+pub fn add_request_id_header(doc: &mut Value) {
+    if let Some(components) = doc.get_mut("components").and_then(Value::as_object_mut) {
+        let headers = components.entry("headers").or_insert_with(|| json!({}));
+        if let Some(headers) = headers.as_object_mut() {
+            headers.insert(
+                "RequestId".into(),
+                json!({
+                    "description": "The request's id, as the server's log names it: the client's own `X-Request-Id` when it sent a well-formed one (1 to 64 characters of `A-Z a-z 0-9 . _ -`), else a fresh one. Quote it when reporting a problem.",
+                    "schema": { "type": "string", "maxLength": 64, "pattern": "^[A-Za-z0-9._-]{1,64}$" }
+                }),
+            );
+        }
+    }
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for item in paths.values_mut().filter_map(Value::as_object_mut) {
+        for op in item.values_mut() {
+            let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+                continue;
+            };
+            for resp in responses.values_mut().filter_map(Value::as_object_mut) {
+                if resp.contains_key("$ref") {
+                    continue;
+                }
+                let headers = resp.entry("headers").or_insert_with(|| json!({}));
+                if let Some(headers) = headers.as_object_mut() {
+                    headers.insert(
+                        "X-Request-Id".into(),
+                        json!({ "$ref": "#/components/headers/RequestId" }),
+                    );
+                }
+            }
+        }
+    }
+}

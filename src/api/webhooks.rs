@@ -9,7 +9,8 @@ use crate::domain::Domain;
 use crate::domain::webhooks::{NewWebhookRequest, WebhookDeliveryResponse, WebhookResponse};
 
 /// Register a webhook: signed POSTs to `url` for the chosen events of the caller's games.
-/// The answer carries the signing `secret`, the only time it is shown.
+/// The answer carries the signing `secret`, the only time it is shown. Each POST's body
+/// is a `WebhookPayload` (see the schemas), naming this webhook's `id` as `webhook_id`.
 #[utoipa::path(
     tag = "webhooks",
     security(("bearer" = [])),

@@ -14,6 +14,9 @@ use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Int8, Integer, Jsonb, Nullable, Text, Timestamptz};
 use icalendar::{Alarm, Calendar, Component, Event, EventLike};
+
+/// The feed's `PRODID`: who made it.
+pub const PRODID: &str = concat!("-//Turnpost//Turnpost ", env!("CARGO_PKG_VERSION"), "//EN");
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -163,7 +166,12 @@ impl Domain {
             .and_then(|u| u.host_str().map(str::to_string))
             .unwrap_or_else(|| "turnpost".into());
         let now = self.clock.now();
-        let mut cal = Calendar::new();
+        // The library's PRODID names the library; calendar clients show and log the
+        // product that made the feed, so it names Turnpost and its version (RFC 5545 3.7.3).
+        let mut cal = Calendar::empty();
+        cal.append_property(("VERSION", "2.0"))
+            .append_property(("PRODID", PRODID))
+            .append_property(("CALSCALE", "GREGORIAN"));
         cal.name("Turnpost deadlines")
             .description("When your clocks run out in your Turnpost games")
             .ttl(&Duration::hours(1));

@@ -109,6 +109,11 @@ problem_codes! {
         404,
         "No such endpoint or resource (or one the caller may not see)."
     ),
+    InvalidPath = (
+        "invalid_path",
+        404,
+        "A part of the path that should be an id is not one: ids are whole numbers from 1 to 9223372036854775807 (for example /api/v1/games/42). `parameter` names the part; nothing can be at such a path, so the answer is 404 like any other path that names nothing."
+    ),
     Unauthorized = (
         "unauthorized",
         401,

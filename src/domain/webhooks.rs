@@ -29,7 +29,9 @@ use super::steps::Actors;
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::Status;
 use crate::notify::webhook::WebhookPolicy;
-use crate::store::kinds::{AccountId, DeliveryEvent, DeliveryStatus, GameStatus, WebhookEvent};
+use crate::store::kinds::{
+    AccountId, DeliveryEvent, DeliveryStatus, GameId, GameStatus, WebhookEvent,
+};
 use crate::store::models::{GameRow, NewOutbox, OutboxRow, SeatInfo, WebhookRow};
 use crate::store::schema::{accounts, outbox, webhook_receivers, webhooks};
 
@@ -182,6 +184,49 @@ pub struct WebhookDeliveryResponse {
     pub delivered_at: Option<DateTime<Utc>>,
     /// When a pending delivery is tried next.
     pub next_attempt_at: Option<DateTime<Utc>>,
+}
+
+/// The body of every webhook POST (the schema receivers can check it by). Its members
+/// are written in this order.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookPayload {
+    pub event: DeliveryEvent,
+    /// The delivery's id, as in `Turnpost-Delivery` (the same on every retry).
+    pub delivery: i64,
+    /// The webhook this is delivered for, as `POST /api/v1/me/webhooks` answered it: a
+    /// receiver serving several webhooks tells by it which secret signed the body.
+    pub webhook_id: i64,
+    /// When the event happened (the delivery was owed).
+    pub created_at: DateTime<Utc>,
+    /// `ping` only: the webhook pinged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<PingedWebhook>,
+    /// Every event but `ping`: the game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game: Option<PayloadGame>,
+    /// Every event but `ping`: the account's seat in the game (counted from 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seat: Option<i32>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PingedWebhook {
+    pub id: i64,
+    pub url: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PayloadGame {
+    pub id: GameId,
+    /// The game type, as in `/api/v1/game-types`.
+    #[serde(rename = "type")]
+    pub game_type: String,
+    /// The game's version when the event happened.
+    pub version: i64,
+    /// The game in the API.
+    pub url: String,
+    /// The game in the web client.
+    pub web_url: String,
 }
 
 diesel::define_sql_function! {
@@ -582,13 +627,20 @@ impl Domain {
             return Ok(WebhookDelivery::Drop("webhook_deleted"));
         };
         let base = self.public_url.trim_end_matches('/');
-        let mut body = json!({
-            "event": event,
-            "delivery": row.id,
-            "created_at": row.created_at,
-        });
+        let mut body = WebhookPayload {
+            event,
+            delivery: row.id,
+            webhook_id: hook.id,
+            created_at: row.created_at,
+            webhook: None,
+            game: None,
+            seat: None,
+        };
         if event == DeliveryEvent::Ping {
-            body["webhook"] = json!({ "id": hook.id, "url": hook.url });
+            body.webhook = Some(PingedWebhook {
+                id: hook.id,
+                url: hook.url.clone(),
+            });
         } else {
             let (Some(game_id), Some(seat), Some(version)) = (row.game_id, row.seat, row.version)
             else {
@@ -616,14 +668,14 @@ impl Domain {
                     return Ok(WebhookDelivery::Drop("seat_acted"));
                 }
             }
-            body["game"] = json!({
-                "id": game_id,
-                "type": now.game_type,
-                "version": version,
-                "url": format!("{base}/api/v1/games/{game_id}"),
-                "web_url": format!("{base}/#/game/{game_id}"),
+            body.game = Some(PayloadGame {
+                id: game_id,
+                game_type: now.game_type,
+                version,
+                url: format!("{base}/api/v1/games/{game_id}"),
+                web_url: format!("{base}/#/game/{game_id}"),
             });
-            body["seat"] = json!(seat);
+            body.seat = Some(seat);
         }
         let body = serde_json::to_vec(&body).map_err(anyhow::Error::from)?;
         Ok(WebhookDelivery::Send {

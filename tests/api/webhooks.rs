@@ -223,7 +223,19 @@ fn your_turn_after_a_move_is_signed_and_game_finished_comes_at_the_end() {
         .map(String::as_str)
         .collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["created_at", "delivery", "event", "game", "seat"]);
+    assert_eq!(
+        keys,
+        [
+            "created_at",
+            "delivery",
+            "event",
+            "game",
+            "seat",
+            "webhook_id"
+        ]
+    );
+    // The body names its webhook: a receiver serving several knows which one it is for.
+    assert_eq!(body["webhook_id"], hook);
     let mut game_keys: Vec<&str> = body["game"]
         .as_object()
         .unwrap()
@@ -335,6 +347,7 @@ fn a_receiver_that_does_not_answer_in_time_is_given_up_after_the_last_attempt() 
     assert_eq!(hits[0].header("turnpost-event"), "ping");
     assert_signed(&hits[0], &secret);
     assert_eq!(hits[0].json()["webhook"]["id"], hook);
+    assert_eq!(hits[0].json()["webhook_id"], hook);
     let until = Instant::now() + PATIENCE;
     let d = loop {
         let listed = deliveries(&app, &ada, hook);
@@ -624,6 +637,13 @@ fn feed_events(app: &TestApp, path: &str) -> Vec<(String, String, String)> {
     );
     let text = r.text().unwrap();
     assert!(text.starts_with("BEGIN:VCALENDAR\r\n"), "{text}");
+    // The feed names its maker, Turnpost, not the calendar library.
+    let prodid = format!(
+        "\r\nPRODID:-//Turnpost//Turnpost {}//EN\r\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(text.contains(&prodid), "{text}");
+    assert!(!text.contains("ICALENDAR-RS"), "{text}");
     let cal: icalendar::Calendar = text.parse().expect("the feed parses");
     cal.events()
         .map(|e| {
