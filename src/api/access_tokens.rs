@@ -136,7 +136,7 @@ pub async fn create_stream_ticket(
             "send Authorization: Bearer <access_token>",
         ));
     };
-    let parent = token_parent(&domain, &token)?;
+    let parent = token_parent(&domain, &token).map_err(|e| *e)?;
     let ticket = domain
         .tokens
         .issue_ticket(caller.0, parent, chrono::Utc::now().timestamp())

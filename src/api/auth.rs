@@ -57,7 +57,7 @@ pub async fn session(
     domain: web::Data<Domain>,
     token: &str,
 ) -> Result<(SessionKey, Checked, i64), ApiError> {
-    let parent = token_parent(&domain, token)?;
+    let parent = token_parent(&domain, token).map_err(|e| *e)?;
     let checked = parent_session(domain, parent).await?;
     Ok(match parent {
         TicketParent::Pat { key } => (SessionKey::Pat(key), checked, 0),
@@ -68,8 +68,9 @@ pub async fn session(
 }
 
 /// Which token `token` is, if it could be one of ours (signature and expiry of a login
-/// token; a personal access token is looked up by [`parent_session`]).
-pub fn token_parent(domain: &Domain, token: &str) -> Result<TicketParent, ApiError> {
+/// token; a personal access token is looked up by [`parent_session`]). The error is boxed:
+/// it is rare, and the `Ok` small.
+pub fn token_parent(domain: &Domain, token: &str) -> Result<TicketParent, Box<ApiError>> {
     if token.starts_with(PAT_PREFIX) {
         return Ok(TicketParent::Pat {
             key: pat_key(token),
@@ -77,9 +78,9 @@ pub fn token_parent(domain: &Domain, token: &str) -> Result<TicketParent, ApiErr
     }
     match domain.tokens.verify(token) {
         Some(subject) => Ok(TicketParent::of_login(subject)),
-        None => Err(ApiError::unauthorized(
+        None => Err(Box::new(ApiError::unauthorized(
             "the access token is invalid or expired",
-        )),
+        ))),
     }
 }
 
@@ -140,7 +141,7 @@ pub async fn stream_caller(
         ));
     }
     let parent = match (bearer_token(req), ticket) {
-        (Some(token), _) => token_parent(&domain, &token)?,
+        (Some(token), _) => token_parent(&domain, &token).map_err(|e| *e)?,
         (None, Some(ticket)) => match domain.tokens.verify_ticket(ticket) {
             Some((_, parent)) => parent,
             None => {

@@ -369,19 +369,6 @@ pub fn matches(template: &str, path: &str) -> bool {
             .all(|(t, p)| (t.starts_with('{') && t.ends_with('}') && !p.is_empty()) || t == p)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::matches;
-
-    #[test]
-    fn templates_match_concrete_paths() {
-        assert!(matches("/api/v1/games/{id}", "/api/v1/games/12"));
-        assert!(matches("/api/v1/games", "/api/v1/games/"));
-        assert!(!matches("/api/v1/games/{id}", "/api/v1/games"));
-        assert!(!matches("/api/v1/games/{id}/log", "/api/v1/games/1/join"));
-    }
-}
-
 /// Declares `X-Request-Id` on every response (all of them carry it, see
 /// `api::request_id`): one header in `components/headers`, referred to from each response,
 /// so that the document says it once.
@@ -419,5 +406,18 @@ pub fn add_request_id_header(doc: &mut Value) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn templates_match_concrete_paths() {
+        assert!(matches("/api/v1/games/{id}", "/api/v1/games/12"));
+        assert!(matches("/api/v1/games", "/api/v1/games/"));
+        assert!(!matches("/api/v1/games/{id}", "/api/v1/games"));
+        assert!(!matches("/api/v1/games/{id}/log", "/api/v1/games/1/join"));
     }
 }

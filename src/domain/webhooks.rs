@@ -139,7 +139,8 @@ pub struct NewWebhookRequest {
     /// Which events to send: any of `your_turn`, `offer`, `game_finished` (at least one).
     // Read as words and parsed by `parse_events`, so that a stranger is refused as
     // `invalid_webhook_events` (not as a body of the wrong shape); documented as the enum.
-    #[schema(value_type = Vec<WebhookEvent>, example = json!(["your_turn", "game_finished"]))]
+    // `min_items`: an empty list is refused, so the description must not offer it.
+    #[schema(value_type = Vec<WebhookEvent>, min_items = 1, example = json!(["your_turn", "game_finished"]))]
     pub events: Vec<String>,
 }
 
