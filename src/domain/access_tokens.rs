@@ -104,8 +104,16 @@ const LAST_USED_GRAIN: &str = "1 minute";
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewAccessTokenRequest {
-    /// What the token is for, to recognise it in the list: 1 to 80 characters.
-    #[schema(example = "my chess bot", min_length = 1, max_length = 80)]
+    /// What the token is for, to recognise it in the list: 1 to 80 characters, not only
+    /// spaces, no control characters.
+    // The pattern says what `create_access_token` refuses (schemathesis sent a control
+    // character the description allowed).
+    #[schema(
+        example = "my chess bot",
+        min_length = 1,
+        max_length = 80,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: String,
     /// What it may do: any of `play` and `account` (at least one).
     // Read as words and parsed here, so that a stranger is refused as
