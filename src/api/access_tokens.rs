@@ -5,11 +5,11 @@ use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::auth::{Caller, bearer_token, session, token_parent};
+use super::auth::{Caller, bearer_token, invalid_token, session, token_parent};
 use super::problem::{ApiError, Problem};
 use crate::auth::jwt::TICKET_TTL_SECS;
-use crate::domain::{Domain, DomainError};
 use crate::domain::access_tokens::{AccessTokenResponse, NewAccessTokenRequest};
+use crate::domain::{Domain, DomainError};
 
 /// Make a personal access token: a long-lived bearer token with the scopes chosen
 /// (`play`: games; `account`: the account's settings, webhooks, vacation, tokens), working
@@ -136,7 +136,7 @@ pub async fn create_stream_ticket(
             "send Authorization: Bearer <access_token>",
         ));
     };
-    let parent = token_parent(&domain, &token)?;
+    let parent = token_parent(&domain, &token).ok_or_else(invalid_token)?;
     let ticket = domain
         .tokens
         .issue_ticket(caller.0, parent, chrono::Utc::now().timestamp())

@@ -105,12 +105,18 @@ const LAST_USED_GRAIN: &str = "1 minute";
 #[serde(deny_unknown_fields)]
 pub struct NewAccessTokenRequest {
     /// What the token is for, to recognise it in the list: 1 to 80 characters.
-    #[schema(example = "my chess bot", min_length = 1, max_length = 80)]
+    // The pattern says what the server checks: no control character, not only spaces.
+    #[schema(
+        example = "my chess bot",
+        min_length = 1,
+        max_length = 80,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: String,
     /// What it may do: any of `play` and `account` (at least one).
     // Read as words and parsed here, so that a stranger is refused as
     // `invalid_token_scopes` (not as a body of the wrong shape); documented as the enum.
-    #[schema(value_type = Vec<Scope>, example = json!(["play"]))]
+    #[schema(value_type = Vec<Scope>, example = json!(["play"]), min_items = 1)]
     pub scopes: Vec<String>,
     /// Days until it expires, 1 to 3650; without it the token works until revoked.
     // JSON Schema counts 90.0 as an integer: so does the server (`integral`).
