@@ -5,7 +5,7 @@ use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::auth::{Caller, bearer_token, session, token_parent};
+use super::auth::{Caller, bearer_token, invalid_token, session, token_parent};
 use super::problem::{ApiError, Problem};
 use crate::auth::jwt::TICKET_TTL_SECS;
 use crate::domain::access_tokens::{AccessTokenResponse, NewAccessTokenRequest};
@@ -136,7 +136,7 @@ pub async fn create_stream_ticket(
             "send Authorization: Bearer <access_token>",
         ));
     };
-    let parent = token_parent(&domain, &token).map_err(|e| *e)?;
+    let parent = token_parent(&domain, &token).ok_or_else(invalid_token)?;
     let ticket = domain
         .tokens
         .issue_ticket(caller.0, parent, chrono::Utc::now().timestamp())

@@ -3,6 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, get, patch, post, web};
 
 use super::auth::Caller;
+use super::etag;
 use super::problem::{ApiError, Problem};
 use crate::domain::accounts::to_response;
 use crate::domain::clocks::{VacationRequest, VacationResponse};
@@ -96,18 +97,21 @@ pub async fn token(
 #[utoipa::path(
     tag = "accounts",
     security(("bearer" = [])),
+    params(("If-None-Match" = Option<String>, Header, nullable = false, description = "ETags the client holds (`*` for any): `304` while the answer is one of them (weak comparison)")),
     responses(
-        (status = 200, body = AccountResponse),
+        (status = 200, body = AccountResponse, headers(("ETag" = String, description = "Changes whenever this answer changes"))),
+        (status = 304, description = "Not modified: an `If-None-Match` tag is current"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/me")]
 pub async fn me(
     domain: web::Data<Domain>,
+    req: HttpRequest,
     caller: Caller,
-) -> Result<web::Json<AccountResponse>, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let a = web::block(move || domain.account(caller.0)).await??;
-    Ok(web::Json(to_response(&a)))
+    Ok(etag::json(&req, None, etag::PRIVATE, &to_response(&a)))
 }
 
 /// Change name, password (with `current_password`) or email notifications.

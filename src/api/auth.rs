@@ -57,7 +57,7 @@ pub async fn session(
     domain: web::Data<Domain>,
     token: &str,
 ) -> Result<(SessionKey, Checked, i64), ApiError> {
-    let parent = token_parent(&domain, token).map_err(|e| *e)?;
+    let parent = token_parent(&domain, token).ok_or_else(invalid_token)?;
     let checked = parent_session(domain, parent).await?;
     Ok(match parent {
         TicketParent::Pat { key } => (SessionKey::Pat(key), checked, 0),
@@ -68,20 +68,19 @@ pub async fn session(
 }
 
 /// Which token `token` is, if it could be one of ours (signature and expiry of a login
-/// token; a personal access token is looked up by [`parent_session`]). The error is boxed:
-/// it is rare, and the `Ok` small.
-pub fn token_parent(domain: &Domain, token: &str) -> Result<TicketParent, Box<ApiError>> {
+/// token; a personal access token is looked up by [`parent_session`]): `None` is `401`.
+pub fn token_parent(domain: &Domain, token: &str) -> Option<TicketParent> {
     if token.starts_with(PAT_PREFIX) {
-        return Ok(TicketParent::Pat {
+        return Some(TicketParent::Pat {
             key: pat_key(token),
         });
     }
-    match domain.tokens.verify(token) {
-        Some(subject) => Ok(TicketParent::of_login(subject)),
-        None => Err(Box::new(ApiError::unauthorized(
-            "the access token is invalid or expired",
-        ))),
-    }
+    domain.tokens.verify(token).map(TicketParent::of_login)
+}
+
+/// The refusal of a token that is not one of ours, or has expired.
+pub fn invalid_token() -> ApiError {
+    ApiError::unauthorized("the access token is invalid or expired")
 }
 
 /// What a token grants, named by its parent form (as a stream ticket names it), while it is
@@ -141,7 +140,7 @@ pub async fn stream_caller(
         ));
     }
     let parent = match (bearer_token(req), ticket) {
-        (Some(token), _) => token_parent(&domain, &token).map_err(|e| *e)?,
+        (Some(token), _) => token_parent(&domain, &token).ok_or_else(invalid_token)?,
         (None, Some(ticket)) => match domain.tokens.verify_ticket(ticket) {
             Some((_, parent)) => parent,
             None => {

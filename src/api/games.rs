@@ -8,6 +8,7 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 use super::auth::{Caller, MaybeCaller};
+use super::etag::{self, IfMatch};
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
 use crate::domain::games::ListQuery;
@@ -18,66 +19,10 @@ use crate::domain::shapes::{
 use crate::domain::{DomainError, DomainResult};
 use crate::store::kinds::{GameId, GameStatus};
 
-/// The entity tag of a game as one caller sees it: the version, and a digest of the
-/// whole answer, so it changes whenever anything the caller receives changes (a rename, a
-/// clock, hidden information coming to light), not only when someone moves.
-fn etag(version: i64, body: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = hex::encode(Sha256::digest(body));
-    format!("\"{version}-{}\"", &digest[..16])
-}
-
-/// The tags of an `If-None-Match` or `If-Match` header (weak tags compare as strong: the
-/// body digest makes them exact), or `*`.
-fn header_tags(req: &HttpRequest, name: header::HeaderName) -> Option<Vec<String>> {
-    let v = req.headers().get(name)?.to_str().ok()?;
-    Some(
-        v.split(',')
-            .map(|t| t.trim().trim_start_matches("W/").to_string())
-            .filter(|t| !t.is_empty())
-            .collect(),
-    )
-}
-
-/// 200 with the game and its ETag, or 304 when the caller has this very answer already.
+/// 200 with the game and its ETag (led by its version), or 304 when the caller has this
+/// very answer already.
 fn with_etag(req: &HttpRequest, game: GameResponse) -> HttpResponse {
-    let body = match serde_json::to_vec(&game) {
-        Ok(b) => b,
-        Err(_) => return HttpResponse::Ok().json(game),
-    };
-    let tag = etag(game.version, &body);
-    let unchanged = header_tags(req, header::IF_NONE_MATCH)
-        .is_some_and(|tags| tags.iter().any(|t| *t == tag || t == "*"));
-    if unchanged {
-        return HttpResponse::NotModified()
-            .insert_header((header::ETAG, tag))
-            .finish();
-    }
-    HttpResponse::Ok()
-        .insert_header((header::ETAG, tag))
-        .content_type("application/json")
-        .body(body)
-}
-
-/// The version named by an `If-Match` tag (`"<version>-<digest>"`).
-fn if_match_version(req: &HttpRequest) -> Result<Option<i64>, Box<ApiError>> {
-    let Some(tags) = header_tags(req, header::IF_MATCH) else {
-        return Ok(None);
-    };
-    let version = tags.first().and_then(|t| {
-        t.trim_matches('"')
-            .split('-')
-            .next()
-            .and_then(|v| v.parse::<i64>().ok())
-    });
-    match (tags.len(), version) {
-        (1, Some(v)) => Ok(Some(v)),
-        _ => Err(Box::new(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            ProblemCode::InvalidIfMatch,
-            "If-Match takes one ETag of this game, as GET /games/{id} sent it",
-        ))),
-    }
+    etag::json(req, Some(game.version), etag::PRIVATE, &game)
 }
 
 /// A game type's rules as players read them (Markdown), house rules named.
@@ -104,27 +49,41 @@ pub async fn game_rules(id: web::Path<String>) -> Result<HttpResponse, ApiError>
 }
 
 /// Every game type this server hosts, with its options and action schemas.
-#[utoipa::path(tag = "games", responses((status = 200, body = Vec<GameTypeResponse>)))]
+#[utoipa::path(
+    tag = "games",
+    params(("If-None-Match" = Option<String>, Header, nullable = false, description = "ETags the client holds (`*` for any): `304` while the answer is one of them (weak comparison)")),
+    responses(
+        (status = 200, body = Vec<GameTypeResponse>, headers(("ETag" = String, description = "Changes whenever this answer changes"))),
+        (status = 304, description = "Not modified: an `If-None-Match` tag is current"),
+    )
+)]
 #[get("/game-types")]
-pub async fn game_types(domain: web::Data<Domain>) -> web::Json<Vec<GameTypeResponse>> {
-    web::Json(domain.game_types())
+pub async fn game_types(domain: web::Data<Domain>, req: HttpRequest) -> HttpResponse {
+    etag::json(&req, None, etag::PUBLIC, &domain.game_types())
 }
 
 /// One game type: options, action and view schemas, player counts and rules link.
 #[utoipa::path(
     tag = "games",
-    params(("id" = String, Path, description = "Game type id, e.g. `kasino`")),
+    params(("id" = String, Path, description = "Game type id, e.g. `kasino`"), ("If-None-Match" = Option<String>, Header, nullable = false, description = "ETags the client holds (`*` for any): `304` while the answer is one of them (weak comparison)")),
     responses(
-        (status = 200, body = GameTypeResponse),
+        (status = 200, body = GameTypeResponse, headers(("ETag" = String, description = "Changes whenever this answer changes"))),
+        (status = 304, description = "Not modified: an `If-None-Match` tag is current"),
         (status = 404, description = "`not_found`: no such game type", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/game-types/{id}")]
 pub async fn game_type(
     domain: web::Data<Domain>,
+    req: HttpRequest,
     id: web::Path<String>,
-) -> Result<web::Json<GameTypeResponse>, ApiError> {
-    Ok(web::Json(domain.game_type(&id)?))
+) -> Result<HttpResponse, ApiError> {
+    Ok(etag::json(
+        &req,
+        None,
+        etag::PUBLIC,
+        &domain.game_type(&id)?,
+    ))
 }
 
 /// Open a new game; the creator takes seat 0. It starts when the last seat is taken.
@@ -210,9 +169,10 @@ fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
 #[utoipa::path(
     tag = "games",
     security(("bearer" = [])),
-    params(ListParams),
+    params(ListParams, ("If-None-Match" = Option<String>, Header, nullable = false, description = "ETags the client holds (`*` for any): `304` while the answer is one of them (weak comparison)")),
     responses(
-        (status = 200, body = GameListResponse, headers(("Link" = String, description = "`<next page>; rel=\"next\"` while there are more"))),
+        (status = 200, body = GameListResponse, headers(("Link" = String, description = "`<next page>; rel=\"next\"` while there are more")), headers(("ETag" = String, description = "Changes whenever this answer changes"))),
+        (status = 304, description = "Not modified: an `If-None-Match` tag is current"),
         (status = 400, body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
     )
@@ -220,6 +180,7 @@ fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
 #[get("/games")]
 pub async fn list_games(
     domain: web::Data<Domain>,
+    req: HttpRequest,
     caller: Caller,
     params: web::Query<ListParams>,
 ) -> Result<HttpResponse, ApiError> {
@@ -227,7 +188,7 @@ pub async fn list_games(
     // Out of range is `invalid_query`, a 400 like an unknown parameter (its page's status).
     let q = parse_list(params.clone())?;
     let mut list = web::block(move || domain.list_games(caller.0, q)).await??;
-    let mut resp = HttpResponse::Ok();
+    let mut link = None;
     if list.page.saturating_mul(list.per_page) < list.total {
         let mut query = vec![
             format!("page={}", list.page + 1),
@@ -243,10 +204,16 @@ pub async fn list_games(
             query.push("awaiting=me".into());
         }
         let next = format!("/api/v1/games?{}", query.join("&"));
-        resp.insert_header((header::LINK, format!("<{next}>; rel=\"next\"")));
+        link = Some(format!("<{next}>; rel=\"next\""));
         list.next = Some(next);
     }
-    Ok(resp.json(list))
+    let mut resp = etag::json(&req, None, etag::PRIVATE, &list);
+    if let Some(link) = link
+        && let Ok(value) = header::HeaderValue::from_str(&link)
+    {
+        resp.headers_mut().insert(header::LINK, value);
+    }
+    Ok(resp)
 }
 
 /// One game as the caller sees it: view, legal actions, result. Send the `ETag` back as
@@ -256,9 +223,10 @@ pub async fn list_games(
 #[utoipa::path(
     tag = "games",
     security((), ("bearer" = [])),
-    params(("id" = i64, Path, description = "Game id")),
+    params(("id" = i64, Path, description = "Game id"), ("If-None-Match" = Option<String>, Header, nullable = false, description = "ETags the client holds (`*` for any): `304` while the answer is one of them (weak comparison)")),
     responses(
         (status = 200, body = GameResponse, headers(("ETag" = String, description = "`\"<version>-<digest>\"`: changes whenever this answer changes"))),
+        (status = 304, description = "Not modified: an `If-None-Match` tag is current"),
         (status = 304, description = "Not modified: the `If-None-Match` tag is current"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`: no such game, or a private one the caller may not see", body = Problem, content_type = "application/problem+json"),
@@ -330,7 +298,7 @@ pub async fn leave_game(
 #[utoipa::path(
     tag = "games",
     security(("bearer" = [])),
-    params(("id" = i64, Path, description = "Game id")),
+    params(("id" = i64, Path, description = "Game id"), ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^\s*(\*|(W/)?"-?[0-9]{1,18}-[^",]*"(\s*,\s*(W/)?"-?[0-9]{1,18}-[^",]*")*)\s*$"#, description = "The game's ETag as `GET /games/{id}` sent it (strong comparison: a weak tag fails with `412`), several with `expected_version` saying which, or `*`; stands for `expected_version` when that is absent")),
     request_body = ActionRequest,
     responses(
         (status = 200, description = "Applied; the game as the caller now sees it", body = GameResponse),
@@ -339,7 +307,7 @@ pub async fn leave_game(
         (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
         (status = 404, body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`stale_version` (with `current_version`), `not_your_turn`, `game_not_active`", body = Problem, content_type = "application/problem+json"),
-        (status = 412, description = "`stale_version` when `If-Match` named an older version", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "`stale_version` when `If-Match` named an older version, or held only weak tags", body = Problem, content_type = "application/problem+json"),
         (status = 428, description = "`version_required`: neither `expected_version` nor `If-Match`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`illegal_action` (with the game's `rule_code`), `malformed_action`", body = Problem, content_type = "application/problem+json"),
     )
@@ -354,17 +322,36 @@ pub async fn submit_action(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let mut body = body.into_inner();
-    let if_match = if_match_version(&req).map_err(|e| *e)?;
-    match (if_match, body.expected_version) {
-        (Some(v), None) => body.expected_version = Some(v),
-        (Some(v), Some(e)) if v != e => {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ProblemCode::InvalidIfMatch,
-                "If-Match and expected_version name different versions",
-            ));
+    let if_match = etag::if_match(&req).map_err(|e| *e)?;
+    let conflicting = || {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ProblemCode::InvalidIfMatch,
+            "If-Match and expected_version name different versions",
+        )
+    };
+    match (&if_match, body.expected_version) {
+        // Several tags: the body says which one the move was chosen on.
+        (IfMatch::Versions(vs), Some(e)) if !vs.contains(&e) => return Err(conflicting()),
+        (IfMatch::Versions(vs), None) if vs.len() == 1 => {
+            body.expected_version = vs.first().copied()
         }
-        (None, None) => {
+        // Several tags hold when the current one is among them (RFC 9110 §13.1.1): the
+        // move is then tried on the current version, which the write checks again, so a
+        // move made meanwhile still fails it with 412.
+        (IfMatch::Versions(vs), None) => {
+            let reader = domain.clone();
+            let current = web::block(move || reader.get_game(Some(caller.0), id))
+                .await??
+                .version;
+            let newest = vs.last().copied();
+            body.expected_version = if vs.contains(&current) {
+                Some(current)
+            } else {
+                newest
+            };
+        }
+        (IfMatch::Absent | IfMatch::Any, None) => {
             return Err(ApiError::new(
                 StatusCode::PRECONDITION_REQUIRED,
                 ProblemCode::VersionRequired,
@@ -373,12 +360,13 @@ pub async fn submit_action(
         }
         _ => {}
     }
+    let if_match = matches!(if_match, IfMatch::Versions(_));
     let g = web::block(move || domain.submit_action(caller.0, id, body))
         .await?
         .map_err(|e| {
             let mut e = ApiError::from(e);
             // With If-Match, a moved-on game is a failed precondition (RFC 9110).
-            if if_match.is_some() && e.code == ProblemCode::StaleVersion {
+            if if_match && e.code == ProblemCode::StaleVersion {
                 e.status = StatusCode::PRECONDITION_FAILED;
             }
             e
@@ -401,9 +389,10 @@ pub struct LogParams {
 #[utoipa::path(
     tag = "games",
     security((), ("bearer" = [])),
-    params(("id" = i64, Path, description = "Game id"), LogParams),
+    params(("id" = i64, Path, description = "Game id"), LogParams, ("If-None-Match" = Option<String>, Header, nullable = false, description = "ETags the client holds (`*` for any): `304` while the answer is one of them (weak comparison)")),
     responses(
-        (status = 200, body = Vec<LogEntry>),
+        (status = 200, body = Vec<LogEntry>, headers(("ETag" = String, description = "Changes whenever this answer changes"))),
+        (status = 304, description = "Not modified: an `If-None-Match` tag is current"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 400, description = "`invalid_query`: `after` below 0 or `limit` outside 1 to 1000", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`: no such game, or a private one the caller may not see", body = Problem, content_type = "application/problem+json"),
@@ -412,10 +401,11 @@ pub struct LogParams {
 #[get("/games/{id}/log")]
 pub async fn game_log(
     domain: web::Data<Domain>,
+    req: HttpRequest,
     caller: MaybeCaller,
     id: web::Path<GameId>,
     params: web::Query<LogParams>,
-) -> Result<web::Json<Vec<LogEntry>>, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let after = params.after.unwrap_or(0);
     let limit = params.limit.unwrap_or(200);
@@ -427,16 +417,17 @@ pub async fn game_log(
         .into());
     }
     let log = web::block(move || domain.game_log(caller.0, id, after, limit)).await??;
-    Ok(web::Json(log))
+    Ok(etag::json(&req, None, etag::PRIVATE, &log))
 }
 
 /// The caller's view of the game as it was at `version`.
 #[utoipa::path(
     tag = "games",
     security((), ("bearer" = [])),
-    params(("id" = i64, Path, description = "Game id"), ("version" = i64, Path, description = "0 is the start")),
+    params(("id" = i64, Path, description = "Game id"), ("version" = i64, Path, description = "0 is the start"), ("If-None-Match" = Option<String>, Header, nullable = false, description = "ETags the client holds (`*` for any): `304` while the answer is one of them (weak comparison)")),
     responses(
-        (status = 200, body = ViewAtResponse),
+        (status = 200, body = ViewAtResponse, headers(("ETag" = String, description = "Changes whenever this answer changes"))),
+        (status = 304, description = "Not modified: an `If-None-Match` tag is current"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`: no such game, or a private one the caller may not see", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_not_active` (not started)", body = Problem, content_type = "application/problem+json"),
@@ -445,12 +436,13 @@ pub async fn game_log(
 #[get("/games/{id}/views/{version}")]
 pub async fn view_at(
     domain: web::Data<Domain>,
+    req: HttpRequest,
     caller: MaybeCaller,
     path: web::Path<(GameId, i64)>,
-) -> Result<web::Json<ViewAtResponse>, ApiError> {
+) -> Result<HttpResponse, ApiError> {
     let (id, version) = path.into_inner();
     let v = web::block(move || domain.view_at(caller.0, id, version)).await??;
-    Ok(web::Json(v))
+    Ok(etag::json(&req, Some(version), etag::PRIVATE, &v))
 }
 
 /// What an action would do, without playing it: the caller's view and picture after it,
@@ -497,9 +489,10 @@ pub struct BoardQuery {
 #[utoipa::path(
     tag = "games",
     security((), ("bearer" = [])),
-    params(("id" = i64, Path, description = "Game id"), BoardQuery),
+    params(("id" = i64, Path, description = "Game id"), BoardQuery, ("If-None-Match" = Option<String>, Header, nullable = false, description = "ETags the client holds (`*` for any): `304` while the answer is one of them (weak comparison)")),
     responses(
         (status = 200, description = "The picture", content_type = "image/svg+xml", body = String, headers(("ETag" = String, description = "Changes whenever the picture changes"))),
+        (status = 304, description = "Not modified: an `If-None-Match` tag is current"),
         (status = 304, description = "Not modified: the `If-None-Match` tag is current"),
         (status = 400, body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
@@ -518,19 +511,13 @@ pub async fn board_svg(
     let id = id.into_inner();
     let version = query.into_inner().version;
     let (at, svg) = web::block(move || domain.board_svg(caller.0, id, version)).await??;
-    let tag = etag(at, svg.as_bytes());
-    let unchanged = header_tags(&req, header::IF_NONE_MATCH)
-        .is_some_and(|tags| tags.iter().any(|t| *t == tag || t == "*"));
-    if unchanged {
-        return Ok(HttpResponse::NotModified()
-            .insert_header((header::ETAG, tag))
-            .finish());
-    }
-    Ok(HttpResponse::Ok()
-        .insert_header((header::ETAG, tag))
-        .insert_header((header::CACHE_CONTROL, "private, no-cache"))
-        .content_type("image/svg+xml; charset=utf-8")
-        .body(svg))
+    Ok(etag::respond(
+        &req,
+        etag::tag(Some(at), svg.as_bytes()),
+        "image/svg+xml; charset=utf-8",
+        etag::PRIVATE,
+        svg.into_bytes(),
+    ))
 }
 
 /// Give up the game: the caller's seat ranks last. With one other player left the game

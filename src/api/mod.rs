@@ -7,6 +7,7 @@ pub mod auth;
 pub mod calendar;
 pub mod deadline;
 pub mod email_links;
+pub mod etag;
 pub mod events;
 pub mod games;
 pub mod health;

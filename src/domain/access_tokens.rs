@@ -104,10 +104,8 @@ const LAST_USED_GRAIN: &str = "1 minute";
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewAccessTokenRequest {
-    /// What the token is for, to recognise it in the list: 1 to 80 characters, not only
-    /// spaces, no control characters.
-    // The pattern says what `create_access_token` refuses (schemathesis sent a control
-    // character the description allowed).
+    /// What the token is for, to recognise it in the list: 1 to 80 characters.
+    // The pattern says what the server checks: no control character, not only spaces.
     #[schema(
         example = "my chess bot",
         min_length = 1,
@@ -118,8 +116,7 @@ pub struct NewAccessTokenRequest {
     /// What it may do: any of `play` and `account` (at least one).
     // Read as words and parsed here, so that a stranger is refused as
     // `invalid_token_scopes` (not as a body of the wrong shape); documented as the enum.
-    // `min_items`: an empty list is refused, so the description must not offer it.
-    #[schema(value_type = Vec<Scope>, min_items = 1, example = json!(["play"]))]
+    #[schema(value_type = Vec<Scope>, example = json!(["play"]), min_items = 1)]
     pub scopes: Vec<String>,
     /// Days until it expires, 1 to 3650; without it the token works until revoked.
     // JSON Schema counts 90.0 as an integer: so does the server (`integral`).

@@ -83,14 +83,17 @@ fn check_ping_limits(conn: &mut PgConnection, account: AccountId, hook: i64) -> 
                 "this webhook was pinged less than {PING_GAP_SECS} seconds ago: \
                  see its deliveries for the answer, or ping again later"
             ),
-            retry_after_secs: c.hook_wait.max(1) as u64,
+            // A ping committed by a transaction that began after this one may stand a
+            // moment in this one's future (`now()` is each transaction's start): the wait
+            // is never more than the gap itself.
+            retry_after_secs: c.hook_wait.clamp(1, PING_GAP_SECS) as u64,
         });
     }
     if c.hour >= PINGS_PER_HOUR {
         return Err(DomainError::Limited {
             code: ProblemCode::TooManyPings,
             message: format!("an account may ping its webhooks {PINGS_PER_HOUR} times an hour"),
-            retry_after_secs: c.hour_wait.max(1) as u64,
+            retry_after_secs: c.hour_wait.clamp(1, 3600) as u64,
         });
     }
     Ok(())

@@ -10,6 +10,7 @@ mod bots;
 mod browser;
 mod clocks;
 mod computer_games;
+mod conditional;
 mod contract;
 mod deliver_agent;
 mod email_delivery;
