@@ -8,8 +8,8 @@ use utoipa::ToSchema;
 use super::auth::{Caller, bearer_token, session, token_parent};
 use super::problem::{ApiError, Problem};
 use crate::auth::jwt::TICKET_TTL_SECS;
-use crate::domain::{Domain, DomainError};
 use crate::domain::access_tokens::{AccessTokenResponse, NewAccessTokenRequest};
+use crate::domain::{Domain, DomainError};
 
 /// Make a personal access token: a long-lived bearer token with the scopes chosen
 /// (`play`: games; `account`: the account's settings, webhooks, vacation, tokens), working

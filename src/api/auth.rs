@@ -6,9 +6,9 @@ use futures_util::future::LocalBoxFuture;
 
 use super::problem::ApiError;
 use super::scopes;
+use crate::auth::jwt::{TicketParent, TokenSubject};
 use crate::domain::Domain;
 use crate::domain::access_tokens::{PAT_PREFIX, Scope, pat_key};
-use crate::auth::jwt::{TicketParent, TokenSubject};
 use crate::domain::sessions::{Checked, SessionKey};
 use crate::store::kinds::AccountId;
 

@@ -15,9 +15,9 @@ use tokio::time::{Instant, timeout_at};
 use utoipa::{IntoParams, ToSchema};
 
 use super::auth::{Caller, parent_session, stream_caller};
-use crate::auth::jwt::TicketParent;
 use super::problem::{ApiError, Problem};
 use super::stream_limits::{StreamLimits, StreamPermit};
+use crate::auth::jwt::TicketParent;
 use crate::domain::Domain;
 use crate::domain::shapes::GameResponse;
 use crate::notify::events::{EventHub, GameEvent, Replay};
@@ -466,13 +466,15 @@ pub async fn game_events(
     // so one announced late (the listener may lag) is skipped rather than sent after the
     // newer state, which would show the client a game going back.
     let receiver = hub.subscribe();
-    let (cursor, game) = web::block(move || -> crate::domain::DomainResult<(i64, GameResponse)> {
-        let cursor = {
-            let mut conn = domain.conn()?;
-            crate::notify::events::replay(&mut conn, None)?.0
-        };
-        Ok((cursor, domain.get_game(viewer, id)?))
-    })
+    let (cursor, game) = web::block(
+        move || -> crate::domain::DomainResult<(i64, GameResponse)> {
+            let cursor = {
+                let mut conn = domain.conn()?;
+                crate::notify::events::replay(&mut conn, None)?.0
+            };
+            Ok((cursor, domain.get_game(viewer, id)?))
+        },
+    )
     .await??;
     let timing = **timing;
     let first = format!(
@@ -537,7 +539,10 @@ mod tests {
         };
         let outsider = String::from_utf8(frames(&e, AccountId(9))).unwrap();
         // The change's durable id goes on its last frame, so a reconnect resumes after it.
-        assert_eq!(outsider, "event: lobby_changed\ndata: {\"id\":8}\nid: 5\n\n");
+        assert_eq!(
+            outsider,
+            "event: lobby_changed\ndata: {\"id\":8}\nid: 5\n\n"
+        );
         let seated = String::from_utf8(frames(&e, AccountId(1))).unwrap();
         assert!(seated.contains("lobby_changed") && seated.contains("game_changed"));
     }

@@ -201,8 +201,12 @@ impl Tokens {
             aud: TICKET_AUDIENCE.to_string(),
             parent,
         };
-        encode(&Header::new(Algorithm::HS256), &claims, &self.ticket_encoding)
-            .map_err(|e| anyhow::anyhow!("signing ticket: {e}"))
+        encode(
+            &Header::new(Algorithm::HS256),
+            &claims,
+            &self.ticket_encoding,
+        )
+        .map_err(|e| anyhow::anyhow!("signing ticket: {e}"))
     }
 
     /// The account and parent token of a valid, unexpired stream ticket.
@@ -250,11 +254,16 @@ mod tests {
         assert_eq!(t.verify_ticket(&ticket), Some((AccountId(7), parent)));
         // Neither passes for the other: their keys differ.
         assert_eq!(t.verify(&ticket), None);
-        assert_eq!(t.verify_ticket(&t.issue(AccountId(7), 2, now).unwrap()), None);
+        assert_eq!(
+            t.verify_ticket(&t.issue(AccountId(7), 2, now).unwrap()),
+            None
+        );
         let pat = TicketParent::Pat { key: [0xab; 32] };
         let ticket = t.issue_ticket(AccountId(7), pat, now).unwrap();
         assert_eq!(t.verify_ticket(&ticket), Some((AccountId(7), pat)));
-        let old = t.issue_ticket(AccountId(7), pat, now - TICKET_TTL_SECS - 10).unwrap();
+        let old = t
+            .issue_ticket(AccountId(7), pat, now - TICKET_TTL_SECS - 10)
+            .unwrap();
         assert_eq!(t.verify_ticket(&old), None);
         let other = Tokens::new(&SecretString::from("x".repeat(32)), 600);
         assert_eq!(other.verify_ticket(&ticket), None);

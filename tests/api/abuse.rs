@@ -361,7 +361,10 @@ fn one_address_holds_a_bounded_number_of_streams() {
         open.push(r);
     }
     let r = client
-        .get(app.url(&format!("/api/v1/me/events?ticket={}", app.ticket(&ada.token))))
+        .get(app.url(&format!(
+            "/api/v1/me/events?ticket={}",
+            app.ticket(&ada.token)
+        )))
         .send()
         .unwrap();
     assert!(r.headers().contains_key("retry-after"));

@@ -25,7 +25,10 @@ fn a_move_through_node_a_reaches_an_sse_client_on_node_b_within_a_second() {
 
     // The waiting player listens on node B with a ticket from node A (as a browser's
     // EventSource does: a ticket in the query): any node takes any node's tickets.
-    let url = b_node.url(&format!("/api/v1/me/events?ticket={}", a_node.ticket(&waiter.token)));
+    let url = b_node.url(&format!(
+        "/api/v1/me/events?ticket={}",
+        a_node.ticket(&waiter.token)
+    ));
     let (tx, rx) = mpsc::channel::<(Instant, String, String)>();
     std::thread::spawn(move || {
         let resp = reqwest::blocking::Client::builder()

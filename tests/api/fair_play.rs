@@ -416,7 +416,10 @@ fn streams_end_within_seconds_once_their_token_is_revoked() {
         .build()
         .unwrap();
     let mine = client
-        .get(app.url(&format!("/api/v1/me/events?ticket={}", app.ticket(&ada.token))))
+        .get(app.url(&format!(
+            "/api/v1/me/events?ticket={}",
+            app.ticket(&ada.token)
+        )))
         .send()
         .unwrap();
     assert_eq!(mine.status(), 200);

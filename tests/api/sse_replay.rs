@@ -262,7 +262,10 @@ fn an_idle_stream_gets_keep_alives_while_another_game_makes_many_moves() {
     let idle = app.start_game("kasino", json!({}), &[&cy, &di]);
     let rx = open(
         &app,
-        &format!("/api/v1/games/{idle}/events?ticket={}", app.ticket(&cy.token)),
+        &format!(
+            "/api/v1/games/{idle}/events?ticket={}",
+            app.ticket(&cy.token)
+        ),
         None,
     );
     assert!(next(&rx).retry.is_some());

@@ -58,7 +58,11 @@ fn a_ticket_opens_streams_and_nothing_else_and_a_token_in_the_url_is_refused() {
         "/api/v1/me/events?access_token=nope".to_string(),
     ] {
         let (s, v) = assert_problem(app.get(&path, None), &path);
-        assert_eq!((s, v["code"].as_str()), (400, Some("token_in_url")), "{path}");
+        assert_eq!(
+            (s, v["code"].as_str()),
+            (400, Some("token_in_url")),
+            "{path}"
+        );
     }
 
     let r = app.post("/api/v1/me/stream-tickets", Some(&ada.token), &Value::Null);
@@ -76,9 +80,17 @@ fn a_ticket_opens_streams_and_nothing_else_and_a_token_in_the_url_is_refused() {
     assert_eq!(s, 200);
 
     // It is no token anywhere else, not even for another ticket.
-    for path in ["/api/v1/me", "/api/v1/games", &format!("/api/v1/games/{id}")] {
+    for path in [
+        "/api/v1/me",
+        "/api/v1/games",
+        &format!("/api/v1/games/{id}"),
+    ] {
         let (s, v) = assert_problem(app.get(path, Some(&ticket)), path);
-        assert_eq!((s, v["code"].as_str()), (401, Some("unauthorized")), "{path}");
+        assert_eq!(
+            (s, v["code"].as_str()),
+            (401, Some("unauthorized")),
+            "{path}"
+        );
     }
     let r = app.post("/api/v1/me/stream-tickets", Some(&ticket), &Value::Null);
     assert_eq!(assert_problem(r, "ticket for a ticket").0, 401);
@@ -91,7 +103,11 @@ fn a_ticket_opens_streams_and_nothing_else_and_a_token_in_the_url_is_refused() {
     for bad in ["nope", "", "a.b.c", altered.as_str()] {
         let path = format!("/api/v1/me/events?ticket={bad}");
         let (s, v) = assert_problem(app.get(&path, None), &path);
-        assert_eq!((s, v["code"].as_str()), (401, Some("unauthorized")), "{bad}");
+        assert_eq!(
+            (s, v["code"].as_str()),
+            (401, Some("unauthorized")),
+            "{bad}"
+        );
     }
     // Neither a ticket nor a header: 401 on the account's stream.
     let (s, _) = assert_problem(app.get("/api/v1/me/events", None), "no credentials");
@@ -110,7 +126,10 @@ fn a_ticket_needs_a_play_token_and_dies_with_the_token_it_was_issued_for() {
         );
         assert_eq!(r.status(), 201);
         let v: Value = r.json().unwrap();
-        (v["id"].as_i64().unwrap(), v["token"].as_str().unwrap().into())
+        (
+            v["id"].as_i64().unwrap(),
+            v["token"].as_str().unwrap().into(),
+        )
     };
     // An `account` token cannot get one.
     let (_, account) = make(&["account"]);
