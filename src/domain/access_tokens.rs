@@ -109,8 +109,9 @@ pub struct NewAccessTokenRequest {
     pub name: String,
     /// What it may do: any of `play` and `account` (at least one).
     // Read as words and parsed here, so that a stranger is refused as
-    // `invalid_token_scopes` (not as a body of the wrong shape); documented as the enum.
-    #[schema(value_type = Vec<Scope>, example = json!(["play"]))]
+    // `invalid_token_scopes` (not as a body of the wrong shape); documented as the enum,
+    // with at least one item (schemathesis sent `[]` as valid data and got 422).
+    #[schema(value_type = Vec<Scope>, min_items = 1, example = json!(["play"]))]
     pub scopes: Vec<String>,
     /// Days until it expires, 1 to 3650; without it the token works until revoked.
     // JSON Schema counts 90.0 as an integer: so does the server (`integral`).
