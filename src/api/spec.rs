@@ -226,9 +226,13 @@ fn add_model(schemas: &mut Map<String, Value>, prefix: &str, name: &str, mut sch
     }
 }
 
-/// Adds each game type's view, action and options models to the components, generated
-/// from the Rust types (the same schemas `GET /api/v1/game-types/{id}` serves), so a
-/// generated client gets typed models: `KasinoView`, `KasinoAction`, ...
+/// Adds each game type's models to the components, generated from the Rust types (the
+/// same schemas `GET /api/v1/game-types/{id}` serves), and makes every answer that carries
+/// game data a union of per-game-type models discriminated by `game_type`, so a generated
+/// client gets narrowable types: `KasinoGame` (with `KasinoView`, `KasinoAction`,
+/// `KasinoOptions`), `KasinoLogEntry`, `KasinoViewAt`, `KasinoPreview`, and each action
+/// variant by name (`KasinoActionCapture`). Before this, `view` and the actions were
+/// `type: object` and clients re-parsed them by hand.
 pub fn add_game_models(doc: &mut Value, registry: &crate::games::Registry) {
     let Some(schemas) = doc
         .pointer_mut("/components/schemas")
@@ -236,43 +240,308 @@ pub fn add_game_models(doc: &mut Value, registry: &crate::games::Registry) {
     else {
         return;
     };
-    let mut names = Vec::new();
+    // Every game's result is the engine's outcome (`Status::Finished`, as stored).
+    if let Ok(outcome) = serde_json::to_value(schemars::schema_for!(crate::engine::Outcome)) {
+        add_model(schemas, "Game", "Result", outcome);
+    }
+    schemas.insert("TakebackLogAction".into(), takeback_log_action());
+    // The per-game-type unions, each with its discriminator mapping.
+    let mut unions: Vec<(&str, Vec<(String, String)>)> = ["Game", "LogEntry", "ViewAt", "Preview"]
+        .iter()
+        .map(|&kind| (kind, Vec::new()))
+        .collect();
+    let mut actions = Vec::new();
+    let bases: Vec<(&str, Option<Value>)> = [
+        "GameResponse",
+        "LogEntry",
+        "ViewAtResponse",
+        "PreviewResponse",
+    ]
+    .iter()
+    .map(|&name| (name, schemas.get(name).cloned()))
+    .collect();
     for g in registry.all() {
-        let prefix = model_prefix(g.info().id);
+        let id = g.info().id;
+        let prefix = model_prefix(id);
         add_model(schemas, &prefix, "View", g.view_schema());
         add_model(schemas, &prefix, "Action", g.action_schema());
         add_model(schemas, &prefix, "Options", g.options_schema());
-        names.push((g.info().id, prefix));
-    }
-    let listing: Vec<String> = names
-        .iter()
-        .map(|(id, p)| format!("`{id}`: `{p}View`"))
-        .collect();
-    if let Some(view) = doc.pointer_mut("/components/schemas/GameResponse/properties/view")
-        && let Some(obj) = view.as_object_mut()
-    {
-        obj.insert(
-            "description".into(),
-            Value::String(format!(
-                "What the caller may see (null before the game starts). Its model depends on `game_type`: {}.",
-                listing.join(", ")
-            )),
+        name_variants(schemas, &format!("{prefix}Action"));
+        // The redacted forms come first: a generated parser tries the branches in order,
+        // and only they carry `redacted: true`, so they never take a game action (a
+        // redacted Partners `exchange` would otherwise pass for a real one, its card a
+        // string like any other).
+        let mut log_action = Vec::new();
+        let redacted = redacted_forms(id);
+        if !redacted.is_empty() {
+            let name = format!("{prefix}RedactedAction");
+            schemas.insert(
+                name.clone(),
+                json!({
+                    "title": name,
+                    "description": "What a seat that may not see a secret action finds in the log in its place (a spectator, an opponent).",
+                    "oneOf": redacted,
+                }),
+            );
+            name_variants(schemas, &name);
+            log_action.push(schema_ref(&name));
+        }
+        log_action.push(schema_ref(&format!("{prefix}Action")));
+        log_action.push(schema_ref("TakebackLogAction"));
+        schemas.insert(
+            format!("{prefix}LogAction"),
+            json!({
+                "title": format!("{prefix}LogAction"),
+                "description": "A log entry's action: an action of the game, what others see of a secret one, or a takeback.",
+                "anyOf": log_action,
+            }),
         );
+        actions.push(schema_ref(&format!("{prefix}Action")));
+        let view = schema_ref(&format!("{prefix}View"));
+        let typed: [(&str, Vec<(&str, Value)>); 4] = [
+            (
+                "Game",
+                vec![
+                    ("view", nullable(view.clone())),
+                    (
+                        "legal_actions",
+                        json!({ "type": "array", "items": schema_ref(&format!("{prefix}Action")) }),
+                    ),
+                    ("options", schema_ref(&format!("{prefix}Options"))),
+                    ("result", nullable(schema_ref("GameResult"))),
+                ],
+            ),
+            (
+                "LogEntry",
+                vec![("action", schema_ref(&format!("{prefix}LogAction")))],
+            ),
+            ("ViewAt", vec![("view", view.clone())]),
+            ("Preview", vec![("view", view)]),
+        ];
+        for ((kind, fields), ((_, names), (_, base))) in
+            typed.into_iter().zip(unions.iter_mut().zip(&bases))
+        {
+            let Some(base) = base else { continue };
+            let name = format!("{prefix}{kind}");
+            schemas.insert(name.clone(), typed_copy(base, id, &name, &fields));
+            names.push((id.to_string(), name));
+        }
     }
-    let actions: Vec<String> = names
-        .iter()
-        .map(|(id, p)| format!("`{id}`: `{p}Action`"))
-        .collect();
-    if let Some(action) = doc.pointer_mut("/components/schemas/ActionRequest/properties/action")
-        && let Some(obj) = action.as_object_mut()
-    {
-        obj.insert(
-            "description".into(),
-            Value::String(format!(
-                "One of the game's `legal_actions`, or any action of its model: {}.",
-                actions.join(", ")
-            )),
+    for ((_, names), (base_name, base)) in unions.into_iter().zip(bases) {
+        let Some(base) = base else { continue };
+        schemas.insert(base_name.to_string(), discriminated(&base, &names));
+    }
+    schemas.insert(
+        "AnyGameAction".into(),
+        json!({
+            "title": "AnyGameAction",
+            "description": "An action of any game type: the game's own model applies (`KasinoAction` for a `kasino` game, ...).",
+            "anyOf": actions,
+        }),
+    );
+    for request in ["ActionRequest", "PreviewRequest"] {
+        if let Some(action) = schemas
+            .get_mut(request)
+            .and_then(|r| r.pointer_mut("/properties/action"))
+        {
+            let description = action.get("description").cloned();
+            *action = schema_ref("AnyGameAction");
+            if let Some(d) = description {
+                action["description"] = d;
+            }
+        }
+    }
+}
+
+fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+fn nullable(schema: Value) -> Value {
+    json!({ "anyOf": [schema, { "type": "null" }] })
+}
+
+/// `base` (an answer's schema as utoipa wrote it) for one game type: `game_type` is that
+/// type's id and `fields` get their typed models, each keeping its description.
+fn typed_copy(base: &Value, game_type: &str, title: &str, fields: &[(&str, Value)]) -> Value {
+    let mut copy = base.clone();
+    copy["title"] = json!(title);
+    if let Some(props) = copy.get_mut("properties").and_then(Value::as_object_mut) {
+        props.insert(
+            "game_type".into(),
+            json!({ "type": "string", "const": game_type }),
         );
+        for (field, schema) in fields {
+            let mut schema = schema.clone();
+            if let Some(d) = props.get(*field).and_then(|p| p.get("description")) {
+                schema["description"] = d.clone();
+            }
+            props.insert((*field).to_string(), schema);
+        }
+    }
+    copy
+}
+
+/// A union of the per-game-type models `names` (`(game type, model)`), told apart by
+/// `game_type`; it keeps the description of the `base` it replaces.
+fn discriminated(base: &Value, names: &[(String, String)]) -> Value {
+    let mut mapping = Map::new();
+    for (id, name) in names {
+        mapping.insert(id.clone(), json!(format!("#/components/schemas/{name}")));
+    }
+    let mut union = json!({
+        "oneOf": names.iter().map(|(_, n)| schema_ref(n)).collect::<Vec<_>>(),
+        "discriminator": { "propertyName": "game_type", "mapping": mapping },
+    });
+    if let Some(d) = base.get("description") {
+        union["description"] = d.clone();
+    }
+    union
+}
+
+/// Moves each branch of the `oneOf` of `schemas[union]` that is tagged by a `type` const
+/// into a component of its own named after the tag (`KasinoAction` + `add_to_build` →
+/// `KasinoActionAddToBuild`), and adds the discriminator: generators then name each
+/// variant (openapi-python-client numbered them `KasinoActionType0`, ...).
+fn name_variants(schemas: &mut Map<String, Value>, union: &str) {
+    let Some(branches) = schemas
+        .get_mut(union)
+        .and_then(|u| u.get_mut("oneOf"))
+        .map(Value::take)
+    else {
+        return;
+    };
+    let Value::Array(branches) = branches else {
+        return;
+    };
+    let mut refs = Vec::new();
+    let mut mapping = Map::new();
+    for mut branch in branches {
+        let Some(tag) = branch
+            .pointer("/properties/type/const")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            refs.push(branch);
+            continue;
+        };
+        let name = format!("{union}{}", model_prefix(&tag));
+        branch["title"] = json!(name);
+        schemas.insert(name.clone(), branch);
+        mapping.insert(tag, json!(format!("#/components/schemas/{name}")));
+        refs.push(schema_ref(&name));
+    }
+    let tagged = mapping.len() == refs.len();
+    if let Some(u) = schemas.get_mut(union) {
+        u["oneOf"] = Value::Array(refs);
+        // Only when every branch has its tag: a discriminator must cover them all.
+        if tagged {
+            u["discriminator"] = json!({ "propertyName": "type", "mapping": mapping });
+        }
+    }
+}
+
+/// The log entry a takeback writes in the log (`domain::takeback`).
+fn takeback_log_action() -> Value {
+    json!({
+        "title": "TakebackLogAction",
+        "description": "A takeback: the game went back to `to_version` (see `LogEntry.takeback_to`).",
+        "type": "object",
+        "properties": {
+            "takeback": {
+                "type": "object",
+                "properties": { "to_version": { "type": "integer", "format": "int64", "minimum": 0 } },
+                "required": ["to_version"],
+                "additionalProperties": false,
+            }
+        },
+        "required": ["takeback"],
+        "additionalProperties": false,
+    })
+}
+
+/// What others see in the log of a game's secret actions: the `public_form` of its
+/// `Visibility::Private` (written in `src/games/<id>/mod.rs`, `action_visibility`), which
+/// the log marks `redacted: true` (`domain::games::redact`). Each is tagged by `type`;
+/// `hidden` stands where the secret was; `to` is the seat an offer went to.
+/// The contract test (tests/api/contract.rs) checks the forms real games write against
+/// these, as seen by opponents and spectators.
+fn redacted_forms(game_type: &str) -> Vec<Value> {
+    let form = |tag: &str, hidden: &[&str], seats: &[&str], what: &str| {
+        let mut props = Map::new();
+        props.insert("type".into(), json!({ "type": "string", "const": tag }));
+        props.insert(
+            "redacted".into(),
+            json!({ "type": "boolean", "const": true, "description": "Always true: the action was secret to the caller." }),
+        );
+        for h in hidden {
+            props.insert((*h).into(), json!({ "type": "string", "const": "hidden" }));
+        }
+        for s in seats {
+            props.insert(
+                (*s).into(),
+                json!({ "type": "integer", "format": "uint", "minimum": 0, "description": "The seat the offer went to." }),
+            );
+        }
+        let required: Vec<&str> = ["type", "redacted"]
+            .into_iter()
+            .chain(hidden.iter().copied())
+            .chain(seats.iter().copied())
+            .collect();
+        json!({
+            "description": what,
+            "type": "object",
+            "properties": props,
+            "required": required,
+            "additionalProperties": false,
+        })
+    };
+    match game_type {
+        "crossword-rummy" => vec![form(
+            "pass_tiles",
+            &["tiles"],
+            &[],
+            "Tiles passed; which ones is secret.",
+        )],
+        "partners" => vec![form(
+            "exchange",
+            &["card"],
+            &[],
+            "A card given to the partner; which one is secret.",
+        )],
+        "fuldrigger" => vec![form(
+            "offer",
+            &["terms"],
+            &["to"],
+            "An offer to `to`; its terms are secret until accepted.",
+        )],
+        "space-empires-4x" => vec![
+            form(
+                "combat_plan",
+                &[],
+                &[],
+                "A secret combat choice (screen, retreat, target, plan).",
+            ),
+            form(
+                "econ_order",
+                &[],
+                &[],
+                "A secret economic order (bid, research, build, scuttle, orders).",
+            ),
+            form(
+                "secret_move_step",
+                &[],
+                &[],
+                "A secret movement step (split, merge, peek).",
+            ),
+        ],
+        "starfarers" => vec![form(
+            "offer_trade",
+            &[],
+            &["to"],
+            "A trade offered to `to`; its terms are secret.",
+        )],
+        _ => Vec::new(),
     }
 }
 

@@ -879,7 +879,7 @@ impl Domain {
                     .map(|&(t, _)| t);
                 LogEntry {
                     undone_by,
-                    ..redact(r, me)
+                    ..redact(r, me, &row.game_type)
                 }
             })
             .collect())
@@ -921,6 +921,7 @@ impl Domain {
         let viewer = me.map_or(Viewer::Spectator, |s| Viewer::Seat(s as usize));
         Ok(ViewAtResponse {
             id,
+            game_type: row.game_type.clone(),
             version,
             your_seat: me,
             view: state.view(viewer),
@@ -954,6 +955,7 @@ impl Domain {
         let applied = copy.apply(me, &req.action).map_err(rule_error)?;
         let status = applied.state.status();
         Ok(PreviewResponse {
+            game_type: row.game_type.clone(),
             description: applied.chosen,
             view: applied.state.view(Viewer::Seat(me)),
             board_svg: applied.state.board_svg(&people(&seats, Viewer::Seat(me))),
@@ -1051,11 +1053,12 @@ impl Domain {
 pub const MAX_LOOKBACK: i64 = 64;
 
 /// What `me` may see of a log entry.
-fn redact(r: ActionRow, me: Option<i32>) -> LogEntry {
+fn redact(r: ActionRow, me: Option<i32>, game_type: &str) -> LogEntry {
     let visible = r.public_action.is_none() || me.is_some_and(|s| r.seen_by.contains(&s));
     let at: DateTime<Utc> = r.created_at;
     if visible {
         LogEntry {
+            game_type: game_type.to_string(),
             seq: r.seq,
             seat: r.seat,
             action: r.action,
@@ -1066,14 +1069,29 @@ fn redact(r: ActionRow, me: Option<i32>) -> LogEntry {
         }
     } else {
         LogEntry {
+            game_type: game_type.to_string(),
             seq: r.seq,
             seat: r.seat,
-            action: r.public_action.unwrap_or(Value::Null),
+            action: redacted_form(r.public_action),
             text: None,
             at,
             takeback_to: r.takeback_to,
             undone_by: None,
         }
+    }
+}
+
+/// A secret action's public form as the log serves it, marked `"redacted": true`: its
+/// `type` may be that of an action of the game (Partners' `exchange`), and the mark tells a
+/// client (and a generated client's parser) which one it holds (see `<Game>RedactedAction`
+/// in openapi.yaml). The stored form stays as the game wrote it.
+fn redacted_form(public: Option<Value>) -> Value {
+    match public {
+        Some(Value::Object(mut form)) => {
+            form.insert("redacted".into(), Value::Bool(true));
+            Value::Object(form)
+        }
+        other => other.unwrap_or(Value::Null),
     }
 }
 

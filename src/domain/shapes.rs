@@ -362,6 +362,9 @@ pub struct GameSummary {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LogEntry {
+    /// The game's type: which game's model `action` follows (`KasinoLogEntry`, ...).
+    #[schema(example = "kasino")]
+    pub game_type: String,
     pub seq: i64,
     pub seat: i32,
     /// The action as the caller may see it (secret parts replaced for outsiders).
@@ -371,7 +374,7 @@ pub struct LogEntry {
     pub text: Option<String>,
     pub at: DateTime<Utc>,
     /// A takeback: the game went back to this version (the entry's `action` is then
-    /// `{"takeback": {"to_version": n}}`, not a move of the game).
+    /// `{"takeback": {"to_version": n}}`, a `TakebackLogAction`, not a move of the game).
     pub takeback_to: Option<i64>,
     /// The entry was taken back by the takeback entry with this `seq`; it no longer counts.
     pub undone_by: Option<i64>,
@@ -380,6 +383,9 @@ pub struct LogEntry {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ViewAtResponse {
     pub id: GameId,
+    /// The game's type: which game's model `view` follows (`KasinoView`, ...).
+    #[schema(example = "kasino")]
+    pub game_type: String,
     pub version: i64,
     pub your_seat: Option<i32>,
     #[schema(value_type = Object)]
@@ -399,6 +405,9 @@ pub struct PreviewRequest {
 /// (the next tile, a die) is drawn afresh for the preview, so it foretells nothing.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PreviewResponse {
+    /// The game's type: which game's model `view` follows (`KasinoView`, ...).
+    #[schema(example = "kasino")]
+    pub game_type: String,
     /// The action in words, as the log would show it to the caller.
     pub description: String,
     /// The caller's view after the action.

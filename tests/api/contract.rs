@@ -371,3 +371,197 @@ fn each_game_serves_its_rules() {
         404
     );
 }
+
+/// Every answer carrying game data, in a playout of each game type through the API, is a
+/// valid instance of its model in `openapi.yaml`: each seat's game (view, legal actions,
+/// options, result), a spectator's, the log as each seat and a spectator read it (secret
+/// actions redacted), views at earlier versions and previews. The game data of each is
+/// also spoiled once, which must fail, so a schema that allows anything cannot pass.
+/// Validated by tests/validate_instances.py with Python's jsonschema (installed with
+/// openapi-spec-validator).
+#[test]
+fn every_game_answer_of_a_playout_validates_against_its_published_schema() {
+    let app = spawn_app();
+    let watcher = app.player("Watcher");
+    let mut instances: Vec<Value> = Vec::new();
+    let mut add = |schema: &str, what: String, instance: Value, spoil: bool| {
+        instances
+            .push(json!({"schema": schema, "where": what, "instance": instance, "spoil": spoil}));
+    };
+    let mut redacted = std::collections::BTreeMap::new();
+    // Partners with four seats, so that its secret card exchange happens.
+    for (game_type, seats) in [
+        ("kasino", 2),
+        ("crossword-rummy", 2),
+        ("partners", 4),
+        ("fuldrigger", 2),
+        ("sp4x", 3),
+        ("space-empires-4x", 2),
+        ("starfarers", 3),
+    ] {
+        let players: Vec<_> = (0..seats).map(|i| app.player(&format!("P{i}"))).collect();
+        let refs: Vec<&_> = players.iter().collect();
+        let r = app.post(
+            "/api/v1/games",
+            Some(&players[0].token),
+            &json!({"game_type": game_type, "players": seats}),
+        );
+        assert_eq!(r.status(), 201);
+        let open: Value = r.json().unwrap();
+        add(
+            "GameResponse",
+            format!("{game_type} open"),
+            open.clone(),
+            true,
+        );
+        let id = open["id"].as_i64().unwrap();
+        for p in &players[1..] {
+            let r = app.post(
+                &format!("/api/v1/games/{id}/join"),
+                Some(&p.token),
+                &json!({}),
+            );
+            assert_eq!(r.status(), 200);
+        }
+        let by_seat: Vec<(Value, &_)> = players
+            .iter()
+            .map(|p| (app.game(id, p)["your_seat"].clone(), p))
+            .collect();
+        let mut rng = turnpost::engine::GameRng::seed_from_u64(11);
+        let mut g = app.game(id, &players[0]);
+        let mut step = 0;
+        while g["status"] == "active" {
+            let to_act = g["to_act"].as_array().unwrap().clone();
+            let seat = to_act[rng.below(to_act.len())].clone();
+            let (_, p) = by_seat.iter().find(|(s, _)| *s == seat).unwrap();
+            let mine = app.game(id, p);
+            let legal = mine["legal_actions"].as_array().unwrap().clone();
+            let action = legal[rng.below(legal.len())].clone();
+            let at = format!("{game_type} version {}", mine["version"]);
+            // Every legal action is checked; the whole game (its view) at every fourth
+            // step, as pure-Python validation of every view took minutes.
+            let kind = if step % 4 == 0 {
+                "GameResponse"
+            } else {
+                "GameResponse.legal_actions"
+            };
+            add(
+                kind,
+                format!("{at} seat {seat}"),
+                mine.clone(),
+                step % 50 == 0,
+            );
+            if step % 25 == 0 {
+                add(
+                    "GameResponse",
+                    format!("{at} spectator"),
+                    app.game(id, &watcher),
+                    false,
+                );
+                let r = app.post(
+                    &format!("/api/v1/games/{id}/preview"),
+                    Some(&p.token),
+                    &json!({"action": action}),
+                );
+                assert_eq!(r.status(), 200, "{at}: preview");
+                add(
+                    "PreviewResponse",
+                    format!("{at} preview"),
+                    r.json().unwrap(),
+                    true,
+                );
+            }
+            let r = app.post(
+                &format!("/api/v1/games/{id}/actions"),
+                Some(&p.token),
+                &json!({"expected_version": mine["version"], "action": action}),
+            );
+            assert_eq!(r.status(), 200, "{at}: {}", r.text().unwrap_or_default());
+            g = r.json().unwrap();
+            step += 1;
+            assert!(step < 20_000, "{game_type} did not finish");
+        }
+        assert_eq!(g["status"], "finished", "{game_type}");
+        add(
+            "GameResponse",
+            format!("{game_type} finished"),
+            g.clone(),
+            true,
+        );
+        let mut readers: Vec<(String, &_)> = vec![("spectator".into(), &watcher)];
+        readers.extend(
+            refs.iter()
+                .enumerate()
+                .map(|(i, p)| (format!("player {i}"), *p)),
+        );
+        for (who, reader) in readers {
+            for entry in whole_log(&app, id, &reader.token) {
+                if entry["text"].is_null() {
+                    *redacted.entry(game_type).or_insert(0) += 1;
+                }
+                let what = format!("{game_type} log {} as {who}", entry["seq"]);
+                add("LogEntry", what, entry, true);
+            }
+            let version = g["version"].as_i64().unwrap() / 2;
+            let r = app.get(
+                &format!("/api/v1/games/{id}/views/{version}"),
+                Some(&reader.token),
+            );
+            assert_eq!(r.status(), 200);
+            add(
+                "ViewAtResponse",
+                format!("{game_type} view at {version} as {who}"),
+                r.json().unwrap(),
+                true,
+            );
+        }
+    }
+    // Secret actions were played, and their redacted forms are among what was checked.
+    assert!(
+        redacted.get("space-empires-4x").is_some_and(|&n| n > 0),
+        "{redacted:?}"
+    );
+    assert!(
+        redacted.get("partners").is_some_and(|&n| n > 0),
+        "{redacted:?}"
+    );
+    let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("game-answers.json");
+    std::fs::write(&file, serde_json::to_vec(&instances).unwrap()).unwrap();
+    let out = Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/validate_instances.py"
+        ))
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.yaml"))
+        .arg(&file)
+        .output()
+        .expect("python3");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{text}redacted entries read: {redacted:?}");
+    assert!(
+        out.status.success(),
+        "answers that fit no published schema:\n{text}"
+    );
+}
+
+/// Every entry of game `id`'s log as the bearer of `token` reads it, page by page.
+fn whole_log(app: &crate::helpers::TestApp, id: i64, token: &str) -> Vec<Value> {
+    let mut all: Vec<Value> = Vec::new();
+    loop {
+        let after = all.last().map_or(0, |e| e["seq"].as_i64().unwrap());
+        let r = app.get(
+            &format!("/api/v1/games/{id}/log?after={after}&limit=500"),
+            Some(token),
+        );
+        assert_eq!(r.status(), 200);
+        let page: Vec<Value> = r.json().unwrap();
+        if page.is_empty() {
+            return all;
+        }
+        all.extend(page);
+    }
+}
