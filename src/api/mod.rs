@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod password_reset;
 pub mod problem;
 pub mod problem_types;
+pub mod rate_limit;
 pub mod ratings;
 pub mod request_id;
 pub mod scopes;
@@ -45,7 +46,14 @@ use utoipa_actix_web::service_config::ServiceConfig;
             (1 to 64 characters of `A-Z a-z 0-9 . _ -`), else a fresh one. The server's log names \
             each request by it; quote it when reporting a problem.\n\n\
             Responses are compressed (gzip, br or zstd) as `Accept-Encoding` allows, except \
-            event streams (`text/event-stream`) and PNG images.",
+            event streams (`text/event-stream`) and PNG images.\n\n\
+            Requests under `/api/v1/` spend a budget: 600 a minute per bearer token, and 300 a \
+            minute per client address for requests without a token (a server's operator may \
+            change both). A minute's budget may be spent at once and comes back steadily. Every \
+            answer says where the caller stands in `RateLimit-Limit`, `RateLimit-Remaining` and \
+            `RateLimit-Reset` (IETF draft-ietf-httpapi-ratelimit-headers); past the budget the \
+            answer is 429 `rate_limited` with `Retry-After`, and nothing was done. A token the \
+            server refuses (401) is charged to its client address too.",
         license(name = "MIT")
     ),
     components(schemas(
@@ -182,6 +190,7 @@ pub fn openapi_yaml() -> String {
     spec::add_game_models(&mut doc, &crate::games::Registry::standard());
     spec::add_links(&mut doc);
     spec::add_request_id_header(&mut doc);
+    rate_limit::describe(&mut doc);
     spec::add_constraints(&mut doc);
     scopes::annotate(&mut doc);
     quote_yaml11_booleans(&serde_yaml::to_string(&doc).unwrap_or_default())

@@ -219,6 +219,11 @@ problem_codes! {
         429,
         "Your last invitation to this address went unanswered (it expired, or its game or the invitation was withdrawn): you may invite it again 30 days after it."
     ),
+    RateLimited = (
+        "rate_limited",
+        429,
+        "This token (or, without a token, this client address) made more requests than its budget allows: 600 a minute per token, 300 a minute per address by default, spendable at once and coming back steadily. Every API answer says where you stand in RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; wait for Retry-After seconds."
+    ),
     TooManyStreams = (
         "too_many_streams",
         429,
