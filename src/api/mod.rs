@@ -19,6 +19,7 @@ pub mod password_reset;
 pub mod problem;
 pub mod problem_types;
 pub mod rate_limit;
+pub mod reference;
 pub mod ratings;
 pub mod request_id;
 pub mod scopes;
@@ -53,7 +54,10 @@ use utoipa_actix_web::service_config::ServiceConfig;
             answer says where the caller stands in `RateLimit-Limit`, `RateLimit-Remaining` and \
             `RateLimit-Reset` (IETF draft-ietf-httpapi-ratelimit-headers); past the budget the \
             answer is 429 `rate_limited` with `Retry-After`, and nothing was done. A token the \
-            server refuses (401) is charged to its client address too.",
+            server refuses (401) is charged to its client address too.\n\n\
+            Browse this reference at `/docs`, each game type's options, actions (with examples \
+            from a played game) and views at `/docs/games/{game_type}`, and every problem code \
+            at `/problems`.",
         license(name = "MIT")
     ),
     components(schemas(
@@ -113,6 +117,9 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(health::openapi_yaml)
         .service(problem_types::problem_list)
         .service(problem_types::problem_type)
+        .service(reference::docs)
+        .service(reference::redoc_script)
+        .service(reference::game_page)
         .service(
             utoipa_actix_web::scope("/api/v1")
                 .service(accounts::create_account)

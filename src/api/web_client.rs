@@ -17,6 +17,9 @@ use super::problem::ApiError;
 #[folder = "src/web/"]
 #[exclude = "screenshots/*"]
 #[exclude = "*.md"]
+#[exclude = "*LICENSE*"]
+// Redoc is compiled in by the reference's own route (api/reference.rs).
+#[exclude = "vendor/*"]
 struct Assets;
 
 /// Everything the page may load comes from this origin; the board pictures are inlined

@@ -12,6 +12,7 @@ pub mod deliveries;
 pub mod digest;
 pub mod email_play;
 pub mod errors;
+pub mod examples;
 pub mod game_cache;
 pub mod games;
 pub mod integral;

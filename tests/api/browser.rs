@@ -18,6 +18,7 @@ use crate::helpers::{Player, TestApp, fresh_email, spawn_app, spawn_app_with};
 mod email_pages;
 mod kasino_editor;
 mod password_reset;
+mod reference;
 mod tabs;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
