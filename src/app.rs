@@ -345,6 +345,8 @@ fn http_server(
             // gzip, br or zstd as the client accepts; not images already compressed (PNG),
             // nor event streams (marked by `keep_streams_uncompressed`).
             .wrap(actix_web::middleware::Compress::default())
+            // Outside `Compress`: a compressed answer's ETag names its coding.
+            .wrap(actix_web::middleware::from_fn(api::etag::per_coding))
             // Outermost: the request's span needs its id, and every answer gets it.
             .wrap(actix_web::middleware::from_fn(api::request_id::tag))
             .app_data(deadline.clone())

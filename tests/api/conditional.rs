@@ -241,3 +241,63 @@ fn twenty_moves_sent_at_once_with_the_same_if_match_play_once() {
         "{statuses:?}"
     );
 }
+
+/// A compressed answer is another representation: its strong tag names the coding, and
+/// either tag sent back is recognised (RFC 9110 §8.8.3).
+#[test]
+fn a_compressed_answer_has_a_tag_of_its_own_and_either_tag_revalidates() {
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    for (path, who) in [("/api/v1/game-types", None), ("/api/v1/me", Some(&ada))] {
+        let fetch = |coding: Option<&str>, inm: Option<&str>| {
+            let mut r = app.client.get(app.url(path));
+            if let Some(p) = who {
+                r = r.bearer_auth(&p.token);
+            }
+            if let Some(c) = coding {
+                r = r.header("accept-encoding", c);
+            }
+            if let Some(t) = inm {
+                r = r.header("if-none-match", t);
+            }
+            r.send().unwrap()
+        };
+        let plain = fetch(None, None);
+        assert!(plain.headers().get("content-encoding").is_none());
+        let plain_tag = tag_of(&plain);
+        let zipped = fetch(Some("gzip"), None);
+        assert_eq!(zipped.headers()["content-encoding"], "gzip", "{path}");
+        let zipped_tag = tag_of(&zipped);
+        assert_ne!(plain_tag, zipped_tag, "{path}");
+        assert_eq!(
+            zipped_tag,
+            format!("{}-gzip\"", plain_tag.trim_end_matches('"')),
+            "{path}"
+        );
+        let br = tag_of(&fetch(Some("br"), None));
+        assert!(br.ends_with("-br\""), "{path}: {br}");
+        // Each tag revalidates, whichever coding the client asks for now.
+        for t in [&plain_tag, &zipped_tag, &br] {
+            for c in [None, Some("gzip")] {
+                assert_eq!(fetch(c, Some(t)).status(), 304, "{path} {t} {c:?}");
+            }
+        }
+    }
+    // The web client's files too.
+    let js = app
+        .client
+        .get(app.url("/web/app.js"))
+        .header("accept-encoding", "gzip")
+        .send()
+        .unwrap();
+    let t = tag_of(&js);
+    assert!(t.ends_with("-gzip\""), "{t}");
+    let again = app
+        .client
+        .get(app.url("/web/app.js"))
+        .header("accept-encoding", "gzip")
+        .header("if-none-match", &t)
+        .send()
+        .unwrap();
+    assert_eq!(again.status(), 304);
+}
