@@ -289,12 +289,10 @@ fn http_server(
         settings.max_event_streams_per_address,
         nofile,
     ));
-    let rate_limits = web::Data::new(api::rate_limit::RateLimits::new(
-        api::rate_limit::Budgets {
-            per_token: std::num::NonZeroU32::new(settings.rate_limit_per_token),
-            per_address: std::num::NonZeroU32::new(settings.rate_limit_per_address),
-        },
-    ));
+    let rate_limits = web::Data::new(api::rate_limit::RateLimits::new(api::rate_limit::Budgets {
+        per_token: std::num::NonZeroU32::new(settings.rate_limit_per_token),
+        per_address: std::num::NonZeroU32::new(settings.rate_limit_per_address),
+    }));
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let max_connections = usize::try_from(nofile.saturating_sub(256))
         .unwrap_or(usize::MAX)

@@ -98,7 +98,7 @@ impl RateLimits {
     }
 
     /// Spends one request of the caller's budget: where it stands, or the refusal.
-    fn spend(&self, caller: &Caller, address: IpAddr) -> Result<Option<Standing>, ApiError> {
+    fn spend(&self, caller: &Caller, address: IpAddr) -> Result<Option<Standing>, Box<ApiError>> {
         self.sweep_now_and_then();
         match caller {
             Caller::Token(key) => {
@@ -147,7 +147,11 @@ impl RateLimits {
     }
 
     fn sweep_now_and_then(&self) {
-        if self.checks.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY != 0 {
+        if !self
+            .checks
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(SWEEP_EVERY)
+        {
             return;
         }
         if let Some((_, l)) = &self.per_token {
@@ -170,7 +174,7 @@ fn check<K: std::hash::Hash + Eq + Clone>(
     limiter: &Limiter<K>,
     key: &K,
     why: &str,
-) -> Result<Option<Standing>, ApiError> {
+) -> Result<Option<Standing>, Box<ApiError>> {
     match limiter.check_key(key) {
         Ok(snapshot) => {
             let remaining = snapshot.remaining_burst_capacity();
@@ -191,7 +195,7 @@ fn check<K: std::hash::Hash + Eq + Clone>(
     }
 }
 
-fn refusal(limit: u32, wait: Duration, why: &str) -> ApiError {
+fn refusal(limit: u32, wait: Duration, why: &str) -> Box<ApiError> {
     let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     let secs = secs.max(1);
     let mut e = ApiError::new(
@@ -204,7 +208,7 @@ fn refusal(limit: u32, wait: Duration, why: &str) -> ApiError {
         .insert("limit".into(), serde_json::Value::from(u64::from(limit)));
     e.extra
         .insert("retry_after".into(), serde_json::Value::from(secs));
-    e
+    Box::new(e)
 }
 
 /// Whether a request spends a budget: the API, but not the mail server's endpoint.
@@ -239,7 +243,10 @@ pub async fn enforce(
     let limits = req.app_data::<web::Data<RateLimits>>().cloned();
     let address = req.peer_addr().map(|a| a.ip());
     let (Some(limits), Some(address)) = (limits.filter(|_| limited(req.path())), address) else {
-        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_boxed_body);
     };
     let caller = caller(&req);
     let standing = match limits.spend(&caller, address) {
@@ -410,10 +417,7 @@ mod tests {
                 .remaining,
             2
         );
-        assert_eq!(
-            l.spend(&Caller::Address, A).unwrap().unwrap().remaining,
-            99
-        );
+        assert_eq!(l.spend(&Caller::Address, A).unwrap().unwrap().remaining, 99);
     }
 
     #[test]

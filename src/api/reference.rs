@@ -29,7 +29,8 @@ const REDOC: &str = include_str!("../web/vendor/redoc/redoc.standalone.js");
 /// The bundle's one outside address: a logo it draws under the menu. Served in its place:
 /// a blank picture, so the page asks nothing of anyone but this server.
 const REDOC_CDN_LOGO: &str = "https://cdn.redoc.ly/redoc/logo-mini.svg";
-const BLANK_SVG: &str = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/%3E";
+const BLANK_SVG: &str =
+    "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/%3E";
 
 /// The bundle as served, and its entity tag.
 fn redoc_served() -> &'static (String, String) {
@@ -37,7 +38,10 @@ fn redoc_served() -> &'static (String, String) {
     SERVED.get_or_init(|| {
         use sha2::{Digest, Sha256};
         let body = REDOC.replace(REDOC_CDN_LOGO, BLANK_SVG);
-        let tag = format!("\"{}\"", &hex::encode(Sha256::digest(body.as_bytes()))[..24]);
+        let tag = format!(
+            "\"{}\"",
+            &hex::encode(Sha256::digest(body.as_bytes()))[..24]
+        );
         (body, tag)
     })
 }
@@ -79,7 +83,10 @@ const PAGE_CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' dat
 fn page(body: String, csp: &'static str) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
-        .insert_header((header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(csp)))
+        .insert_header((
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(csp),
+        ))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((header::REFERRER_POLICY, "no-referrer"))
         .body(body)
@@ -100,11 +107,7 @@ fn game_links() -> String {
         .all()
         .map(|g| {
             let info = g.info();
-            format!(
-                "<a href=\"/docs/games/{}\">{}</a>",
-                info.id,
-                esc(info.name)
-            )
+            format!("<a href=\"/docs/games/{}\">{}</a>", info.id, esc(info.name))
         })
         .collect::<Vec<_>>()
         .join(" · ")
@@ -144,7 +147,13 @@ pub async fn docs() -> HttpResponse {
 #[get("/docs/games/{id}")]
 pub async fn game_page(id: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let not_found = || ApiError::new(StatusCode::NOT_FOUND, ProblemCode::NotFound, "no such game type");
+    let not_found = || {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            ProblemCode::NotFound,
+            "no such game type",
+        )
+    };
     let registry = Registry::standard();
     let game = registry.get(&id).cloned().ok_or_else(not_found)?;
     static PAGES: OnceLock<Mutex<HashMap<String, Arc<String>>>> = OnceLock::new();
@@ -158,7 +167,13 @@ pub async fn game_page(id: web::Path<String>) -> Result<HttpResponse, ApiError> 
         game_page_html(game.as_ref(), ex)
     })
     .await
-    .map_err(|_| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, ProblemCode::Busy, "try again"))?;
+    .map_err(|_| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ProblemCode::Busy,
+            "try again",
+        )
+    })?;
     let built = Arc::new(built);
     if let Ok(mut m) = pages.lock() {
         m.insert(id, built.clone());
@@ -217,21 +232,32 @@ fn fields(schema: &Value) -> String {
             format!(
                 "<tr><td><code>{}</code>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(name),
-                if required.contains(&name.as_str()) { "" } else { " (optional)" },
+                if required.contains(&name.as_str()) {
+                    ""
+                } else {
+                    " (optional)"
+                },
                 esc(&type_words(s)),
                 esc(s.get("description").and_then(Value::as_str).unwrap_or(""))
             )
         })
         .collect();
-    format!("<table tabindex=\"0\"><thead><tr><th>field</th><th>type</th><th>meaning</th></tr></thead><tbody>{rows}</tbody></table>")
+    format!(
+        "<table tabindex=\"0\"><thead><tr><th>field</th><th>type</th><th>meaning</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
 }
 
 fn game_page_html(game: &dyn DynGame, ex: Result<GameExamples, String>) -> String {
     let info = game.info();
     let prefix = model_prefix(info.id);
     let mut out = head(&format!("{} — Turnpost API", info.name));
-    out.push_str("<body class=\"game-doc\"><nav class=\"docs-nav\"><a href=\"/docs\">API reference</a> ");
-    out.push_str(&format!("<span>Games: {}</span> <a href=\"/problems\">Problem codes</a></nav><main>", game_links()));
+    out.push_str(
+        "<body class=\"game-doc\"><nav class=\"docs-nav\"><a href=\"/docs\">API reference</a> ",
+    );
+    out.push_str(&format!(
+        "<span>Games: {}</span> <a href=\"/problems\">Problem codes</a></nav><main>",
+        game_links()
+    ));
     out.push_str(&format!(
         "<h1>{} <code>{}</code></h1><p>{}–{} players; rules version {}. \
          <a href=\"/api/v1/game-types/{}/rules\">The rules</a> (Markdown, house rules named). \
@@ -250,7 +276,10 @@ fn game_page_html(game: &dyn DynGame, ex: Result<GameExamples, String>) -> Strin
     let ex = match ex {
         Ok(ex) => ex,
         Err(e) => {
-            out.push_str(&format!("<p>No example could be played: {}</p></main></body></html>", esc(&e)));
+            out.push_str(&format!(
+                "<p>No example could be played: {}</p></main></body></html>",
+                esc(&e)
+            ));
             return out;
         }
     };
@@ -333,7 +362,10 @@ mod tests {
     #[test]
     fn the_served_redoc_names_no_outside_address_to_load() {
         let (body, _) = redoc_served();
-        assert!(REDOC.contains(REDOC_CDN_LOGO), "the bundle changed: check what it loads");
+        assert!(
+            REDOC.contains(REDOC_CDN_LOGO),
+            "the bundle changed: check what it loads"
+        );
         assert!(!body.contains("cdn.redoc.ly"));
         assert!(body.len() > 1_000_000);
     }
@@ -354,7 +386,11 @@ mod tests {
                 .unwrap_or_default();
             assert!(!kinds.is_empty(), "{}", game.info().id);
             for k in kinds {
-                assert!(html.contains(&format!("id=\"action-{k}\"")), "{}: {k}", game.info().id);
+                assert!(
+                    html.contains(&format!("id=\"action-{k}\"")),
+                    "{}: {k}",
+                    game.info().id
+                );
             }
             assert!(html.contains("<h2 id=\"views\">"));
             // JSON examples are escaped: no raw quote-bearing tag from the data.

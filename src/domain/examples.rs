@@ -125,7 +125,11 @@ mod tests {
             // Every example is an action the game's schema names.
             let schema = game.action_schema().to_string();
             for a in &ex.actions {
-                assert!(schema.contains(&format!("\"{}\"", a.kind)), "{id}: {}", a.kind);
+                assert!(
+                    schema.contains(&format!("\"{}\"", a.kind)),
+                    "{id}: {}",
+                    a.kind
+                );
                 assert!(!a.text.is_empty(), "{id}: {}", a.kind);
             }
         }

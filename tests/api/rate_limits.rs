@@ -37,10 +37,7 @@ fn a_token_sees_its_budget_shrink_and_past_it_is_refused_without_effect() {
         assert_eq!(r.status(), 200);
         assert_eq!(header(&r, "ratelimit-limit"), Some(6));
         assert!(header(&r, "ratelimit-reset").unwrap() >= 1);
-        assert_eq!(
-            r.headers()["ratelimit-policy"].to_str().unwrap(),
-            "6;w=60"
-        );
+        assert_eq!(r.headers()["ratelimit-policy"].to_str().unwrap(), "6;w=60");
         remaining.push(header(&r, "ratelimit-remaining").unwrap());
     }
     assert_eq!(remaining, [5, 4, 3, 2, 1]);
@@ -53,7 +50,10 @@ fn a_token_sees_its_budget_shrink_and_past_it_is_refused_without_effect() {
         &json!({"game_type": "kasino", "players": 2}),
     );
     let retry = header(&r, "retry-after").expect("Retry-After");
-    assert!((1..=10).contains(&retry), "one request back in 10 s: {retry}");
+    assert!(
+        (1..=10).contains(&retry),
+        "one request back in 10 s: {retry}"
+    );
     assert_eq!(header(&r, "ratelimit-remaining"), Some(0));
     assert_eq!(header(&r, "ratelimit-limit"), Some(6));
     assert!(r.headers().contains_key("x-request-id"));
