@@ -34,6 +34,7 @@ pub mod sign_ups;
 pub mod steps;
 pub mod sweeper;
 pub mod takeback;
+pub mod time_zones;
 pub mod verify;
 pub mod views;
 pub mod webhooks;

@@ -276,8 +276,8 @@ problem_codes! {
     ),
     VacationAllowanceExceeded = (
         "vacation_allowance_exceeded",
-        422,
-        "The vacation would use more days than the yearly allowance leaves."
+        409,
+        "The vacation would use more days than the yearly allowance leaves, after the vacations already booked in that year."
     ),
     UnknownGameType = (
         "unknown_game_type",
@@ -356,8 +356,8 @@ problem_codes! {
     ),
     IllegalAction = (
         "illegal_action",
-        422,
-        "The rules do not allow this action now; rule_code says which rule."
+        409,
+        "The rules do not allow this action in the game's current position; rule_code says which rule. Read the game again and choose one of its legal_actions."
     ),
     MalformedAction = (
         "malformed_action",
