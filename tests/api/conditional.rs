@@ -114,19 +114,24 @@ fn play_one(app: &TestApp, id: i64, players: &[&Player]) -> i64 {
     r.json::<Value>().unwrap()["version"].as_i64().unwrap()
 }
 
+/// Which of two players is to move in a two-player game.
+fn to_move<'a>(app: &TestApp, id: i64, ada: &'a Player, bo: &'a Player) -> &'a Player {
+    let g = app.game(id, ada);
+    let seat = g["to_act"][0].as_i64().unwrap();
+    if g["seats"][seat as usize]["account_id"] == ada.id {
+        ada
+    } else {
+        bo
+    }
+}
+
 #[test]
 fn if_match_is_strong_takes_a_star_and_a_list() {
     let app = spawn_app();
     let (ada, bo) = (app.player("Ada"), app.player("Bo"));
     let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
     let path = format!("/api/v1/games/{id}");
-    let g = app.game(id, &ada);
-    let seat = g["to_act"][0].as_i64().unwrap();
-    let p = if g["seats"][seat as usize]["account_id"] == ada.id {
-        &ada
-    } else {
-        &bo
-    };
+    let p = to_move(&app, id, &ada, &bo);
     let r = get(&app, &path, Some(p), None);
     let tag = tag_of(&r);
     let mine: Value = r.json().unwrap();
@@ -176,13 +181,7 @@ fn if_match_is_strong_takes_a_star_and_a_list() {
     let r = post("*", json!({"action": action, "expected_version": version}));
     assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
     // The next mover, with a list holding the current tag among older ones, plays.
-    let g = app.game(id, &ada);
-    let seat = g["to_act"][0].as_i64().unwrap();
-    let q = if g["seats"][seat as usize]["account_id"] == ada.id {
-        &ada
-    } else {
-        &bo
-    };
+    let q = to_move(&app, id, &ada, &bo);
     let r = get(&app, &path, Some(q), None);
     let current = tag_of(&r);
     let next: Value = r.json().unwrap();
