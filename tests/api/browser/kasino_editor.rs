@@ -123,11 +123,12 @@ fn a_kasino_capture_the_list_leaves_out_is_played_in_the_editor() {
             ),
         )
         .await;
-        // Intermediate picks may be checked on the way and refused (422): those are the
+        // Intermediate picks may be checked on the way and refused (409 `illegal_action`:
+        // the action is well-formed but the position does not allow it): those are the
         // only errors.
         for e in driver.severe(&c).await {
             assert!(
-                e.contains(&format!("/api/v1/games/{id}/preview")) && e.contains("422"),
+                e.contains(&format!("/api/v1/games/{id}/preview")) && e.contains("409"),
                 "browser error: {e}"
             );
         }
