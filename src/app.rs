@@ -236,7 +236,9 @@ fn spawn_sweeper(
         .name("sweeper".into())
         .spawn(move || {
             while !sweep_stop.load(Ordering::Relaxed) {
-                if let Err(e) = sweep_domain.sweep(chrono::Utc::now()) {
+                let now = chrono::Utc::now();
+                crate::domain::sweeper::pass_started(now, interval);
+                if let Err(e) = sweep_domain.sweep(now) {
                     tracing::warn!(error = %e, "clock sweep failed");
                 }
                 let until = std::time::Instant::now() + interval;
@@ -339,6 +341,8 @@ fn http_server(
                 !cors_origins.is_empty(),
                 cors(&cors_origins),
             ))
+            // Inside the request's span, so that each access line carries its id.
+            .wrap(actix_web::middleware::from_fn(api::access_log::record))
             .wrap(TracingLogger::<api::log_redact::RedactedSpans>::new())
             // gzip, br or zstd as the client accepts; not images already compressed (PNG),
             // nor event streams (marked by `keep_streams_uncompressed`).

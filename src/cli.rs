@@ -103,7 +103,10 @@ enum OutboxCommand {
 }
 
 pub fn main() -> ExitCode {
-    init_tracing();
+    if let Err(e) = init_tracing() {
+        eprintln!("turnpost: {e}");
+        return ExitCode::from(2);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -157,13 +160,42 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn init_tracing() {
+/// Logs go to standard error: as text, coloured only on a terminal (escape codes in a
+/// log file or the journal are noise), or as one JSON object a line with
+/// `TURNPOST_LOG_FORMAT=json`, for a log collector.
+fn init_tracing() -> Result<()> {
+    use std::io::IsTerminal;
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match log_format(std::env::var("TURNPOST_LOG_FORMAT").ok().as_deref())? {
+        LogFormat::Text => builder
+            .with_ansi(std::io::stderr().is_terminal())
+            .try_init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .try_init(),
+    };
+    Ok(())
+}
+
+#[derive(Debug, PartialEq)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+fn log_format(value: Option<&str>) -> Result<LogFormat> {
+    match value.map(str::trim) {
+        None | Some("") | Some("text") => Ok(LogFormat::Text),
+        Some("json") => Ok(LogFormat::Json),
+        Some(other) => anyhow::bail!("TURNPOST_LOG_FORMAT must be text or json, not {other:?}"),
+    }
 }
 
 /// The database every command uses: DATABASE_URL, else the private cluster (started if
@@ -343,4 +375,17 @@ fn simulate(
     } else {
         ExitCode::FAILURE
     })
+}
+
+#[cfg(test)]
+mod log_format_tests {
+    use super::*;
+
+    #[test]
+    fn the_log_format_is_text_or_json_and_nothing_else() {
+        assert_eq!(log_format(None).ok(), Some(LogFormat::Text));
+        assert_eq!(log_format(Some("json")).ok(), Some(LogFormat::Json));
+        let e = log_format(Some("yaml")).expect_err("refused");
+        assert!(e.to_string().contains("text or json"), "{e}");
+    }
 }

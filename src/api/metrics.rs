@@ -12,14 +12,15 @@ use std::sync::OnceLock;
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use secrecy::{ExposeSecret, SecretString};
 use subtle::ConstantTimeEq;
 
 use super::auth::bearer_token;
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
-use crate::domain::mail_status::{failed_counts, kind_labels, outbox_kind};
+use super::stream_limits::StreamLimits;
+use crate::domain::mail_status::{failed_counts, kind_labels, outbox_kind, pending_counts};
 
 /// Who may read the metrics.
 pub struct MetricsAccess {
@@ -32,9 +33,21 @@ static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 /// installed first (then the counters go there, and `/metrics` shows the gauges only).
 pub fn handle() -> Option<&'static PrometheusHandle> {
     HANDLE
-        .get_or_init(|| PrometheusBuilder::new().install_recorder().ok())
+        .get_or_init(|| {
+            // Durations as histograms (aggregatable across nodes, unlike summaries), with
+            // buckets from a fast read (1 ms) to a stuck request (30 s).
+            PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), SECONDS_BUCKETS)
+                .ok()?
+                .install_recorder()
+                .ok()
+        })
         .as_ref()
 }
+
+const SECONDS_BUCKETS: &[f64] = &[
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
 
 fn check_token(access: &MetricsAccess, req: &HttpRequest) -> Result<(), Box<ApiError>> {
     let unauthorized = || {
@@ -62,7 +75,7 @@ fn check_token(access: &MetricsAccess, req: &HttpRequest) -> Result<(), Box<ApiE
     tag = "health",
     security(("metrics" = [])),
     responses(
-        (status = 200, description = "Prometheus text format 0.0.4: `turnpost_outbox_given_up_total{kind}` (messages given up after their last attempt, by this process), `turnpost_outbox_failed{kind}` (messages given up and not requeued, in the database)", content_type = "text/plain"),
+        (status = 200, description = "Prometheus text format 0.0.4; the metrics are listed in the README (Running in production). Among them: `turnpost_http_requests_total{method,route,status}`, `turnpost_http_request_duration_seconds{method,route}` (histogram), `turnpost_moves_total{game_type}`, `turnpost_outbox_pending{kind}`, `turnpost_outbox_oldest_pending_seconds{kind}`, `turnpost_outbox_failed{kind}`, `turnpost_outbox_given_up_total{kind}`, `turnpost_emails_total{outcome}`, `turnpost_webhook_deliveries_total{outcome}`, `turnpost_sse_streams_open`, `turnpost_db_pool_connections{state}`, `turnpost_db_pool_wait_seconds`, `turnpost_db_pool_timeouts_total`, `turnpost_sweeper_lag_seconds`", content_type = "text/plain"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`metrics_disabled`: a token was sent, but no metrics token is configured", body = Problem, content_type = "application/problem+json"),
         (status = 503, body = Problem, content_type = "application/problem+json"),
@@ -72,25 +85,89 @@ fn check_token(access: &MetricsAccess, req: &HttpRequest) -> Result<(), Box<ApiE
 pub async fn metrics(
     domain: web::Data<Domain>,
     access: web::Data<MetricsAccess>,
+    streams: web::Data<StreamLimits>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     check_token(&access, &req).map_err(|e| *e)?;
-    let counts = web::block(move || -> Result<_, crate::domain::DomainError> {
-        Ok(failed_counts(&mut *domain.conn()?)?)
+    let pool = domain.pool.state();
+    let pool_max = domain.pool.max_size();
+    let (failed, pending) = web::block(move || -> Result<_, crate::domain::DomainError> {
+        let mut conn = domain.conn()?;
+        Ok((failed_counts(&mut conn)?, pending_counts(&mut conn)?))
     })
     .await??;
     let mut text = handle().map(PrometheusHandle::render).unwrap_or_default();
-    text.push_str(
-        "# HELP turnpost_outbox_failed Messages given up after their last attempt and not \
-         requeued (turnpost outbox requeue).\n# TYPE turnpost_outbox_failed gauge\n",
+    let mut gauge = |name: &str, help: &str, rows: Vec<(String, f64)>| {
+        text.push_str(&format!("# HELP {name} {help}\n# TYPE {name} gauge\n"));
+        for (labels, value) in rows {
+            text.push_str(&format!("{name}{labels} {value}\n"));
+        }
+    };
+    let by_kind = |value: &dyn Fn(&str) -> f64| -> Vec<(String, f64)> {
+        kind_labels()
+            .map(|kind| (format!("{{kind=\"{kind}\"}}"), value(kind)))
+            .collect()
+    };
+    gauge(
+        "turnpost_outbox_failed",
+        "Messages given up after their last attempt and not requeued (turnpost outbox requeue).",
+        by_kind(&|kind| {
+            failed
+                .iter()
+                .filter(|c| outbox_kind(c.kind) == kind)
+                .map(|c| c.count as f64)
+                .sum()
+        }),
     );
-    for kind in kind_labels() {
-        let n: i64 = counts
-            .iter()
-            .filter(|c| outbox_kind(c.kind) == kind)
-            .map(|c| c.count)
-            .sum();
-        text.push_str(&format!("turnpost_outbox_failed{{kind=\"{kind}\"}} {n}\n"));
+    gauge(
+        "turnpost_outbox_pending",
+        "Messages waiting to be sent (including those waiting for a retry).",
+        by_kind(&|kind| {
+            pending
+                .iter()
+                .filter(|c| outbox_kind(c.kind) == kind)
+                .map(|c| c.count as f64)
+                .sum()
+        }),
+    );
+    gauge(
+        "turnpost_outbox_oldest_pending_seconds",
+        "How long the oldest message waiting to be sent has waited.",
+        by_kind(&|kind| {
+            pending
+                .iter()
+                .filter(|c| outbox_kind(c.kind) == kind)
+                .map(|c| c.oldest_secs)
+                .fold(0.0, f64::max)
+        }),
+    );
+    gauge(
+        "turnpost_sse_streams_open",
+        "Live-update streams open on this node.",
+        vec![(String::new(), streams.open() as f64)],
+    );
+    gauge(
+        "turnpost_db_pool_connections",
+        "The request pool's connections on this node, in use or idle.",
+        vec![
+            (
+                "{state=\"in_use\"}".into(),
+                f64::from(pool.connections.saturating_sub(pool.idle_connections)),
+            ),
+            ("{state=\"idle\"}".into(), f64::from(pool.idle_connections)),
+        ],
+    );
+    gauge(
+        "turnpost_db_pool_max_connections",
+        "The request pool's size on this node (TURNPOST_DB_POOL_SIZE).",
+        vec![(String::new(), f64::from(pool_max))],
+    );
+    if let Some(lag) = crate::domain::sweeper::lag_seconds() {
+        gauge(
+            "turnpost_sweeper_lag_seconds",
+            "How far this node's clock sweeper is behind its schedule: 0 while its passes start on time.",
+            vec![(String::new(), lag)],
+        );
     }
     Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")

@@ -1,6 +1,7 @@
 //! HTTP: thin actix-web handlers. Parse, call the domain, map errors in one place
 //! (`problem`). The OpenAPI description is collected from the handlers themselves.
 
+pub mod access_log;
 pub mod access_tokens;
 pub mod accounts;
 pub mod auth;

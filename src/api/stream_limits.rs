@@ -76,6 +76,11 @@ impl StreamLimits {
         self.max_total
     }
 
+    /// Streams open now on this node (the gauge `turnpost_sse_streams_open`).
+    pub fn open(&self) -> usize {
+        self.counts.lock().unwrap_or_else(|p| p.into_inner()).total
+    }
+
     /// A place for one more stream from `address`, or the problem to answer.
     pub fn acquire(self: &Arc<Self>, address: IpAddr) -> Result<StreamPermit, Box<ApiError>> {
         let mut c = self.counts.lock().unwrap_or_else(|p| p.into_inner());

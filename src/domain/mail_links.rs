@@ -220,6 +220,8 @@ impl Domain {
                 ))
                 .execute(conn)?;
             if n > 0 {
+                metrics::counter!("turnpost_emails_bounced_total", "reported_by" => "report")
+                    .increment(1);
                 tracing::info!(status = %status, "an address bounces; mail to it is stopped");
                 marked.push(address.clone());
             }

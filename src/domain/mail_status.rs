@@ -63,6 +63,7 @@ pub fn refused(conn: &mut PgConnection, address: &str, status: &str) -> QueryRes
     ))
     .execute(conn)?;
     if n > 0 {
+        metrics::counter!("turnpost_emails_bounced_total", "reported_by" => "smtp").increment(1);
         tracing::info!(
             status,
             "the mail server refused an address; mail to it is stopped"
@@ -174,4 +175,27 @@ mod tests {
         assert_eq!(labels.len(), OutboxKind::ALL.len() + 1);
         assert_eq!(OutboxKind::from_word("Cheap pills"), None);
     }
+}
+
+/// Messages waiting to go out, by kind, and how long the oldest has waited: the outbox
+/// gauges `turnpost_outbox_pending` and `turnpost_outbox_oldest_pending_seconds`. A growing
+/// age with a steady count says the senders are stuck, not busy.
+#[derive(Debug, QueryableByName)]
+pub struct PendingCount {
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    pub kind: Option<OutboxKind>,
+    #[diesel(sql_type = BigInt)]
+    pub count: i64,
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    pub oldest_secs: f64,
+}
+
+pub fn pending_counts(conn: &mut PgConnection) -> QueryResult<Vec<PendingCount>> {
+    diesel::sql_query(
+        "SELECT kind, count(*) AS count, \
+                GREATEST(0, EXTRACT(EPOCH FROM now() - min(created_at)))::float8 AS oldest_secs \
+         FROM outbox WHERE sent_at IS NULL AND failed_at IS NULL AND dropped_at IS NULL \
+         GROUP BY kind",
+    )
+    .load(conn)
 }

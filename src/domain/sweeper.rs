@@ -247,3 +247,51 @@ impl Domain {
         self.forfeit_locked(conn, row, seats, seat, &why, now)
     }
 }
+
+/// When this node's sweeper last began a pass, and the pause it keeps between passes
+/// (milliseconds): the gauge `turnpost_sweeper_lag_seconds` is read from them.
+static LAST_PASS_MS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+static PAUSE_MS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+
+/// The sweeper thread calls this as each pass begins.
+pub fn pass_started(now: DateTime<Utc>, pause: std::time::Duration) {
+    use std::sync::atomic::Ordering;
+    PAUSE_MS.store(
+        i64::try_from(pause.as_millis()).unwrap_or(i64::MAX),
+        Ordering::Relaxed,
+    );
+    LAST_PASS_MS.store(now.timestamp_millis(), Ordering::Relaxed);
+}
+
+/// How far behind its schedule the sweeper is: how much longer ago than one pause the last
+/// pass began (so 0 while passes start on time, and growing while a pass runs long or the
+/// thread is stuck). None before the first pass.
+pub fn lag_seconds() -> Option<f64> {
+    lag_at(Utc::now().timestamp_millis())
+}
+
+fn lag_at(now_ms: i64) -> Option<f64> {
+    use std::sync::atomic::Ordering;
+    let last = LAST_PASS_MS.load(Ordering::Relaxed);
+    if last == 0 {
+        return None;
+    }
+    let late = now_ms
+        .saturating_sub(last)
+        .saturating_sub(PAUSE_MS.load(Ordering::Relaxed));
+    Some(late.max(0) as f64 / 1000.0)
+}
+
+#[cfg(test)]
+mod lag_tests {
+    use super::*;
+
+    #[test]
+    fn the_sweeper_is_late_only_past_its_pause() {
+        let start = DateTime::from_timestamp(1_800_000_000, 0).expect("a time");
+        pass_started(start, std::time::Duration::from_secs(60));
+        let ms = start.timestamp_millis();
+        assert_eq!(lag_at(ms + 30_000), Some(0.0));
+        assert_eq!(lag_at(ms + 90_000), Some(30.0));
+    }
+}

@@ -224,6 +224,10 @@ impl Domain {
         let Some(updated_at) = updated_at else {
             return Ok(None);
         };
+        // Counted when written: a locked move's transaction could still roll back after
+        // this, which only a failed clock or rating write does.
+        metrics::counter!("turnpost_moves_total", "game_type" => row.game_type.clone())
+            .increment(steps.len() as u64);
         // The row as now stored, without reading it back.
         let written = GameRow {
             snapshot: Some(snapshot),

@@ -263,6 +263,7 @@ impl Worker {
             Ok(Delivered::Dropped(_)) => Outcome::Dropped,
             Err(_) => Outcome::Failed,
         };
+        count(is_webhook, &outcome);
         match result {
             Ok(Delivered::Sent { shown_version }) => {
                 diesel::update(outbox::table.find(row.id))
@@ -413,5 +414,21 @@ impl Worker {
                 ),
         };
         builder.multipart(body).context("building the message")
+    }
+}
+
+/// `turnpost_emails_total{outcome}` and `turnpost_webhook_deliveries_total{outcome}`: one
+/// per attempt's end, `failed` for an attempt that will be retried or given up.
+fn count(is_webhook: bool, outcome: &Outcome) {
+    let label = match outcome {
+        Outcome::Sent if is_webhook => "delivered",
+        Outcome::Sent => "sent",
+        Outcome::Dropped => "dropped",
+        Outcome::Failed => "failed",
+    };
+    if is_webhook {
+        metrics::counter!("turnpost_webhook_deliveries_total", "outcome" => label).increment(1);
+    } else {
+        metrics::counter!("turnpost_emails_total", "outcome" => label).increment(1);
     }
 }

@@ -3,6 +3,7 @@
 pub mod announcer;
 pub mod kinds;
 pub mod models;
+pub mod pool_events;
 pub mod schema;
 
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -92,6 +93,7 @@ pub fn pool_with(
         // Open connections as needed rather than all at start.
         .min_idle(Some(1))
         .connection_timeout(checkout)
+        .event_handler(Box::new(pool_events::PoolEvents))
         // Connections are made on demand: a database that is down at start-up or later
         // gives 503s, not a server that will not start.
         .build_unchecked(Manager(ConnectionManager::new(url), session)))

@@ -5,6 +5,7 @@
 
 mod abuse;
 mod access_tokens;
+mod backups;
 mod accounts;
 mod bots;
 mod browser;
@@ -27,6 +28,7 @@ mod invitations;
 mod kasino;
 mod kept_games;
 mod migrations;
+mod observability;
 mod mismatches;
 mod openapi;
 mod partners;
@@ -37,6 +39,7 @@ mod ratings;
 mod rematch;
 mod response_headers;
 mod send_refusals;
+mod service_unit;
 mod smtp_sink;
 mod sp4x;
 mod space_empires;

@@ -1,0 +1,228 @@
+//! What an operator watches (issue 34, item 4): Prometheus metrics read with a real
+//! text-format parser, an access-log line per request carrying its id, JSON logs on
+//! request, and no colour codes in a log that is not a terminal.
+
+use std::io::{BufRead, BufReader};
+use std::time::{Duration, Instant};
+
+use prometheus_parse::{Sample, Scrape, Value as Metric};
+use secrecy::SecretString;
+use serde_json::{Value, json};
+
+use crate::hardening::{free_port, serve};
+use crate::helpers::{TestApp, play_random, spawn_app_with};
+
+const METRICS_TOKEN: &str = "observability-metrics-token-0123456789";
+
+fn scrape(app: &TestApp) -> Scrape {
+    let r = app
+        .client
+        .get(app.url("/metrics"))
+        .bearer_auth(METRICS_TOKEN)
+        .send()
+        .expect("scrape");
+    assert_eq!(r.status(), 200);
+    let text = r.text().expect("metrics text");
+    Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).expect("Prometheus text format")
+}
+
+fn samples<'a>(scrape: &'a Scrape, name: &str) -> Vec<&'a Sample> {
+    scrape.samples.iter().filter(|s| s.metric == name).collect()
+}
+
+fn value(s: &Sample) -> f64 {
+    match &s.value {
+        Metric::Counter(v) | Metric::Gauge(v) | Metric::Untyped(v) => *v,
+        other => panic!("{} is not a single number: {other:?}", s.metric),
+    }
+}
+
+/// The one sample of `name` whose labels include all of `labels`.
+fn find(scrape: &Scrape, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    samples(scrape, name)
+        .into_iter()
+        .find(|s| labels.iter().all(|(k, v)| s.labels.get(k) == Some(*v)))
+        .map(value)
+}
+
+#[test]
+fn metrics_count_requests_moves_mail_streams_pool_and_sweeper_and_parse_as_prometheus_text() {
+    let app = spawn_app_with(|s| s.metrics_token = Some(SecretString::from(METRICS_TOKEN)));
+    let ada = app.player("Ada");
+    let bo = app.player("Bo");
+    let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
+    let moves = play_random(&app, id, &[&ada, &bo], 7, 400);
+    // A live-update stream held open while the metrics are read.
+    let stream = app
+        .client
+        .get(app.url(&format!(
+            "/api/v1/games/{id}/events?ticket={}",
+            app.ticket(&ada.token)
+        )))
+        .send()
+        .expect("stream");
+    assert_eq!(stream.status(), 200);
+    app.wait_for_mails("a turn email", |m| !m.is_empty());
+    let m = scrape(&app);
+
+    // Requests, by route pattern (never the raw path) and status.
+    let moved = find(
+        &m,
+        "turnpost_http_requests_total",
+        &[
+            ("method", "POST"),
+            ("route", "/api/v1/games/{id}/actions"),
+            ("status", "200"),
+        ],
+    )
+    .expect("moves counted by route");
+    assert!(moved >= moves as f64, "{moved} < {moves}");
+    assert!(
+        samples(&m, "turnpost_http_requests_total")
+            .iter()
+            .all(|s| !s.labels.get("route").unwrap_or("").contains(&id.to_string())),
+        "a route label holds a raw path"
+    );
+    // Latency as a histogram with buckets, per route.
+    let latency = samples(&m, "turnpost_http_request_duration_seconds")
+        .into_iter()
+        .find(|s| s.labels.get("route") == Some("/api/v1/games/{id}/actions"))
+        .expect("latency of moves");
+    match &latency.value {
+        Metric::Histogram(buckets) => {
+            assert!(buckets.len() >= 10, "{buckets:?}");
+            let total = buckets.iter().map(|b| b.count).fold(0.0, f64::max);
+            assert!(total >= moves as f64, "{total} < {moves}");
+        }
+        other => panic!("latency is not a histogram: {other:?}"),
+    }
+    // Moves by game type.
+    let kasino = find(&m, "turnpost_moves_total", &[("game_type", "kasino")]).expect("moves");
+    assert!(kasino >= moves as f64, "{kasino} < {moves}");
+    // Mail: sent, and the outbox's depth and age by kind.
+    assert!(find(&m, "turnpost_emails_total", &[("outcome", "sent")]).expect("sent") >= 1.0);
+    for kind in ["turn", "over", "webhook"] {
+        assert!(
+            find(&m, "turnpost_outbox_pending", &[("kind", kind)]).is_some(),
+            "no outbox depth for {kind}"
+        );
+        assert!(
+            find(&m, "turnpost_outbox_oldest_pending_seconds", &[("kind", kind)]).is_some(),
+            "no outbox age for {kind}"
+        );
+    }
+    // This node's open streams, its request pool, and its waits for connections.
+    assert_eq!(find(&m, "turnpost_sse_streams_open", &[]), Some(1.0));
+    let in_use = find(&m, "turnpost_db_pool_connections", &[("state", "in_use")]);
+    let idle = find(&m, "turnpost_db_pool_connections", &[("state", "idle")]);
+    let max = find(&m, "turnpost_db_pool_max_connections", &[]).expect("pool size");
+    assert_eq!(max, f64::from(app.settings.db_pool_size));
+    assert!(in_use.expect("in use") + idle.expect("idle") <= max);
+    assert!(
+        samples(&m, "turnpost_db_pool_wait_seconds")
+            .iter()
+            .any(|s| matches!(&s.value, Metric::Histogram(b) if !b.is_empty())),
+        "no pool wait histogram"
+    );
+    // The sweeper ran its first pass at start. (Its value is the process's: other test
+    // apps' sweepers share it, so only its presence and sign are this test's to check.)
+    let lag = find(&m, "turnpost_sweeper_lag_seconds", &[]).expect("sweeper lag");
+    assert!(lag >= 0.0, "{lag}");
+    drop(stream);
+}
+
+/// The log lines of `turnpost serve` with `envs`, after one request with `request_id`.
+fn log_after_one_request(envs: &[(&str, String)], request_id: &str) -> String {
+    let app = spawn_app_with(|_| {});
+    let dir = tempfile_dir();
+    let log = dir.join("serve.log");
+    let port = free_port();
+    let mut all = vec![
+        ("DATABASE_URL", app.database_url.clone()),
+        ("TURNPOST_JWT_SECRET", "j".repeat(40)),
+        ("TURNPOST_VAR_DIR", dir.display().to_string()),
+        ("RUST_LOG", "info".to_string()),
+    ];
+    all.extend(envs.iter().cloned());
+    let mut server = serve(&all, port, Duration::from_secs(60), Some(&log));
+    let r = reqwest::blocking::Client::new()
+        .get(format!("http://127.0.0.1:{port}/api/v1/game-types"))
+        .header("X-Request-Id", request_id)
+        .send()
+        .expect("request");
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["x-request-id"], request_id);
+    // The line is written as the answer leaves; give the writer a moment.
+    let start = Instant::now();
+    let text = loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.contains(request_id) && text.contains("/api/v1/game-types")
+            || start.elapsed() > Duration::from_secs(20)
+        {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = server.kill();
+    let _ = server.wait();
+    text
+}
+
+fn tempfile_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "turnpost-observability-{}",
+        hex::encode(rand::random::<[u8; 6]>())
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+#[test]
+fn each_request_has_an_access_line_with_its_id_and_a_log_file_has_no_colour_codes() {
+    let text = log_after_one_request(&[], "trace-me-42");
+    let line = text
+        .lines()
+        .find(|l| l.contains("turnpost::access") && l.contains("trace-me-42"))
+        .unwrap_or_else(|| panic!("no access line with the request id in:\n{text}"));
+    assert!(line.contains("status=200"), "{line}");
+    assert!(line.contains("duration_ms="), "{line}");
+    assert!(line.contains("/api/v1/game-types"), "{line}");
+    assert!(
+        !text.contains('\u{1b}'),
+        "colour codes in a log file:\n{text}"
+    );
+}
+
+#[test]
+fn json_logs_are_one_object_a_line_with_the_request_id() {
+    let text = log_after_one_request(&[("TURNPOST_LOG_FORMAT", "json".into())], "json-me-7");
+    let mut access = None;
+    for line in BufReader::new(text.as_bytes()).lines() {
+        let line = line.expect("utf-8");
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("a log line that is not JSON ({e}): {line}"));
+        if v["target"] == "turnpost::access" && v["span"]["request_id"] == "json-me-7" {
+            access = Some(v);
+        }
+    }
+    let access = access.unwrap_or_else(|| panic!("no JSON access line in:\n{text}"));
+    assert_eq!(access["status"], 200, "{access}");
+    assert_eq!(access["span"]["http.target"], "/api/v1/game-types", "{access}");
+    assert!(access["duration_ms"].is_number(), "{access}");
+}
+
+#[test]
+fn an_unknown_log_format_is_refused_in_one_line() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_turnpost"))
+        .arg("serve")
+        .env("TURNPOST_LOG_FORMAT", "xml")
+        .output()
+        .expect("run turnpost");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("TURNPOST_LOG_FORMAT must be text or json"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
