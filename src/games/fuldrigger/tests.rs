@@ -1637,8 +1637,8 @@ mod contract {
     }
 
     /// Fuldrigger whose view names the seat in turn (`current`) as the one to act, as a
-    /// view could before the views shared their fields: wrong while the seats choose
-    /// their home ports one after another, which `status` follows and `current` does not.
+    /// view could before the views shared their fields: wrong once the game is over, when
+    /// `status` waits for nobody.
     struct CurrentAsToAct(Fuldrigger);
 
     impl Game for CurrentAsToAct {
@@ -1664,6 +1664,9 @@ mod contract {
         fn legal_actions(&self, st: &State, seat: Seat) -> Vec<Action> {
             self.0.legal_actions(st, seat)
         }
+        fn legal_actions_complete(&self) -> bool {
+            self.0.legal_actions_complete()
+        }
         fn apply(
             &self,
             st: &State,
@@ -1674,9 +1677,7 @@ mod contract {
         }
         fn view(&self, st: &State, viewer: Viewer) -> render::View {
             let mut v = self.0.view(st, viewer);
-            if !v.common.finished {
-                v.common.to_act = vec![st.current];
-            }
+            v.common.to_act = vec![st.current];
             v
         }
         fn describe_action(&self, st: &State, seat: Seat, a: &Action) -> String {
@@ -1699,7 +1700,7 @@ mod contract {
             1,
             &cfg(1),
         )
-        .expect_err("the home choosers after the first are not `current`");
+        .expect_err("a finished game waits for nobody, not for `current`");
         assert!(e.contains("`to_act`"), "{e}");
         // The game itself passes the same playout.
         assert!(
