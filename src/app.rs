@@ -120,6 +120,10 @@ fn cors(origins: &[String]) -> actix_cors::Cors {
             header::LINK,
             header::ALLOW,
             header::HeaderName::from_static(api::request_id::HEADER),
+            header::HeaderName::from_static("ratelimit-limit"),
+            header::HeaderName::from_static("ratelimit-remaining"),
+            header::HeaderName::from_static("ratelimit-reset"),
+            header::HeaderName::from_static("ratelimit-policy"),
         ])
         .max_age(3600);
     for o in origins {
@@ -285,6 +289,10 @@ fn http_server(
         settings.max_event_streams_per_address,
         nofile,
     ));
+    let rate_limits = web::Data::new(api::rate_limit::RateLimits::new(api::rate_limit::Budgets {
+        per_token: std::num::NonZeroU32::new(settings.rate_limit_per_token),
+        per_address: std::num::NonZeroU32::new(settings.rate_limit_per_address),
+    }));
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let max_connections = usize::try_from(nofile.saturating_sub(256))
         .unwrap_or(usize::MAX)
@@ -324,6 +332,9 @@ fn http_server(
             ))
             .wrap(actix_web::middleware::from_fn(api::write_gate::gate))
             .wrap(actix_web::middleware::from_fn(deadline::enforce))
+            // Inside CORS, so that a browser client can read a 429 and its headers; CORS
+            // preflights are answered before it and cost nothing.
+            .wrap(actix_web::middleware::from_fn(api::rate_limit::enforce))
             .wrap(actix_web::middleware::Condition::new(
                 !cors_origins.is_empty(),
                 cors(&cors_origins),
@@ -332,6 +343,8 @@ fn http_server(
             // gzip, br or zstd as the client accepts; not images already compressed (PNG),
             // nor event streams (marked by `keep_streams_uncompressed`).
             .wrap(actix_web::middleware::Compress::default())
+            // Outside `Compress`: a compressed answer's ETag names its coding.
+            .wrap(actix_web::middleware::from_fn(api::etag::per_coding))
             // Outermost: the request's span needs its id, and every answer gets it.
             .wrap(actix_web::middleware::from_fn(api::request_id::tag))
             .app_data(deadline.clone())
@@ -339,6 +352,7 @@ fn http_server(
             .app_data(known_routes.clone())
             .app_data(hub.clone())
             .app_data(stream_limits.clone())
+            .app_data(rate_limits.clone())
             .app_data(stream_timing.clone())
             .app_data(data.clone())
             .app_data(spec.clone())

@@ -108,6 +108,14 @@ pub struct Settings {
     /// Event streams one client address may hold open.
     #[serde(default = "default_streams_per_address")]
     pub max_event_streams_per_address: usize,
+    /// API requests per minute per bearer token (spendable at once, coming back steadily);
+    /// 0: no limit.
+    #[serde(default = "default_rate_limit_per_token")]
+    pub rate_limit_per_token: u32,
+    /// API requests per minute per client address, for requests without a token; 0: no
+    /// limit.
+    #[serde(default = "default_rate_limit_per_address")]
+    pub rate_limit_per_address: u32,
     /// A live-update stream that has sent nothing for this long sends a comment, so that
     /// proxies keep it open and the server notices a client that left.
     pub sse_keep_alive_ms: u64,
@@ -121,6 +129,14 @@ fn default_webhook_senders() -> usize {
 
 fn default_streams_per_address() -> usize {
     64
+}
+
+fn default_rate_limit_per_token() -> u32 {
+    600
+}
+
+fn default_rate_limit_per_address() -> u32 {
+    300
 }
 
 fn default_failures_per_account() -> u32 {

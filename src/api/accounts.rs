@@ -150,8 +150,8 @@ pub async fn update_me(
         (status = 201, body = VacationResponse),
         (status = 400, body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`vacation_overlap`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`invalid_vacation`, `vacation_allowance_exceeded`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`vacation_overlap`, `vacation_allowance_exceeded`: the vacations already booked leave no room for it", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_vacation`: `until` is not after `from`, or `from` is in the past", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/me/vacation")]

@@ -61,7 +61,7 @@ fn tags(req: &HttpRequest, name: header::HeaderName) -> Option<Result<Vec<Tag>, 
             let inner_ok = quoted && !opaque[1..opaque.len() - 1].contains('"');
             if inner_ok {
                 Ok(Tag::Entity {
-                    opaque: opaque.to_string(),
+                    opaque: without_coding(opaque).to_string(),
                     weak,
                 })
             } else {
@@ -70,6 +70,53 @@ fn tags(req: &HttpRequest, name: header::HeaderName) -> Option<Result<Vec<Tag>, 
         })
         .collect();
     Some(parsed.and_then(|t| if t.is_empty() { Err(()) } else { Ok(t) }))
+}
+
+/// The content codings `Compress` may apply; a compressed answer's tag names its coding.
+const CODINGS: [&str; 4] = ["gzip", "br", "zstd", "deflate"];
+
+/// A tag as this server made it, before [`per_coding`] named a coding in it: a client
+/// sends back the tag of the representation it holds, compressed or not.
+fn without_coding(opaque: &str) -> String {
+    for c in CODINGS {
+        if let Some(stem) = opaque
+            .strip_suffix('"')
+            .and_then(|o| o.strip_suffix(c))
+            .and_then(|o| o.strip_suffix('-'))
+        {
+            return format!("{stem}\"");
+        }
+    }
+    opaque.to_string()
+}
+
+/// Names the content coding in a compressed answer's tag (`"5-ab"` sent gzipped is
+/// `"5-ab-gzip"`): RFC 9110 §8.8.3 asks a strong tag to differ between representations,
+/// and a cache holding both must not take one for the other. Outside `Compress`, which
+/// has set `Content-Encoding` by then; tags coming back are read without the coding.
+pub async fn per_coding(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
+    let mut res = next.call(req).await?;
+    let coding = res
+        .headers()
+        .get(header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .filter(|c| CODINGS.contains(c))
+        .map(str::to_string);
+    let tag = res
+        .headers()
+        .get(header::ETAG)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    if let (Some(coding), Some(tag)) = (coding, tag)
+        && let Some(stem) = tag.strip_suffix('"')
+        && let Ok(v) = header::HeaderValue::from_str(&format!("{stem}-{coding}\""))
+    {
+        res.headers_mut().insert(header::ETAG, v);
+    }
+    Ok(res)
 }
 
 /// Whether `If-None-Match` holds `current` (weak comparison) or `*`. A malformed header is

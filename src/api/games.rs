@@ -306,10 +306,10 @@ pub async fn leave_game(
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
         (status = 404, body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`stale_version` (with `current_version`), `not_your_turn`, `game_not_active`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`stale_version` (with `current_version`), `not_your_turn`, `game_not_active`, `illegal_action` (with the game's `rule_code`): the action is not legal in the current position", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`stale_version` when `If-Match` named an older version, or held only weak tags", body = Problem, content_type = "application/problem+json"),
         (status = 428, description = "`version_required`: neither `expected_version` nor `If-Match`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`illegal_action` (with the game's `rule_code`), `malformed_action`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`malformed_action`: not an action of this game's type", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/games/{id}/actions")]
@@ -458,8 +458,8 @@ pub async fn view_at(
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_a_player`", body = Problem, content_type = "application/problem+json"),
         (status = 404, body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`not_your_turn`, `game_not_active`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`illegal_action` (with the game's `rule_code`), `malformed_action`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`not_your_turn`, `game_not_active`, `illegal_action` (with the game's `rule_code`): the action is not legal in the current position", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`malformed_action`: not an action of this game's type", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/games/{id}/preview")]

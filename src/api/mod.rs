@@ -18,7 +18,9 @@ pub mod metrics;
 pub mod password_reset;
 pub mod problem;
 pub mod problem_types;
+pub mod rate_limit;
 pub mod ratings;
+pub mod reference;
 pub mod request_id;
 pub mod scopes;
 pub mod spec;
@@ -45,7 +47,17 @@ use utoipa_actix_web::service_config::ServiceConfig;
             (1 to 64 characters of `A-Z a-z 0-9 . _ -`), else a fresh one. The server's log names \
             each request by it; quote it when reporting a problem.\n\n\
             Responses are compressed (gzip, br or zstd) as `Accept-Encoding` allows, except \
-            event streams (`text/event-stream`) and PNG images.",
+            event streams (`text/event-stream`) and PNG images.\n\n\
+            Requests under `/api/v1/` spend a budget: 600 a minute per bearer token, and 300 a \
+            minute per client address for requests without a token (a server's operator may \
+            change both). A minute's budget may be spent at once and comes back steadily. Every \
+            answer says where the caller stands in `RateLimit-Limit`, `RateLimit-Remaining` and \
+            `RateLimit-Reset` (IETF draft-ietf-httpapi-ratelimit-headers); past the budget the \
+            answer is 429 `rate_limited` with `Retry-After`, and nothing was done. A token the \
+            server refuses (401) is charged to its client address too.\n\n\
+            Browse this reference at `/docs`, each game type's options, actions (with examples \
+            from a played game) and views at `/docs/games/{game_type}`, and every problem code \
+            at `/problems`.",
         license(name = "MIT")
     ),
     components(schemas(
@@ -105,6 +117,9 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(health::openapi_yaml)
         .service(problem_types::problem_list)
         .service(problem_types::problem_type)
+        .service(reference::docs)
+        .service(reference::redoc_script)
+        .service(reference::game_page)
         .service(
             utoipa_actix_web::scope("/api/v1")
                 .service(accounts::create_account)
@@ -182,6 +197,7 @@ pub fn openapi_yaml() -> String {
     spec::add_game_models(&mut doc, &crate::games::Registry::standard());
     spec::add_links(&mut doc);
     spec::add_request_id_header(&mut doc);
+    rate_limit::describe(&mut doc);
     spec::add_constraints(&mut doc);
     scopes::annotate(&mut doc);
     quote_yaml11_booleans(&serde_yaml::to_string(&doc).unwrap_or_default())

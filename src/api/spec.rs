@@ -545,7 +545,9 @@ fn redacted_forms(game_type: &str) -> Vec<Value> {
     }
 }
 
-/// Limits the Rust types cannot state through utoipa: clock lengths come from a fixed set.
+/// Limits the Rust types cannot state through utoipa: clock lengths come from a fixed set,
+/// and the words the server takes or answers from a list it holds are enums (time zones,
+/// game types), so that a schema-valid request is one the server accepts.
 pub fn add_constraints(doc: &mut Value) {
     if let Some(days) = doc
         .pointer_mut("/components/schemas/TimeControl/properties/days_per_move")
@@ -556,12 +558,155 @@ pub fn add_constraints(doc: &mut Value) {
             json!(crate::domain::clocks::DAYS_PER_MOVE.to_vec()),
         );
     }
+    let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    schemas.insert("TimeZone".into(), time_zone_enum());
+    set_ref(
+        schemas,
+        "UpdateAccountRequest",
+        "time_zone",
+        "TimeZone",
+        true,
+    );
+    // `[from, until]` or `[]`: one hour alone is refused (`invalid_quiet_hours`).
+    if let Some(quiet) = schemas
+        .get_mut("UpdateAccountRequest")
+        .and_then(|s| s.pointer_mut("/properties/quiet_hours"))
+        .and_then(Value::as_object_mut)
+    {
+        if let Some(items) = quiet.get_mut("items").and_then(Value::as_object_mut) {
+            items.insert("maximum".into(), json!(23));
+        }
+        quiet.insert(
+            "not".into(),
+            json!({ "type": "array", "minItems": 1, "maxItems": 1 }),
+        );
+    }
+    let registry = crate::games::Registry::standard();
+    let ids: Vec<&str> = registry.all().map(|g| g.info().id).collect();
+    schemas.insert(
+        "GameTypeId".into(),
+        json!({
+            "type": "string",
+            "description": "A game type's id, as `GET /api/v1/game-types` lists them.",
+            "enum": ids,
+        }),
+    );
+    for (model, field) in [
+        ("NewGameRequest", "game_type"),
+        ("GameSummary", "game_type"),
+        ("GameTypeResponse", "id"),
+        ("LeaderboardResponse", "game_type"),
+        ("RatingResponse", "game_type"),
+        ("RatingChange", "game_type"),
+        ("PayloadGame", "type"),
+    ] {
+        set_ref(schemas, model, field, "GameTypeId", false);
+    }
+    // An invitee's address follows the rules of a sign-up's.
+    let email = schemas
+        .get("NewAccountRequest")
+        .and_then(|s| s.pointer("/properties/email"))
+        .cloned();
+    if let (Some(mut email), Some(items)) = (
+        email,
+        schemas
+            .get_mut("NewGameRequest")
+            .and_then(|s| s.pointer_mut("/properties/invite/items")),
+    ) {
+        if let Some(e) = email.as_object_mut() {
+            e.remove("description");
+            e.remove("example");
+        }
+        *items = email;
+    }
+    if let Some(invite) = schemas
+        .get_mut("NewGameRequest")
+        .and_then(|s| s.pointer_mut("/properties/invite"))
+        .and_then(Value::as_object_mut)
+    {
+        invite.insert("uniqueItems".into(), json!(true));
+    }
+    // The only code the event stream ends with (`api::events::REVOKED`).
+    if let Some(code) = schemas
+        .get_mut("UnauthorizedData")
+        .and_then(|s| s.pointer_mut("/properties/code"))
+        .and_then(Value::as_object_mut)
+    {
+        code.insert("enum".into(), json!(["token_revoked"]));
+    }
+}
+
+/// Makes `model.field` a reference to the component `target` (or null, when `nullable`),
+/// keeping the field's description and example.
+fn set_ref(
+    schemas: &mut Map<String, Value>,
+    model: &str,
+    field: &str,
+    target: &str,
+    nullable: bool,
+) {
+    let Some(prop) = schemas
+        .get_mut(model)
+        .and_then(|s| s.get_mut("properties"))
+        .and_then(|p| p.get_mut(field))
+    else {
+        return;
+    };
+    let mut new = if nullable {
+        json!({ "anyOf": [schema_ref(target), { "type": "null" }] })
+    } else {
+        schema_ref(target)
+    };
+    for key in ["description", "example"] {
+        if let Some(v) = prop.get(key) {
+            new[key] = v.clone();
+        }
+    }
+    *prop = new;
+}
+
+/// The `TimeZone` enum: every name `PATCH /me` takes (`domain::time_zones`), each with a
+/// member name for generated clients (`x-enum-varnames`), since names such as
+/// `Etc/GMT+1` and `Etc/GMT-1` would otherwise make the same identifier.
+fn time_zone_enum() -> Value {
+    let names = crate::domain::time_zones::TIME_ZONES;
+    let varnames: Vec<String> = names
+        .iter()
+        .map(|n| {
+            let mut out = String::new();
+            let mut chars = n.chars().peekable();
+            while let Some(c) = chars.next() {
+                let before_digit = chars.peek().is_some_and(char::is_ascii_digit);
+                match c {
+                    '+' => out.push_str("_PLUS_"),
+                    '-' if before_digit => out.push_str("_MINUS_"),
+                    c if c.is_ascii_alphanumeric() => out.push(c.to_ascii_uppercase()),
+                    _ => out.push('_'),
+                }
+            }
+            out
+        })
+        .collect();
+    json!({
+        "type": "string",
+        "description": "An IANA time zone name: every zone and link of the time zone database.",
+        "enum": names,
+        "x-enum-varnames": varnames,
+    })
 }
 
 /// OpenAPI links between operations (create → join → get → act), so clients and stateful
 /// testers can follow a game from its creation.
 pub fn add_links(doc: &mut Value) {
     let id = json!({ "id": "$response.body#/id" });
+    // A link's body is the whole body: a stateful tester that merged it into a body of its
+    // own would keep members of a generated action that the game's action does not have.
+    let whole_body = json!({ "merge_body": false });
     let game_links = json!({
         "GetGame": { "operationId": "get_game", "parameters": id, "description": "The game just returned" },
         "JoinGame": { "operationId": "join_game", "parameters": id, "description": "Take a free seat" },
@@ -572,6 +717,7 @@ pub fn add_links(doc: &mut Value) {
                 "action": "$response.body#/legal_actions/0",
                 "expected_version": "$response.body#/version"
             },
+            "x-schemathesis": whole_body,
             "description": "Play the first legal action"
         },
         "GameLog": { "operationId": "game_log", "parameters": id, "description": "The game's log" },
@@ -580,6 +726,7 @@ pub fn add_links(doc: &mut Value) {
             "operationId": "preview_action",
             "parameters": id,
             "requestBody": { "action": "$response.body#/legal_actions/0" },
+            "x-schemathesis": whole_body,
             "description": "What the first legal action would do"
         },
         "ViewAtVersion": {
@@ -603,6 +750,61 @@ pub fn add_links(doc: &mut Value) {
         if let Some(resp) = doc.pointer_mut(&pointer).and_then(Value::as_object_mut) {
             resp.insert("links".into(), game_links.clone());
         }
+    }
+    // A game as `GET` answers it carries its ETag: an action may name the version by it.
+    let whole_body = json!({ "merge_body": false });
+    let if_match = json!({
+        "SubmitActionIfMatch": {
+            "operationId": "submit_action",
+            "parameters": { "id": "$response.body#/id", "header.If-Match": "$response.header.ETag" },
+            "requestBody": {
+                "action": "$response.body#/legal_actions/0",
+                "expected_version": "$response.body#/version"
+            },
+            "x-schemathesis": whole_body,
+            "description": "Play the first legal action, on the condition that the game is still this version"
+        }
+    });
+    // A webhook and a token just made: what may be done with them.
+    let webhook_id = json!({ "id": "$response.body#/id" });
+    let more = [
+        ("/api/v1/games/{id}", "get", "200", if_match),
+        (
+            "/api/v1/me/webhooks",
+            "post",
+            "201",
+            json!({
+                "TestWebhook": { "operationId": "test_webhook", "parameters": webhook_id, "description": "Ping the webhook just made" },
+                "WebhookDeliveries": { "operationId": "webhook_deliveries", "parameters": webhook_id, "description": "Its deliveries" },
+                "DeleteWebhook": { "operationId": "delete_webhook", "parameters": webhook_id, "description": "Delete it" }
+            }),
+        ),
+        (
+            "/api/v1/me/tokens",
+            "post",
+            "201",
+            json!({
+                "DeleteToken": { "operationId": "delete_token", "parameters": { "id": "$response.body#/id" }, "description": "Revoke the token just made" }
+            }),
+        ),
+    ];
+    for (path, method, status, links) in more {
+        let pointer = format!(
+            "/paths/{}/{method}/responses/{status}",
+            path.replace('~', "~0").replace('/', "~1")
+        );
+        let Some(resp) = doc.pointer_mut(&pointer).and_then(Value::as_object_mut) else {
+            continue;
+        };
+        let (Some(all), Value::Object(new)) = (
+            resp.entry("links")
+                .or_insert_with(|| json!({}))
+                .as_object_mut(),
+            links,
+        ) else {
+            continue;
+        };
+        all.extend(new);
     }
 }
 

@@ -17,6 +17,9 @@ use super::problem::ApiError;
 #[folder = "src/web/"]
 #[exclude = "screenshots/*"]
 #[exclude = "*.md"]
+#[exclude = "*LICENSE*"]
+// Redoc is compiled in by the reference's own route (api/reference.rs).
+#[exclude = "vendor/*"]
 struct Assets;
 
 /// Everything the page may load comes from this origin; the board pictures are inlined
@@ -95,14 +98,7 @@ fn serve(req: &HttpRequest, path: &str) -> Option<HttpResponse> {
 fn respond(req: &HttpRequest, path: &str, body: &[u8]) -> HttpResponse {
     use sha2::{Digest, Sha256};
     let tag = format!("\"{}\"", &hex::encode(Sha256::digest(body))[..24]);
-    let unchanged = req
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.split(',')
-                .any(|t| t.trim().trim_start_matches("W/") == tag)
-        });
+    let unchanged = super::etag::none_match_hit(req, &tag);
     let mut resp = if unchanged {
         HttpResponse::NotModified()
     } else {

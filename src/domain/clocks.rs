@@ -255,8 +255,9 @@ impl Domain {
                 let taken = vacation_ms(conn, account, ys, ye)?;
                 let new = (until.min(ye) - from.max(ys)).num_milliseconds().max(0);
                 let allowance = allowance_days * DAY_MS;
+                // What is left depends on the vacations booked: a conflict with them.
                 if taken + new > allowance {
-                    return Err(DomainError::Invalid {
+                    return Err(DomainError::Conflict {
                         code: ProblemCode::VacationAllowanceExceeded,
                         message: format!(
                             "the yearly allowance is {allowance_days} days; {:.1} days are left in {y}",

@@ -1108,7 +1108,8 @@ pub(crate) fn rule_error(e: RuleError) -> DomainError {
             extra: None,
         },
         RuleError::GAME_OVER => DomainError::conflict(ProblemCode::GameNotActive, e.message),
-        _ => DomainError::Invalid {
+        // Legal or not depends on the position: a conflict with the game's current state.
+        _ => DomainError::Conflict {
             code: ProblemCode::IllegalAction,
             message: e.message,
             extra: Some(json!({ "rule_code": e.code })),

@@ -219,6 +219,11 @@ problem_codes! {
         429,
         "Your last invitation to this address went unanswered (it expired, or its game or the invitation was withdrawn): you may invite it again 30 days after it."
     ),
+    RateLimited = (
+        "rate_limited",
+        429,
+        "This token (or, without a token, this client address) made more requests than its budget allows: 600 a minute per token, 300 a minute per address by default, spendable at once and coming back steadily. Every API answer says where you stand in RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; wait for Retry-After seconds."
+    ),
     TooManyStreams = (
         "too_many_streams",
         429,
@@ -271,8 +276,8 @@ problem_codes! {
     ),
     VacationAllowanceExceeded = (
         "vacation_allowance_exceeded",
-        422,
-        "The vacation would use more days than the yearly allowance leaves."
+        409,
+        "The vacation would use more days than the yearly allowance leaves, after the vacations already booked in that year."
     ),
     UnknownGameType = (
         "unknown_game_type",
@@ -351,8 +356,8 @@ problem_codes! {
     ),
     IllegalAction = (
         "illegal_action",
-        422,
-        "The rules do not allow this action now; rule_code says which rule."
+        409,
+        "The rules do not allow this action in the game's current position; rule_code says which rule. Read the game again and choose one of its legal_actions."
     ),
     MalformedAction = (
         "malformed_action",

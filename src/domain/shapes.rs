@@ -11,15 +11,32 @@ use utoipa::ToSchema;
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewAccountRequest {
-    /// Where turn notifications go; also the login.
-    #[schema(format = "email", max_length = 254, example = "ada@example.org")]
+    /// Where turn notifications go; also the login. An address we can send to: a dotted
+    /// domain (not `.invalid`), no spaces (`invalid_email`).
+    #[schema(
+        format = "email",
+        max_length = 254,
+        example = "ada@example.org",
+        pattern = r"^(?=[^@]{1,64}@)(?![\s\S]*\.[Ii][Nn][Vv][Aa][Ll][Ii][Dd]$)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$"
+    )]
     pub email: String,
-    #[schema(example = "Ada")]
+    /// 1 to 80 characters, not only spaces, no control characters (`invalid_name`).
+    #[schema(
+        example = "Ada",
+        min_length = 1,
+        max_length = 80,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: String,
     /// At least 10 characters, none of them control characters, and hard to guess: not a
     /// common password, a repeat or sequence, nor the email address or the name
     /// (`weak_password`, with the reason in `detail`). A few ordinary words do well.
-    #[schema(example = "correct horse battery", min_length = 10, max_length = 256)]
+    #[schema(
+        example = "correct horse battery",
+        min_length = 10,
+        max_length = 256,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub password: String,
 }
 
@@ -76,9 +93,20 @@ pub struct AccountResponse {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateAccountRequest {
+    /// 1 to 80 characters, not only spaces, no control characters (`invalid_name`).
+    #[schema(
+        min_length = 1,
+        max_length = 80,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: Option<String>,
-    /// A new password (at least 10 characters and hard to guess, as at sign-up); requires
-    /// `current_password`.
+    /// A new password (at least 10 characters, no control characters, and hard to guess,
+    /// as at sign-up); requires `current_password`.
+    #[schema(
+        min_length = 10,
+        max_length = 256,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub password: Option<String>,
     pub current_password: Option<String>,
     /// `true`/`false` (turn emails on or off), or `"each_turn"`, `"daily_digest"`, `"off"`.
@@ -89,9 +117,11 @@ pub struct UpdateAccountRequest {
     pub digest_hour: Option<i16>,
     /// Reminder emails at 50 % and 90 % of a clock on or off.
     pub reminders: Option<bool>,
-    /// IANA time zone name, e.g. `Europe/Copenhagen`.
+    /// IANA time zone name, e.g. `Europe/Copenhagen`: one of the `TimeZone` enum.
+    // Documented as the enum (see `api::spec::add_constraints`).
     pub time_zone: Option<String>,
     /// Quiet hours as `[from, until]` local hours (0–23); `[]` removes them.
+    // Two hours or none: `api::spec::add_constraints` says that one alone is refused.
     #[serde(default, deserialize_with = "integral::opt_vec")]
     #[schema(max_items = 2, value_type = Option<Vec<u8>>)]
     pub quiet_hours: Option<Vec<i16>>,
@@ -169,6 +199,7 @@ pub struct GameTypeResponse {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewGameRequest {
+    /// One of the game types of `/game-types` (documented as the `GameTypeId` enum).
     #[schema(example = "kasino")]
     pub game_type: String,
     /// Number of seats (each game type has its own range: see `/game-types`).
@@ -197,9 +228,10 @@ pub struct NewGameRequest {
     /// else gets `404 game_not_found`), and is never in the lobby. Default false.
     #[serde(default)]
     pub private: bool,
-    /// Email addresses to invite (at most `players` − 1, no duplicates, not the
+    /// Email addresses to invite (at most `players` − 1 − `bots`, no duplicates, not the
     /// creator's own). Each gets a link to accept or decline; a seat is kept for each
     /// until they answer (14 days at most).
+    // Each address as at sign-up, each once (`api::spec::add_constraints` says so).
     #[serde(default)]
     #[schema(max_items = 15, example = json!(["bo@example.org"]))]
     pub invite: Vec<String>,

@@ -137,7 +137,19 @@ pub const DELIVERIES_LISTED: i64 = 50;
 pub struct NewWebhookRequest {
     /// Where to POST: an absolute `http` or `https` URL, at most 2048 characters, without
     /// user name or password, not at a loopback, private or link-local address.
-    #[schema(example = "https://bot.example.org/turnpost", max_length = 2048)]
+    // The pattern states what the server checks before it resolves anything
+    // (`parse_url`): the scheme, no user name or password, a host name that is not an
+    // address literal nor `localhost` (an address is checked when the name is resolved),
+    // no punycode label the URL parser could refuse, a port up to 65535, and only
+    // characters the URL parser keeps as they are (so the stored URL is no longer than
+    // the one sent), as an RFC 3986 URI (`format: uri`). Any public address also has a
+    // name that fits. A URL with no path gets `/` when stored: 2047 characters then.
+    #[schema(
+        example = "https://bot.example.org/turnpost",
+        max_length = 2048,
+        format = "uri",
+        pattern = r"^(?=[\s\S]{0,2047}$|[^/]*//[^/?#]*/)[Hh][Tt][Tt][Pp][Ss]?://(?!(?:[A-Za-z0-9-]+\.)*[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]\.?(?:[:/?#]|$))(?:(?![Xx][Nn]--)[A-Za-z0-9][A-Za-z0-9-]*\.)*(?![Xx][Nn]--)[A-Za-z][A-Za-z0-9-]*\.?(?::(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/(?:[A-Za-z0-9._~!$&()*+,;=:@/-]|%[0-9A-Fa-f]{2})*)?(?:\?(?:[A-Za-z0-9._~!$&()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?(?:#(?:[A-Za-z0-9._~!$&()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?$"
+    )]
     pub url: String,
     /// Which events to send: any of `your_turn`, `offer`, `game_finished` (at least one).
     // Read as words and parsed by `parse_events`, so that a stranger is refused as

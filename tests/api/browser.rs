@@ -18,6 +18,7 @@ use crate::helpers::{Player, TestApp, fresh_email, spawn_app, spawn_app_with};
 mod email_pages;
 mod kasino_editor;
 mod password_reset;
+mod reference;
 mod tabs;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -1063,10 +1064,10 @@ fn a_crossword_rummy_meld_is_laid_in_the_editor_by_picking_tiles_and_cells() {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         // The refusals of the lone tile are the only errors: the browser logs every 4xx
-        // answer, and the preview answers an illegal meld with 422.
+        // answer, and the preview answers an illegal meld with 409 (`illegal_action`).
         for e in driver.severe(&c).await {
             assert!(
-                e.contains(&format!("/api/v1/games/{id}/preview")) && e.contains("422"),
+                e.contains(&format!("/api/v1/games/{id}/preview")) && e.contains("409"),
                 "browser error: {e}"
             );
         }

@@ -164,6 +164,62 @@ fn reminders_at_half_and_ninety_percent_respecting_settings() {
     );
 }
 
+/// A time zone is one of the names openapi.yaml lists (`TimeZone`), and only those: a name
+/// the database knows but the list leaves out (`posix/...`, `localtime`) is refused like an
+/// unknown one, so that the contract says exactly what is accepted.
+#[test]
+fn time_zones_are_the_listed_names_and_the_database_knows_every_one() {
+    use diesel::prelude::*;
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    let patch = |zone: &str| {
+        let r = app
+            .client
+            .patch(app.url("/api/v1/me"))
+            .bearer_auth(&ada.token)
+            .json(&json!({ "time_zone": zone }))
+            .send()
+            .unwrap();
+        let status = r.status().as_u16();
+        (status, r.json::<Value>().unwrap())
+    };
+    for zone in ["Europe/Copenhagen", "Asia/Calcutta", "Etc/GMT+5", "UTC"] {
+        let (status, body) = patch(zone);
+        assert_eq!((status, &body["time_zone"]), (200, &json!(zone)), "{body}");
+    }
+    for zone in [
+        "posix/Europe/Copenhagen",
+        "localtime",
+        "",
+        "europe/copenhagen",
+    ] {
+        let (status, body) = patch(zone);
+        assert_eq!(
+            (status, &body["code"]),
+            (422, &json!("invalid_time_zone")),
+            "{zone:?}: {body}"
+        );
+    }
+    // Quiet hours and digests are worked out by the database: it knows every listed name.
+    #[derive(QueryableByName)]
+    struct Name {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        name: String,
+    }
+    let known: std::collections::HashSet<String> =
+        diesel::sql_query("SELECT name FROM pg_timezone_names")
+            .load::<Name>(&mut PgConnection::establish(&app.database_url).unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|n| n.name)
+            .collect();
+    let missing: Vec<&&str> = turnpost::domain::time_zones::TIME_ZONES
+        .iter()
+        .filter(|z| !known.contains(**z))
+        .collect();
+    assert!(missing.is_empty(), "unknown to PostgreSQL: {missing:?}");
+}
+
 #[test]
 fn vacation_freezes_clocks_and_a_forfeit_timeout_ends_the_game() {
     let app = spawn_app();
@@ -205,7 +261,7 @@ fn vacation_freezes_clocks_and_a_forfeit_timeout_ends_the_game() {
             r.status().as_u16(),
             r.json::<Value>().unwrap()["code"].clone()
         ),
-        (422, json!("vacation_allowance_exceeded"))
+        (409, json!("vacation_allowance_exceeded"))
     );
     // Three days off, starting now.
     let r = vac(p, t0, t0 + Duration::days(3));

@@ -114,19 +114,24 @@ fn play_one(app: &TestApp, id: i64, players: &[&Player]) -> i64 {
     r.json::<Value>().unwrap()["version"].as_i64().unwrap()
 }
 
+/// Which of two players is to move in a two-player game.
+fn to_move<'a>(app: &TestApp, id: i64, ada: &'a Player, bo: &'a Player) -> &'a Player {
+    let g = app.game(id, ada);
+    let seat = g["to_act"][0].as_i64().unwrap();
+    if g["seats"][seat as usize]["account_id"] == ada.id {
+        ada
+    } else {
+        bo
+    }
+}
+
 #[test]
 fn if_match_is_strong_takes_a_star_and_a_list() {
     let app = spawn_app();
     let (ada, bo) = (app.player("Ada"), app.player("Bo"));
     let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
     let path = format!("/api/v1/games/{id}");
-    let g = app.game(id, &ada);
-    let seat = g["to_act"][0].as_i64().unwrap();
-    let p = if g["seats"][seat as usize]["account_id"] == ada.id {
-        &ada
-    } else {
-        &bo
-    };
+    let p = to_move(&app, id, &ada, &bo);
     let r = get(&app, &path, Some(p), None);
     let tag = tag_of(&r);
     let mine: Value = r.json().unwrap();
@@ -176,13 +181,7 @@ fn if_match_is_strong_takes_a_star_and_a_list() {
     let r = post("*", json!({"action": action, "expected_version": version}));
     assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
     // The next mover, with a list holding the current tag among older ones, plays.
-    let g = app.game(id, &ada);
-    let seat = g["to_act"][0].as_i64().unwrap();
-    let q = if g["seats"][seat as usize]["account_id"] == ada.id {
-        &ada
-    } else {
-        &bo
-    };
+    let q = to_move(&app, id, &ada, &bo);
     let r = get(&app, &path, Some(q), None);
     let current = tag_of(&r);
     let next: Value = r.json().unwrap();
@@ -240,4 +239,64 @@ fn twenty_moves_sent_at_once_with_the_same_if_match_play_once() {
         statuses.iter().all(|s| [200, 412].contains(s)),
         "{statuses:?}"
     );
+}
+
+/// A compressed answer is another representation: its strong tag names the coding, and
+/// either tag sent back is recognised (RFC 9110 §8.8.3).
+#[test]
+fn a_compressed_answer_has_a_tag_of_its_own_and_either_tag_revalidates() {
+    let app = spawn_app();
+    let ada = app.player("Ada");
+    for (path, who) in [("/api/v1/game-types", None), ("/api/v1/me", Some(&ada))] {
+        let fetch = |coding: Option<&str>, inm: Option<&str>| {
+            let mut r = app.client.get(app.url(path));
+            if let Some(p) = who {
+                r = r.bearer_auth(&p.token);
+            }
+            if let Some(c) = coding {
+                r = r.header("accept-encoding", c);
+            }
+            if let Some(t) = inm {
+                r = r.header("if-none-match", t);
+            }
+            r.send().unwrap()
+        };
+        let plain = fetch(None, None);
+        assert!(plain.headers().get("content-encoding").is_none());
+        let plain_tag = tag_of(&plain);
+        let zipped = fetch(Some("gzip"), None);
+        assert_eq!(zipped.headers()["content-encoding"], "gzip", "{path}");
+        let zipped_tag = tag_of(&zipped);
+        assert_ne!(plain_tag, zipped_tag, "{path}");
+        assert_eq!(
+            zipped_tag,
+            format!("{}-gzip\"", plain_tag.trim_end_matches('"')),
+            "{path}"
+        );
+        let br = tag_of(&fetch(Some("br"), None));
+        assert!(br.ends_with("-br\""), "{path}: {br}");
+        // Each tag revalidates, whichever coding the client asks for now.
+        for t in [&plain_tag, &zipped_tag, &br] {
+            for c in [None, Some("gzip")] {
+                assert_eq!(fetch(c, Some(t)).status(), 304, "{path} {t} {c:?}");
+            }
+        }
+    }
+    // The web client's files too.
+    let js = app
+        .client
+        .get(app.url("/web/app.js"))
+        .header("accept-encoding", "gzip")
+        .send()
+        .unwrap();
+    let t = tag_of(&js);
+    assert!(t.ends_with("-gzip\""), "{t}");
+    let again = app
+        .client
+        .get(app.url("/web/app.js"))
+        .header("accept-encoding", "gzip")
+        .header("if-none-match", &t)
+        .send()
+        .unwrap();
+    assert_eq!(again.status(), 304);
 }

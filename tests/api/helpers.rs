@@ -98,6 +98,10 @@ pub fn spawn_app_on(database_url: String, adjust: impl FnOnce(&mut Settings)) ->
     settings.require_email_verification = false;
     settings.outbox_senders = 2;
     settings.webhook_senders = 2;
+    // Tests play whole games from one address as fast as they can: budgets far above the
+    // defaults, still counted (tests/api/rate_limits.rs sets small ones).
+    settings.rate_limit_per_token = 1_000_000;
+    settings.rate_limit_per_address = 1_000_000;
     adjust(&mut settings);
     let mail_dir = settings.mail_dir();
     let secret = SecretString::from(JWT_SECRET.repeat(4));

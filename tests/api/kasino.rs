@@ -156,7 +156,7 @@ fn a_full_kasino_game_over_http() {
                     version,
                     &json!({"type": "trail", "card": card}),
                 ));
-                assert_eq!((s, body["code"].as_str()), (422, Some("illegal_action")));
+                assert_eq!((s, body["code"].as_str()), (409, Some("illegal_action")));
                 assert!(body["rule_code"].is_string());
                 checked[2] += 1;
             }

@@ -32,6 +32,7 @@ mod openapi;
 mod partners;
 mod password_reset;
 mod postfix;
+mod rate_limits;
 mod ratings;
 mod rematch;
 mod response_headers;

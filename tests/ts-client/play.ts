@@ -15,6 +15,7 @@ type Schemas = components["schemas"];
 type Game = Schemas["GameResponse"];
 type AnyAction = Schemas["AnyGameAction"];
 type LogEntry = Schemas["LogEntry"];
+type GameTypeId = Schemas["GameTypeId"];
 type Client = ReturnType<typeof createClient<paths>>;
 
 const BASE = process.env.BASE ?? "http://127.0.0.1:8080";
@@ -112,7 +113,7 @@ async function readLog(c: Client, id: number): Promise<LogEntry[]> {
   return r.data;
 }
 
-async function play(gameType: string, players: number): Promise<string> {
+async function play(gameType: GameTypeId, players: number): Promise<string> {
   const clients: Client[] = [];
   for (let i = 0; i < players; i++) clients.push(await signUp(`P${i}`));
   const spectator = await signUp("Watcher");

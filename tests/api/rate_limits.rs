@@ -1,0 +1,147 @@
+//! Request budgets (issue 33): per token, and per client address without one; every API
+//! answer says where its caller stands (`RateLimit-*`), a request past the budget is 429
+//! `rate_limited` with `Retry-After` and changes nothing.
+
+use reqwest::blocking::Response;
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, assert_problem, spawn_app_with};
+
+fn header(r: &Response, name: &str) -> Option<u64> {
+    r.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+}
+
+fn app(per_token: u32, per_address: u32) -> TestApp {
+    spawn_app_with(|s| {
+        s.rate_limit_per_token = per_token;
+        s.rate_limit_per_address = per_address;
+    })
+}
+
+fn games_of(app: &TestApp, token: &str) -> usize {
+    let r = app.get("/api/v1/games", Some(token));
+    assert_eq!(r.status(), 200);
+    r.json::<Value>().unwrap()["total"].as_u64().unwrap() as usize
+}
+
+#[test]
+fn a_token_sees_its_budget_shrink_and_past_it_is_refused_without_effect() {
+    let app = app(6, 1000);
+    let ada = app.player("Ada");
+    let mut remaining = Vec::new();
+    for _ in 0..5 {
+        let r = app.get("/api/v1/me", Some(&ada.token));
+        assert_eq!(r.status(), 200);
+        assert_eq!(header(&r, "ratelimit-limit"), Some(6));
+        assert!(header(&r, "ratelimit-reset").unwrap() >= 1);
+        assert_eq!(r.headers()["ratelimit-policy"].to_str().unwrap(), "6;w=60");
+        remaining.push(header(&r, "ratelimit-remaining").unwrap());
+    }
+    assert_eq!(remaining, [5, 4, 3, 2, 1]);
+    // The last request of the budget: a game is listed (none yet).
+    assert_eq!(games_of(&app, &ada.token), 0);
+    // Past the budget: a write is refused and does nothing.
+    let r = app.post(
+        "/api/v1/games",
+        Some(&ada.token),
+        &json!({"game_type": "kasino", "players": 2}),
+    );
+    let retry = header(&r, "retry-after").expect("Retry-After");
+    assert!(
+        (1..=10).contains(&retry),
+        "one request back in 10 s: {retry}"
+    );
+    assert_eq!(header(&r, "ratelimit-remaining"), Some(0));
+    assert_eq!(header(&r, "ratelimit-limit"), Some(6));
+    assert!(r.headers().contains_key("x-request-id"));
+    let (status, body) = assert_problem(r, "past the budget");
+    assert_eq!(status, 429);
+    assert_eq!(body["code"], "rate_limited");
+    assert_eq!(body["retry_after"], retry);
+    // Another token of the same account has its own budget: and no game was made.
+    let other = app.token_for(&ada.email, "correct horse battery");
+    assert_eq!(games_of(&app, &other), 0);
+    // The budget comes back steadily: one request after Retry-After.
+    std::thread::sleep(std::time::Duration::from_secs(retry));
+    let r = app.get("/api/v1/me", Some(&ada.token));
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "ratelimit-remaining"), Some(0));
+}
+
+#[test]
+fn twenty_requests_at_once_spend_exactly_the_budget() {
+    let app = app(10, 1000);
+    let ada = app.player("Ada");
+    let statuses: Vec<u16> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..20)
+            .map(|_| {
+                let (app, token) = (&app, &ada.token);
+                s.spawn(move || {
+                    app.post(
+                        "/api/v1/games",
+                        Some(token),
+                        &json!({"game_type": "kasino", "players": 2}),
+                    )
+                    .status()
+                    .as_u16()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let made = statuses.iter().filter(|s| **s != 429).count();
+    let refused = statuses.iter().filter(|s| **s == 429).count();
+    // The refill during the burst (one request per 6 s) may let one more through.
+    assert!((10..=11).contains(&made), "{statuses:?}");
+    assert_eq!(made + refused, 20);
+    // Only what was let through acted: each created game is there (or was refused by the
+    // game's own rules, not half made).
+    let created = statuses.iter().filter(|s| **s == 201).count();
+    let other = app.token_for(&ada.email, "correct horse battery");
+    assert_eq!(games_of(&app, &other), created, "{statuses:?}");
+}
+
+#[test]
+fn without_a_token_the_client_address_has_a_budget() {
+    let app = app(1000, 4);
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        let r = app.get("/api/v1/game-types", None);
+        assert_eq!(r.status(), 200);
+        seen.push(header(&r, "ratelimit-remaining").unwrap());
+    }
+    assert_eq!(seen, [3, 2, 1, 0]);
+    let (status, body) = assert_problem(app.get("/api/v1/game-types", None), "anonymous");
+    assert_eq!((status, body["code"].as_str()), (429, Some("rate_limited")));
+    // Outside the API nothing is limited: health, the description, the web client.
+    for path in ["/healthz", "/openapi.yaml", "/", "/problems/rate_limited"] {
+        for _ in 0..3 {
+            let r = app.get(path, None);
+            assert_eq!(r.status(), 200, "{path}");
+            assert!(!r.headers().contains_key("ratelimit-limit"), "{path}");
+        }
+    }
+}
+
+#[test]
+fn made_up_tokens_are_charged_to_their_address() {
+    let app = app(1000, 5);
+    let ada = app.player("Ada");
+    // Sign-up and login spent 2 of the address's 5.
+    let mut statuses = Vec::new();
+    for i in 0..8 {
+        let token = format!("made-up-{i}");
+        statuses.push(app.get("/api/v1/me", Some(&token)).status().as_u16());
+    }
+    // Each refused token is charged: 3 more fit in the budget, then the address may not
+    // try tokens until it comes back.
+    assert_eq!(&statuses[..4], [401, 401, 401, 401], "{statuses:?}");
+    assert!(statuses[4..].iter().all(|s| *s == 429), "{statuses:?}");
+    // A good token is its own budget... but from a barred address it waits too: the
+    // server cannot tell a guess from a real one before checking it.
+    let r = app.get("/api/v1/me", Some(&ada.token));
+    assert_eq!(r.status(), 429);
+}
