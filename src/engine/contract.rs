@@ -135,6 +135,45 @@ impl Status {
     }
 }
 
+/// What every game's view carries under the same names, types and meaning, so that a
+/// client reads who the view is for, who may act and whether the game is over alike in
+/// every game. A view embeds it with `#[serde(flatten)]`: its fields then sit at the top
+/// of the view's JSON and of its published schema, documented here once. The contract
+/// harness checks them against [`Game::status`] on every view of a checked playout.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+// Every view has all three, `viewer` as null for a spectator: required, so generated
+// clients type it `number | null` rather than an optional field (schemars leaves an
+// `Option` out of `required` on its own).
+#[schemars(extend("required" = ["viewer", "to_act", "finished"]))]
+// Flattened into a view without a description of its own, this text would become the
+// view's description in the published schema.
+#[schemars(transform = without_description)]
+pub struct ViewCommon {
+    /// The seat the view is for (the game's `your_seat`), or null for a spectator.
+    pub viewer: Option<Seat>,
+    /// The seats the game waits for now, as the game's `to_act`; empty once it has
+    /// finished. Another seat may still have optional actions (answering an offer).
+    pub to_act: Vec<Seat>,
+    /// The game has ended; its result is the game's `result`.
+    pub finished: bool,
+}
+
+fn without_description(schema: &mut schemars::Schema) {
+    schema.remove("description");
+}
+
+impl ViewCommon {
+    /// The common fields of `viewer`'s view of a game with `seats` seats in `status`. A
+    /// seat number that is not at the table views as a spectator does.
+    pub fn new(viewer: Viewer, seats: usize, status: &Status) -> ViewCommon {
+        ViewCommon {
+            viewer: viewer.seat().filter(|&s| s < seats),
+            to_act: status.to_act().to_vec(),
+            finished: status.is_finished(),
+        }
+    }
+}
+
 /// The result of a finished game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Outcome {
@@ -229,7 +268,8 @@ pub trait Game: Send + Sync + 'static {
     type State: Serialize + DeserializeOwned + Clone + Debug + PartialEq + Send + Sync;
     type Action: Serialize + DeserializeOwned + Clone + Debug + PartialEq + JsonSchema;
     /// What a viewer sees; its JSON Schema is published per game type, so clients get
-    /// typed models.
+    /// typed models. It embeds a [`ViewCommon`] with `#[serde(flatten)]` (the harness
+    /// checks its fields).
     type View: Serialize + JsonSchema;
 
     fn info(&self) -> GameInfo;

@@ -14,8 +14,8 @@ pub mod rng;
 pub mod svg;
 
 pub use contract::{
-    Game, GameInfo, Outcome, Placing, RuleError, Seat, SetupError, Status, TeamResult, Viewer,
-    Visibility, only_choice,
+    Game, GameInfo, Outcome, Placing, RuleError, Seat, SetupError, Status, TeamResult, ViewCommon,
+    Viewer, Visibility, only_choice,
 };
 pub use dynamic::{Applied, DynGame, LoadedGame, SeatJson, SimulationReport, raw_json};
 pub use erased::Erased;

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::{PlayoutConfig, Steer, choose_steered};
-use crate::contract::{Game, Seat, Status, Viewer, Visibility};
+use crate::contract::{Game, Seat, Status, ViewCommon, Viewer, Visibility};
 use crate::people::People;
 use crate::rng::GameRng;
 
@@ -260,6 +260,10 @@ pub fn check_playout_steered<G: Game>(
     steer: Steer<'_, G>,
 ) -> Result<PlayoutStats, String> {
     let fail = |msg: String| Err(format!("seed {seed}: {msg}"));
+    let view_schema = serde_json::to_value(schemars::schema_for!(G::View)).unwrap_or(Value::Null);
+    if let Err(e) = view_schema_has_common_fields(&view_schema) {
+        return fail(e);
+    }
     let mut state = match game.setup(options, seats, GameRng::seed_from_u64(seed)) {
         Ok(s) => s,
         Err(e) => return fail(format!("setup failed: {e}")),
@@ -371,6 +375,9 @@ pub fn check_playout_steered<G: Game>(
             // No view depends on what its viewer may not see.
             for &viewer in &viewers {
                 let typed_view = game.view(&state, viewer);
+                if let Err(e) = common_fields_agree(&typed_view, viewer, seats, &status) {
+                    return fail(format!("view of {viewer:?} at action {}: {e}", log.len()));
+                }
                 let view = json(&typed_view);
                 let _ = game.render_text(&state, viewer);
                 let people = test_people(viewer, seats_of(&viewers));
@@ -565,6 +572,68 @@ pub fn check_playout_steered<G: Game>(
     Ok(stats)
 }
 
+/// The fields every view carries, named as in [`ViewCommon`].
+const COMMON_FIELDS: [&str; 3] = ["viewer", "to_act", "finished"];
+
+/// `view` carries [`ViewCommon`]'s fields and they say what the rules say: whom the view
+/// is for, the seats the game's status waits for, whether it has finished. Clients read
+/// them beside the game resource, whose `to_act` comes from the rules: a view that
+/// disagreed would tell them two different things.
+pub fn common_fields_agree<V: serde::Serialize>(
+    view: &V,
+    viewer: Viewer,
+    seats: usize,
+    status: &Status,
+) -> Result<(), String> {
+    let got = serde_json::to_value(view).map_err(|e| format!("view does not serialise: {e}"))?;
+    let want = serde_json::to_value(ViewCommon::new(viewer, seats, status))
+        .map_err(|e| format!("ViewCommon does not serialise: {e}"))?;
+    for key in COMMON_FIELDS {
+        let Some(field) = got.get(key) else {
+            return Err(format!(
+                "the view has no `{key}` field (every view flattens a ViewCommon)"
+            ));
+        };
+        if Some(field) != want.get(key) {
+            return Err(format!(
+                "the view's `{key}` is {field}, the rules say {}",
+                want.get(key).unwrap_or(&Value::Null)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A view's published JSON Schema (`schema_for!(View)`) declares [`ViewCommon`]'s fields
+/// exactly as `ViewCommon` does, each required: same type and description in every game,
+/// so generated clients type them alike (a field of the same name written by hand, with
+/// another type or text, fails).
+pub fn view_schema_has_common_fields(view_schema: &Value) -> Result<(), String> {
+    let common = serde_json::to_value(schemars::schema_for!(ViewCommon))
+        .map_err(|e| format!("ViewCommon's schema does not serialise: {e}"))?;
+    let required = |schema: &Value, key: &str| {
+        schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|k| k == key))
+    };
+    for key in COMMON_FIELDS {
+        let pointer = format!("/properties/{key}");
+        let (got, want) = (view_schema.pointer(&pointer), common.pointer(&pointer));
+        if got.is_none() || got != want {
+            return Err(format!(
+                "the view's schema declares `{key}` as {}, not as ViewCommon does ({}): flatten a ViewCommon into the view",
+                got.map_or("nothing".into(), Value::to_string),
+                want.map_or("nothing".into(), Value::to_string),
+            ));
+        }
+        if !required(view_schema, key) {
+            return Err(format!("the view's schema does not require `{key}`"));
+        }
+    }
+    Ok(())
+}
+
 /// How many seeds [`resample_depends_only_on_view`] tries per state and viewer.
 pub const RESAMPLE_SEEDS_COMPARED: usize = 2;
 
@@ -728,6 +797,8 @@ mod tests {
         ForgetsRng,
         BreaksInvariant,
         PeeksAtHidden,
+        /// The view's `to_act` names the next seat, not the one the rules wait for.
+        MisreportsToAct,
     }
 
     struct Secrets(Fault);
@@ -747,11 +818,20 @@ mod tests {
     #[derive(Default, Clone, Debug, Serialize, Deserialize, JsonSchema)]
     struct Opts {}
 
+    #[derive(Serialize, JsonSchema)]
+    struct SecretsView {
+        #[serde(flatten)]
+        common: ViewCommon,
+        said: Vec<u8>,
+        mine: Option<u8>,
+        all: Option<Vec<u8>>,
+    }
+
     impl Game for Secrets {
         type Options = Opts;
         type State = St;
         type Action = Say;
-        type View = serde_json::Value;
+        type View = SecretsView;
 
         fn info(&self) -> GameInfo {
             GameInfo {
@@ -816,10 +896,19 @@ mod tests {
             Ok(next)
         }
 
-        fn view(&self, s: &St, viewer: Viewer) -> serde_json::Value {
+        fn view(&self, s: &St, viewer: Viewer) -> SecretsView {
             let mine = viewer.seat().and_then(|v| s.secrets.get(v).copied());
             let all = (self.0 == Fault::LeakyView).then(|| s.secrets.clone());
-            serde_json::json!({ "said": s.said, "mine": mine, "all": all })
+            let mut common = ViewCommon::new(viewer, s.secrets.len(), &self.status(s));
+            if self.0 == Fault::MisreportsToAct {
+                common.to_act = vec![(s.said.len() + 1) % s.secrets.len()];
+            }
+            SecretsView {
+                common,
+                said: s.said.clone(),
+                mine,
+                all,
+            }
         }
 
         fn describe_action(&self, _: &St, _: Seat, a: &Say) -> String {
@@ -954,6 +1043,53 @@ mod tests {
             e.contains("changed when only hidden information changed"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_view_whose_to_act_differs_from_the_rules_fails() {
+        let e = run(Fault::MisreportsToAct).unwrap_err();
+        assert!(e.contains("`to_act`"), "{e}");
+    }
+
+    #[test]
+    fn a_view_without_the_common_fields_is_refused() {
+        /// The common fields written by hand, one of them typed otherwise.
+        #[derive(Serialize, JsonSchema)]
+        struct OwnFields {
+            viewer: Option<Seat>,
+            to_act: Option<Seat>,
+            finished: bool,
+        }
+        #[derive(Serialize, JsonSchema)]
+        struct Flattened {
+            #[serde(flatten)]
+            common: ViewCommon,
+            said: Vec<u8>,
+        }
+        let schema = |s: schemars::Schema| serde_json::to_value(s).unwrap();
+        let e =
+            view_schema_has_common_fields(&schema(schemars::schema_for!(OwnFields))).unwrap_err();
+        assert!(e.contains("`viewer`"), "{e}");
+        let flattened = schema(schemars::schema_for!(Flattened));
+        assert_eq!(view_schema_has_common_fields(&flattened), Ok(()));
+        // ViewCommon's own doc text does not become the view's description.
+        assert_eq!(flattened.get("description"), None, "{flattened}");
+        let status = Status::Active { to_act: vec![1] };
+        let e = common_fields_agree(
+            &serde_json::json!({ "viewer": 0 }),
+            Viewer::Seat(0),
+            2,
+            &status,
+        )
+        .unwrap_err();
+        assert!(e.contains("no `to_act`"), "{e}");
+        let view = serde_json::json!({ "viewer": null, "to_act": [1], "finished": false });
+        assert_eq!(
+            common_fields_agree(&view, Viewer::Spectator, 2, &status),
+            Ok(())
+        );
+        let e = common_fields_agree(&view, Viewer::Seat(0), 2, &status).unwrap_err();
+        assert!(e.contains("`viewer`"), "{e}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::render::{CellView, TileView, View};
 use turnpost_engine::svg::{Svg, WIDTH, fit_text, panel, status_banner};
-use turnpost_engine::{People, Seat, Viewer};
+use turnpost_engine::{People, Seat};
 
 const INK: &str = "#222222";
 const MUTED: &str = "#555555";
@@ -206,16 +206,13 @@ fn tile_back(svg: &mut Svg, x: f64, y: f64, size: f64) {
 }
 
 fn status_line(view: &View, names: &Names) -> String {
-    let me = match view.viewer {
-        Viewer::Seat(s) => Some(s),
-        Viewer::Spectator => None,
-    };
-    if let Some(f) = &view.finished {
+    let me = view.common.viewer;
+    if let Some(f) = &view.result {
         return format!("Game over: {}", names.event(f, view.rack_sizes.len()));
     }
     if let Some(p) = &view.passing {
-        let waiting: Vec<String> = view.to_act.iter().map(|&s| names.seat(s)).collect();
-        let yours = me.is_some_and(|s| view.to_act.contains(&s));
+        let waiting: Vec<String> = view.common.to_act.iter().map(|&s| names.seat(s)).collect();
+        let yours = me.is_some_and(|s| view.common.to_act.contains(&s));
         return if yours {
             format!(
                 "{} played pass two: choose tiles to pass left (waiting for {})",
@@ -230,10 +227,10 @@ fn status_line(view: &View, names: &Names) -> String {
             )
         };
     }
-    if me == Some(view.turn) {
-        format!("Your turn ({})", seat_word(view.turn))
+    if me == Some(view.current) {
+        format!("Your turn ({})", seat_word(view.current))
     } else {
-        format!("{} to play", names.seat(view.turn))
+        format!("{} to play", names.seat(view.current))
     }
 }
 
@@ -600,7 +597,7 @@ fn draw_seats(svg: &mut Svg, view: &View, top: f64, names: &Names) -> f64 {
     for (s, &size) in view.rack_sizes.iter().enumerate() {
         let x = MARGIN + (w + gap) * s as f64;
         let colour = seat_colour(s);
-        let to_act = view.to_act.contains(&s);
+        let to_act = view.common.to_act.contains(&s);
         let target = seat_target(s);
         svg.open(
             "g",
@@ -688,10 +685,10 @@ pub fn board_svg(view: &View, people: &People) -> String {
         &format!("bag {} tiles", view.bag_count),
     );
     svg.close("g");
-    let colour = if view.finished.is_some() || view.passing.is_some() {
+    let colour = if view.common.finished || view.passing.is_some() {
         INK
     } else {
-        seat_colour(view.turn)
+        seat_colour(view.current)
     };
     let below = status_banner(&mut svg, 34.0, &status, colour);
     let mut y = draw_seats(&mut svg, view, below + 8.0, names) + 10.0;

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::data::Tile;
 use super::state::{Phase, State};
-use turnpost_engine::{Seat, Status, Viewer};
+use turnpost_engine::{Seat, Status, ViewCommon, Viewer};
 
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct TileView {
@@ -44,11 +44,12 @@ pub struct GameRecordView {
 
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct View {
-    pub viewer: Viewer,
+    #[serde(flatten)]
+    pub common: ViewCommon,
     pub game_no: u32,
     pub games: u32,
-    pub to_act: Vec<Seat>,
-    pub turn: Seat,
+    /// The seat whose turn it is, or who played pass two while the seats pass.
+    pub current: Seat,
     /// Every tile on the table with its cell.
     pub table: Vec<CellView>,
     pub groups: usize,
@@ -67,7 +68,8 @@ pub struct View {
     pub events: Vec<String>,
     pub totals: Vec<i64>,
     pub history: Vec<GameRecordView>,
-    pub finished: Option<String>,
+    /// How the series ended, once it has.
+    pub result: Option<String>,
 }
 
 fn tiles(state: &State, list: &[Tile]) -> Vec<TileView> {
@@ -107,11 +109,10 @@ pub fn view(state: &State, viewer: Viewer, status: &Status) -> View {
         _ => None,
     };
     View {
-        viewer,
+        common: ViewCommon::new(viewer, state.seats, status),
         game_no: state.game_no,
         games: state.options.games,
-        to_act: status.to_act().to_vec(),
-        turn: state.turn,
+        current: state.turn,
         table: state
             .table
             .iter()
@@ -148,7 +149,7 @@ pub fn view(state: &State, viewer: Viewer, status: &Status) -> View {
                 racks: g.racks.iter().map(|r| tiles(state, r)).collect(),
             })
             .collect(),
-        finished: match status {
+        result: match status {
             Status::Finished(o) => Some(o.summary.clone()),
             Status::Active { .. } => None,
         },

@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 use turnpost_engine::People;
 
 use turnpost_engine::{
-    Game, GameInfo, GameRng, Outcome, Placing, RuleError, Seat, SetupError, Status, Viewer,
-    Visibility,
+    Game, GameInfo, GameRng, Outcome, Placing, RuleError, Seat, SetupError, Status, ViewCommon,
+    Viewer, Visibility,
 };
 
 pub use actions::Action;
@@ -211,9 +211,10 @@ impl Game for Fuldrigger {
     }
 
     fn view(&self, st: &State, viewer: Viewer) -> render::View {
+        let status = self.status(st);
         match self.board.as_ref() {
-            Ok(b) => render::view(b, st, viewer),
-            Err(_) => render::View::empty(),
+            Ok(b) => render::view(b, st, viewer, &status),
+            Err(_) => render::View::empty(ViewCommon::new(viewer, st.seats, &status)),
         }
     }
 
@@ -259,7 +260,7 @@ impl Game for Fuldrigger {
 
     fn render_text(&self, st: &State, viewer: Viewer) -> String {
         match self.board.as_ref() {
-            Ok(b) => render::render(b, st, viewer),
+            Ok(b) => render::render(b, st, viewer, &self.status(st)),
             Err(e) => format!("Fuldrigger data error: {e}"),
         }
     }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::data::{Board, HazardKind, NodeKind};
 use super::rules::{self, fortune, good_name, seat_name};
 use super::state::{Bundle, Pending, Phase, State, Token};
-use turnpost_engine::{Seat, Viewer};
+use turnpost_engine::{Seat, Status, ViewCommon, Viewer};
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct TokenView {
@@ -83,7 +83,8 @@ pub struct OfferView {
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
-    pub viewer: Option<Seat>,
+    #[serde(flatten)]
+    pub common: ViewCommon,
     pub round: u32,
     pub rounds: u32,
     pub isthmus: bool,
@@ -126,10 +127,10 @@ fn card_view(b: &Board, c: usize) -> Option<CardView> {
     })
 }
 
-pub fn view(b: &Board, st: &State, viewer: Viewer) -> View {
+pub fn view(b: &Board, st: &State, viewer: Viewer, status: &Status) -> View {
     let me = viewer.seat();
     View {
-        viewer: me,
+        common: ViewCommon::new(viewer, st.seats, status),
         round: st.round,
         rounds: st.rounds,
         isthmus: st.isthmus,
@@ -285,8 +286,8 @@ fn phase_text(p: Phase) -> &'static str {
     }
 }
 
-pub fn render(b: &Board, st: &State, viewer: Viewer) -> String {
-    let v = view(b, st, viewer);
+pub fn render(b: &Board, st: &State, viewer: Viewer, status: &Status) -> String {
+    let v = view(b, st, viewer, status);
     let mut out = String::new();
     let mut line = |s: String| {
         out.push_str(&s);
@@ -345,7 +346,11 @@ pub fn render(b: &Board, st: &State, viewer: Viewer) -> String {
         line(format!(
             "  {:<7}{} cash {:>5}  fortune {:>5}  home {:<4} forts: {}  reefs known: {}{}",
             p.name,
-            if Some(p.seat) == v.viewer { "*" } else { " " },
+            if Some(p.seat) == v.common.viewer {
+                "*"
+            } else {
+                " "
+            },
             p.cash,
             p.fortune,
             p.home.clone().unwrap_or("-".into()),
@@ -515,9 +520,9 @@ pub fn render(b: &Board, st: &State, viewer: Viewer) -> String {
 
 impl View {
     /// The view when the data file is broken (the server refuses such games at start).
-    pub fn empty() -> View {
+    pub fn empty(common: ViewCommon) -> View {
         View {
-            viewer: None,
+            common,
             round: 0,
             rounds: 0,
             isthmus: false,

@@ -1636,6 +1636,85 @@ mod contract {
         assert_resample_covers(&s, PUBLIC);
     }
 
+    /// Fuldrigger whose view names the seat in turn (`current`) as the one to act, as a
+    /// view could before the views shared their fields: wrong once the game is over, when
+    /// `status` waits for nobody.
+    struct CurrentAsToAct(Fuldrigger);
+
+    impl Game for CurrentAsToAct {
+        type Options = Options;
+        type State = State;
+        type Action = Action;
+        type View = render::View;
+
+        fn info(&self) -> turnpost_engine::GameInfo {
+            self.0.info()
+        }
+        fn setup(
+            &self,
+            o: &Options,
+            seats: usize,
+            rng: GameRng,
+        ) -> Result<State, turnpost_engine::SetupError> {
+            self.0.setup(o, seats, rng)
+        }
+        fn status(&self, st: &State) -> Status {
+            self.0.status(st)
+        }
+        fn legal_actions(&self, st: &State, seat: Seat) -> Vec<Action> {
+            self.0.legal_actions(st, seat)
+        }
+        fn legal_actions_complete(&self) -> bool {
+            self.0.legal_actions_complete()
+        }
+        fn apply(
+            &self,
+            st: &State,
+            seat: Seat,
+            a: &Action,
+        ) -> Result<State, turnpost_engine::RuleError> {
+            self.0.apply(st, seat, a)
+        }
+        fn view(&self, st: &State, viewer: Viewer) -> render::View {
+            let mut v = self.0.view(st, viewer);
+            v.common.to_act = vec![st.current];
+            v
+        }
+        fn describe_action(&self, st: &State, seat: Seat, a: &Action) -> String {
+            self.0.describe_action(st, seat, a)
+        }
+        fn render_text(&self, st: &State, viewer: Viewer) -> String {
+            self.0.render_text(st, viewer)
+        }
+        fn resample_hidden(&self, st: &State, viewer: Viewer, rng: &mut GameRng) -> State {
+            self.0.resample_hidden(st, viewer, rng)
+        }
+    }
+
+    #[test]
+    fn the_contract_catches_a_view_whose_to_act_is_not_the_rules() {
+        let e = turnpost_engine::harness::check_playout(
+            &CurrentAsToAct(Fuldrigger::new()),
+            &Options::default(),
+            3,
+            1,
+            &cfg(1),
+        )
+        .expect_err("a finished game waits for nobody, not for `current`");
+        assert!(e.contains("`to_act`"), "{e}");
+        // The game itself passes the same playout.
+        assert!(
+            turnpost_engine::harness::check_playout(
+                &Fuldrigger::new(),
+                &Options::default(),
+                3,
+                1,
+                &cfg(1)
+            )
+            .is_ok()
+        );
+    }
+
     #[test]
     fn contract_deep_every_step() {
         run(2, Options::default(), 4, 1, 1);

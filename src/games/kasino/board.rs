@@ -115,7 +115,7 @@ fn leaders(view: &View, names: &Names) -> (Vec<String>, i64) {
 }
 
 fn status_line(view: &View, me: Option<Seat>, people: &Names) -> String {
-    if view.finished {
+    if view.common.finished {
         let (names, top) = leaders(view, people);
         let verb = if names.len() == 1 && !view.teams {
             "wins"
@@ -124,9 +124,9 @@ fn status_line(view: &View, me: Option<Seat>, people: &Names) -> String {
         };
         return format!("Game over: {} {verb} with {top}", names.join(" and "));
     }
-    match view.to_act {
-        Some(s) if Some(s) == me => format!("Your turn ({})", seat_word(s)),
-        Some(s) => format!("{} to play", people.seat(s)),
+    match view.common.to_act.first() {
+        Some(&s) if Some(s) == me => format!("Your turn ({})", seat_word(s)),
+        Some(&s) => format!("{} to play", people.seat(s)),
         None => String::new(),
     }
 }
@@ -415,7 +415,7 @@ fn draw_seat_box(
     names: &Names,
 ) {
     let colour = seat_colour(sv.seat);
-    let to_act = view.to_act == Some(sv.seat);
+    let to_act = view.common.to_act.contains(&sv.seat);
     svg.open(
         "g",
         &[("class", "seat".into()), ("data-seat", sv.seat.into())],
@@ -515,7 +515,7 @@ fn draw_header(svg: &mut Svg, view: &View, me: Option<Seat>, names: &Names) -> f
             view.round, view.hand, view.hands_per_round
         ),
     );
-    if view.last_hand && !view.finished {
+    if view.last_hand && !view.common.finished {
         panel(
             svg,
             WIDTH - MARGIN - 100.0,
@@ -547,9 +547,9 @@ fn draw_header(svg: &mut Svg, view: &View, me: Option<Seat>, names: &Names) -> f
     }
     svg.text(MARGIN, 44.0, 12.0, "start", MUTED, &line);
     // Whose turn (or the result), across the picture in the seat's colour.
-    let colour = match view.to_act {
-        Some(s) if !view.finished => seat_colour(s),
-        _ => INK,
+    let colour = match view.common.to_act.first() {
+        Some(&s) => seat_colour(s),
+        None => INK,
     };
     let below = status_banner(svg, 52.0, &status_line(view, me, names), colour);
     // Scores, one chip per side, wrapping onto a second row when names are long.
@@ -663,7 +663,7 @@ fn draw_rounds(svg: &mut Svg, view: &View, top: f64, names: &Names) -> f64 {
 pub fn board_svg(view: &View, people: &People) -> String {
     let names = &Names(people);
     let me = match people.viewer() {
-        Viewer::Seat(s) => view.viewer.filter(|&v| v == s),
+        Viewer::Seat(s) => view.common.viewer.filter(|&v| v == s),
         Viewer::Spectator => None,
     };
     let status = status_line(view, me, names);
@@ -696,7 +696,7 @@ pub fn board_svg(view: &View, people: &People) -> String {
     // The viewer's own seat and hand, face up.
     if let (Some(seat), Some(hand)) = (me, &view.your_hand) {
         let colour = seat_colour(seat);
-        let to_act = view.to_act == Some(seat);
+        let to_act = view.common.to_act.contains(&seat);
         let per_row = (((WIDTH - 2.0 * MARGIN - 10.0) / (HAND_CARD + 10.0)) as usize).max(1);
         let rows = hand.len().div_ceil(per_row) as f64;
         let h = if hand.is_empty() {

@@ -123,7 +123,7 @@ impl Game for Kasino {
     }
 
     fn view(&self, state: &State, viewer: Viewer) -> View {
-        render::view(state, viewer)
+        render::view(state, viewer, &self.status(state))
     }
 
     fn describe_action(&self, state: &State, _seat: Seat, action: &Action) -> String {

@@ -9,19 +9,17 @@ use super::actions::Action;
 use super::combos::partition;
 use super::state::{BuildKind, Item, RoundLine, State};
 use turnpost_engine::cards::Card;
-use turnpost_engine::{Seat, Viewer};
+use turnpost_engine::{Seat, Status, ViewCommon, Viewer};
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
-    /// The seat looking, or none for a spectator.
-    pub viewer: Option<Seat>,
+    #[serde(flatten)]
+    pub common: ViewCommon,
     pub round: u32,
     /// Hand number within the round, and how many hands a round has.
     pub hand: u32,
     pub hands_per_round: u32,
     pub dealer: Seat,
-    /// The seat to play, while the game runs.
-    pub to_act: Option<Seat>,
     /// The stock is empty: this is the round's last hand ("sidsten").
     pub last_hand: bool,
     pub stock_count: usize,
@@ -37,7 +35,6 @@ pub struct View {
     pub last_capturer: Option<Seat>,
     /// Scores of every finished round.
     pub rounds: Vec<Vec<RoundLine>>,
-    pub finished: bool,
 }
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
@@ -83,15 +80,14 @@ pub fn hands_per_round(state: &State) -> u32 {
     (1 + 52usize.saturating_sub(opening) / (n * d.later_hand).max(1)) as u32
 }
 
-pub fn view(state: &State, viewer: Viewer) -> View {
+pub fn view(state: &State, viewer: Viewer, status: &Status) -> View {
     let me = viewer.seat().filter(|&s| s < state.seats);
     View {
-        viewer: me,
+        common: ViewCommon::new(viewer, state.seats, status),
         round: state.round,
         hand: state.hand_no,
         hands_per_round: hands_per_round(state),
         dealer: state.dealer,
-        to_act: (!state.finished).then_some(state.turn),
         last_hand: state.last_hand,
         stock_count: state.stock.len(),
         your_hand: me.map(|s| state.hand(s).to_vec()),
@@ -133,7 +129,6 @@ pub fn view(state: &State, viewer: Viewer) -> View {
         sweeps_cancel: state.options.sweeps_cancel,
         last_capturer: state.last_capturer,
         rounds: state.history.clone(),
-        finished: state.finished,
     }
 }
 

@@ -153,7 +153,7 @@ fn waiting(view: &View) -> Vec<&ColourView> {
 }
 
 fn status_line(view: &View, names: &Names) -> String {
-    let me = view.viewer.seat();
+    let me = view.common.viewer;
     match view.phase {
         Phase::Finished => view
             .result
@@ -612,7 +612,7 @@ fn draw_header(svg: &mut Svg, d: &Data, view: &View, names: &Names) -> f64 {
 /// One row per colour: its name and seat, the hand (face up to its player only, backs to
 /// everyone else), and its exchange step. Returns the y below the rows.
 fn draw_hands(svg: &mut Svg, view: &View, top: f64, names: &Names) -> f64 {
-    let me = view.viewer.seat();
+    let me = view.common.viewer;
     let row_h = card_height(ROW_CARD) + 18.0;
     let mut y = top;
     for c in &view.colours {

@@ -389,7 +389,8 @@ impl Game for Partners {
     }
 
     /// Who else has already chosen an exchange card cannot bear on one's own choice: an
-    /// exchange card chosen while partners and opponents were still choosing stays valid.
+    /// exchange card chosen while partners and opponents were still choosing stays valid
+    /// (so neither the choices made nor `to_act`, which shrinks with them, count).
     /// The `recent` lines only narrate what the rest of the view shows, and during the
     /// exchange a hand that shrinks by one only says that its owner has chosen.
     fn decision_basis(&self, st: &State, seat: Seat) -> serde_json::Value {
@@ -409,7 +410,7 @@ impl Game for Partners {
         }
         let mut view = serde_json::to_value(self.view(st, Viewer::Seat(seat))).unwrap_or_default();
         if st.phase == state::Phase::Exchange {
-            blank(&mut view, &["exchange_chosen", "cards_in_hand"]);
+            blank(&mut view, &["exchange_chosen", "cards_in_hand", "to_act"]);
         }
         if let Some(recent) = view.get_mut("recent") {
             *recent = serde_json::Value::Null;
@@ -421,9 +422,10 @@ impl Game for Partners {
     }
 
     fn view(&self, st: &State, viewer: Viewer) -> View {
+        let status = self.status(st);
         match data() {
-            Ok(d) => view::build(d, st, viewer),
-            Err(e) => view::unavailable(st, viewer, e),
+            Ok(d) => view::build(d, st, viewer, &status),
+            Err(e) => view::unavailable(st, viewer, &status, e),
         }
     }
 
@@ -489,7 +491,7 @@ impl Game for Partners {
 
     fn render_text(&self, st: &State, viewer: Viewer) -> String {
         match data() {
-            Ok(d) => view::render(d, &view::build(d, st, viewer)),
+            Ok(d) => view::render(d, &view::build(d, st, viewer, &self.status(st))),
             Err(e) => format!("Partners cannot be shown: {e}"),
         }
     }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::data::{COLOURS, Data};
 use super::state::{Loc, Phase, State};
 use turnpost_engine::cards::Card;
-use turnpost_engine::{Seat, Viewer};
+use turnpost_engine::{Seat, Status, ViewCommon, Viewer};
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PieceView {
@@ -46,7 +46,8 @@ pub struct ColourView {
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
-    pub viewer: Viewer,
+    #[serde(flatten)]
+    pub common: ViewCommon,
     pub seats: usize,
     pub phase: Phase,
     pub deal: u32,
@@ -79,7 +80,7 @@ pub fn cap(s: &str) -> String {
     }
 }
 
-pub fn build(d: &Data, st: &State, viewer: Viewer) -> View {
+pub fn build(d: &Data, st: &State, viewer: Viewer, status: &Status) -> View {
     let sees_hand = |p: usize| viewer.seat() == Some(st.controller(p));
     let sees_exchange = |p: usize| st.sees_exchange_of(p, viewer.seat());
     let colours = (0..COLOURS)
@@ -126,7 +127,7 @@ pub fn build(d: &Data, st: &State, viewer: Viewer) -> View {
         None => "The game ends in a tie at the deal limit".to_string(),
     });
     View {
-        viewer,
+        common: ViewCommon::new(viewer, st.seats, status),
         seats: st.seats,
         phase: st.phase,
         deal: st.deals,
@@ -144,9 +145,9 @@ pub fn build(d: &Data, st: &State, viewer: Viewer) -> View {
 }
 
 /// The view when the data file is broken (setup refuses new games then): public counts only.
-pub fn unavailable(st: &State, viewer: Viewer, error: String) -> View {
+pub fn unavailable(st: &State, viewer: Viewer, status: &Status, error: String) -> View {
     View {
-        viewer,
+        common: ViewCommon::new(viewer, st.seats, status),
         seats: st.seats,
         phase: st.phase,
         deal: st.deals,
@@ -295,7 +296,7 @@ pub fn render(d: &Data, v: &View) -> String {
         }
         let _ = writeln!(out, "{extra}");
     }
-    if let Viewer::Seat(s) = v.viewer {
+    if let Some(s) = v.common.viewer {
         out.push('\n');
         for cv in v.colours.iter().filter(|c| c.seat == s) {
             if let Some(h) = &cv.hand {

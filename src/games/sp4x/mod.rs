@@ -22,7 +22,9 @@ pub use state::{Card, Resource, State, TileKind};
 
 use state::{Frame, Road, Step, seat_name};
 use turnpost_engine::hex::Hex;
-use turnpost_engine::{Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, Viewer};
+use turnpost_engine::{
+    Game, GameInfo, GameRng, RuleError, Seat, SetupError, Status, ViewCommon, Viewer,
+};
 
 pub const ID: &str = "sp4x";
 
@@ -67,11 +69,11 @@ pub struct StealView {
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
-    pub viewer: Option<Seat>,
+    #[serde(flatten)]
+    pub common: ViewCommon,
     pub age: u8,
     pub current: Seat,
     pub step: Step,
-    pub to_act: Vec<Seat>,
     pub players: Vec<PlayerView>,
     /// The viewer's own hand (players only).
     pub hand: Option<Vec<Card>>,
@@ -143,11 +145,10 @@ impl Game for Sp4x {
             Err(_) => (0, 0, 0),
         };
         View {
-            viewer: me,
+            common: ViewCommon::new(viewer, st.seats, &self.status(st)),
             age: st.age,
             current: st.current,
             step: st.step,
-            to_act: self.status(st).to_act().to_vec(),
             players: st
                 .players
                 .iter()

@@ -258,7 +258,12 @@ fn waiting_text(view: &View, people: &People) -> String {
     if view.step == Step::Over {
         return verdict(view, people);
     }
-    let who: Vec<String> = view.to_act.iter().map(|&s| name(people, s)).collect();
+    let who: Vec<String> = view
+        .common
+        .to_act
+        .iter()
+        .map(|&s| name(people, s))
+        .collect();
     let what = match view.step {
         Step::Steal => "draw a card from an opponent".to_string(),
         Step::Main => "show a card or play a pair".to_string(),
@@ -516,7 +521,7 @@ fn draw_players(svg: &mut Svg, view: &View, people: &People, top: f64) -> f64 {
             "#222222",
             &format!("plastic {}  food {}  metal {}", p.plastic, p.food, p.metal),
         );
-        if view.to_act.contains(&p.seat) {
+        if view.common.to_act.contains(&p.seat) {
             bold(
                 svg,
                 WIDTH - MARGIN,

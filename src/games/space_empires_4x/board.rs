@@ -802,7 +802,7 @@ fn draw_players(svg: &mut Svg, view: &View, people: &People, top: f64) -> f64 {
     let viewer = people.viewer();
     let waiting = acting(view);
     let turn_of = (view.pending.is_none() && view.battle.is_none() && is_turn_phase(&view.phase))
-        .then_some(view.current_player);
+        .then_some(view.current);
     let mut y = top;
     for seat in 0..view.alive.len() {
         let row_top = y;

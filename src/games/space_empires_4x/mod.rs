@@ -482,7 +482,7 @@ impl Game for SpaceEmpires4x {
     }
 
     fn view(&self, state: &State, viewer: Viewer) -> render::View {
-        render::view(state, viewer)
+        render::view(state, viewer, &self.status(state))
     }
 
     fn action_visibility(&self, _before: &State, seat: Seat, action: &Action) -> Visibility {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use turnpost_engine::{Seat, Status, Viewer};
+use turnpost_engine::{Seat, Status, ViewCommon, Viewer};
 
 use super::actions::Action;
 use super::econ;
@@ -75,12 +75,15 @@ pub struct BattleView {
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
-    pub viewer: Viewer,
+    #[serde(flatten)]
+    pub common: ViewCommon,
     pub round: u32,
+    /// The turn within the round (movement turns are numbered 1 to 3).
     pub turn: u8,
     pub phase: String,
     pub order: Vec<Seat>,
-    pub current_player: Seat,
+    /// The seat whose turn it is in the turn order (`order`).
+    pub current: Seat,
     pub width: i32,
     pub height: i32,
     pub hexes: Vec<HexView>,
@@ -102,7 +105,7 @@ pub const ECON_PHASE: &str = "Economic Phase (secret orders)";
 pub const OVER_PHASE: &str = "game over";
 
 /// Whether a phase text (of `phase_name`) is a player's turn: movement, combat or
-/// exploration of `current_player`.
+/// exploration of `current`.
 pub fn is_turn_phase(phase: &str) -> bool {
     phase.starts_with("turn ")
 }
@@ -173,7 +176,7 @@ fn group_view(s: &State, g: &Group, me: Option<Seat>) -> GroupView {
     }
 }
 
-pub fn view(s: &State, viewer: Viewer) -> View {
+pub fn view(s: &State, viewer: Viewer, status: &Status) -> View {
     let me = viewer.seat().filter(|m| *m < s.seats);
     let hexes = s
         .cells
@@ -242,12 +245,12 @@ pub fn view(s: &State, viewer: Viewer) -> View {
         }
     });
     View {
-        viewer,
+        common: ViewCommon::new(viewer, s.seats, status),
         round: s.round,
         turn: s.turn,
         phase: phase_name(s),
         order: s.order.clone(),
-        current_player: s.current_player(),
+        current: s.current_player(),
         width: s.width,
         height: s.height,
         hexes,

@@ -11,7 +11,7 @@ use super::render::{PlayerView, ShipView, View};
 use super::state::ShipKind;
 use turnpost_engine::hex::Hex;
 use turnpost_engine::svg::{Svg, WIDTH, fit_text, num, recent_events, text_width, wrap_chars};
-use turnpost_engine::{People, Seat, Viewer};
+use turnpost_engine::{People, Seat};
 
 /// Seat colours, in seat order (players A to D), and the neutral home's grey.
 const SEAT_FILL: [&str; 4] = ["#e53935", "#1e88e5", "#f4f4f4", "#fb8c00"];
@@ -231,7 +231,7 @@ fn names(v: &View, people: &People, seats: &[Seat]) -> String {
 }
 
 fn is_over(v: &View) -> bool {
-    v.phase == "game over"
+    v.common.finished
 }
 
 /// Whose move it is, or who won.
@@ -258,12 +258,12 @@ fn status_line(v: &View, people: &People) -> String {
             }
         };
     }
-    if v.to_act == [v.current] || v.to_act.is_empty() {
+    if v.common.to_act == [v.current] || v.common.to_act.is_empty() {
         format!("{} to play: {}", player_name(v, people, v.current), v.phase)
     } else {
         format!(
             "{} to act: {} ({}'s turn)",
-            names(v, people, &v.to_act),
+            names(v, people, &v.common.to_act),
             v.phase,
             player_name(v, people, v.current)
         )
@@ -282,7 +282,7 @@ fn offer_words(v: &View, people: &People) -> Option<String> {
     let o = v.offer.as_ref()?;
     Some(match (&o.give, &o.get) {
         // The recipient is told plainly that the offer waits for their answer.
-        (Some(give), Some(get)) if v.viewer == Viewer::Seat(o.to) => format!(
+        (Some(give), Some(get)) if v.common.viewer == Some(o.to) => format!(
             "Trade offer to you from {}: you get {} for {}. It awaits your answer: accept or decline",
             player_name(v, people, o.from),
             give.describe(),
@@ -305,7 +305,7 @@ fn offer_words(v: &View, people: &People) -> Option<String> {
 
 fn title_and_desc(v: &View, people: &People) -> (String, String) {
     let awaits = match &v.offer {
-        Some(o) if v.viewer == Viewer::Seat(o.to) && !is_over(v) => {
+        Some(o) if v.common.viewer == Some(o.to) && !is_over(v) => {
             "; a trade offer awaits your answer"
         }
         _ => "",
@@ -362,7 +362,7 @@ fn title_and_desc(v: &View, people: &People) -> (String, String) {
         }
         s.push(format!("{line}."));
     }
-    if let Viewer::Seat(me) = v.viewer
+    if let Some(me) = v.common.viewer
         && let Some(hand) = v.players.iter().find(|p| p.seat == me).and_then(|p| p.hand)
     {
         s.push(format!(
@@ -469,7 +469,7 @@ fn header(svg: &mut Svg, v: &View, people: &People) -> f64 {
     let who = if is_over(v) {
         v.winner
     } else {
-        v.to_act.first().copied().or(Some(v.current))
+        v.common.to_act.first().copied().or(Some(v.current))
     };
     svg.el(
         "rect",
@@ -989,7 +989,7 @@ fn players(svg: &mut Svg, d: &Data, v: &View, people: &People, top: f64) -> f64 
                 ("data-target", (&target).into()),
             ],
         );
-        let acting = !over && v.to_act.contains(&p.seat);
+        let acting = !over && v.common.to_act.contains(&p.seat);
         svg.el(
             "rect",
             &[
@@ -1080,7 +1080,7 @@ fn resource_card(svg: &mut Svg, x: f64, y: f64, r: Resource) {
 
 /// The viewer's own hand, card by card, face up.
 fn hand(svg: &mut Svg, v: &View, top: f64) -> f64 {
-    let Viewer::Seat(me) = v.viewer else {
+    let Some(me) = v.common.viewer else {
         return top;
     };
     let Some(p): Option<&PlayerView> = v.players.iter().find(|p| p.seat == me) else {

@@ -153,7 +153,7 @@ impl Game for Starfarers {
     }
 
     fn view(&self, state: &State, viewer: Viewer) -> render::View {
-        render::view(&self.data, state, viewer)
+        render::view(&self.data, state, viewer, &self.status(state))
     }
 
     fn action_visibility(&self, _before: &State, seat: Seat, action: &Action) -> Visibility {
@@ -191,7 +191,7 @@ impl Game for Starfarers {
     }
 
     fn render_text(&self, state: &State, viewer: Viewer) -> String {
-        render::render(&self.data, state, viewer)
+        render::render(&self.data, state, viewer, &self.status(state))
     }
 
     fn board_svg(&self, view: &render::View, people: &People) -> String {

@@ -4,9 +4,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::data::{Chip, Data, Resource, Resources};
-use super::rules::{self, letter, player_name, vp};
+use super::rules::{letter, player_name, vp};
 use super::state::{Phase, ShipKind, State};
-use turnpost_engine::{GameRng, Seat, Viewer};
+use turnpost_engine::{GameRng, Seat, Status, ViewCommon, Viewer};
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PlayerView {
@@ -89,11 +89,12 @@ pub struct OfferView {
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
-    pub viewer: Viewer,
+    #[serde(flatten)]
+    pub common: ViewCommon,
     pub turn: u32,
+    /// The seat whose turn it is (others may act in it: discards, relief, answers).
     pub current: Seat,
     pub phase: String,
-    pub to_act: Vec<Seat>,
     pub dice: Option<(u8, u8)>,
     pub balls: Vec<String>,
     pub speed: u32,
@@ -207,7 +208,7 @@ fn phase_text(d: &Data, s: &State) -> String {
     }
 }
 
-pub fn view(d: &Data, s: &State, viewer: Viewer) -> View {
+pub fn view(d: &Data, s: &State, viewer: Viewer, status: &Status) -> View {
     let me = viewer.seat();
     let players = (0..s.seats)
         .map(|seat| {
@@ -348,11 +349,10 @@ pub fn view(d: &Data, s: &State, viewer: Viewer) -> View {
         })
         .collect();
     View {
-        viewer,
+        common: ViewCommon::new(viewer, s.seats, status),
         turn: s.turn,
         current: s.current,
         phase: phase_text(d, s),
-        to_act: rules::to_act(s),
         dice: s.dice,
         balls: s
             .balls
@@ -497,8 +497,8 @@ fn map_text(d: &Data, s: &State, viewer: Viewer) -> String {
     out
 }
 
-pub fn render(d: &Data, s: &State, viewer: Viewer) -> String {
-    let v = view(d, s, viewer);
+pub fn render(d: &Data, s: &State, viewer: Viewer, status: &Status) -> String {
+    let v = view(d, s, viewer, status);
     let mut o = String::new();
     o.push_str(&format!(
         "THE STARFARERS OF CATAN - turn {}{}, {} to play ({})\n",

@@ -234,11 +234,20 @@ fn old_battle_line(s: &State, g: &Group) -> String {
 /// map, written by `line`. With the old format this is the leak of issue 12.
 struct PlantedLog(fn(&State, &Group) -> String);
 
+/// The game's view with the planted lines beside it (flattened, so the view keeps its
+/// common fields where the contract harness reads them).
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct PlantedView {
+    #[serde(flatten)]
+    view: render::View,
+    planted: Vec<String>,
+}
+
 impl Game for PlantedLog {
     type Options = Options;
     type State = State;
     type Action = Action;
-    type View = (render::View, Vec<String>);
+    type View = PlantedView;
 
     fn info(&self) -> GameInfo {
         G.info()
@@ -264,7 +273,10 @@ impl Game for PlantedLog {
             .filter(|g| g.kind == UnitKind::Shipyard)
             .map(|g| (self.0)(s, g))
             .collect();
-        (G.view(s, viewer), lines)
+        PlantedView {
+            view: G.view(s, viewer),
+            planted: lines,
+        }
     }
     fn action_visibility(&self, s: &State, seat: Seat, a: &Action) -> Visibility {
         G.action_visibility(s, seat, a)
