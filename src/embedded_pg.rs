@@ -400,7 +400,21 @@ impl ThrowawayCluster {
         // A test run keeps dozens of app instances alive at once, each with a small pool
         // and an event listener.
         argv.extend(server_options(port, 1000));
-        argv.extend(["-c".to_string(), "fsync=off".to_string()]);
+        // Nothing here outlives the run, so durability buys nothing; and the WAL is kept
+        // small: a full run creates two hundred databases (each copy of the template goes
+        // through the WAL) while schemathesis writes thousands of games, and with the
+        // default 1 GB `max_wal_size` the cluster's directory (in the temporary directory,
+        // which may be a small tmpfs) may grow by that much before a checkpoint recycles it.
+        for setting in [
+            "fsync=off",
+            "full_page_writes=off",
+            "wal_level=minimal",
+            "max_wal_senders=0",
+            "max_wal_size=128MB",
+            "min_wal_size=32MB",
+        ] {
+            argv.extend(["-c".to_string(), setting.to_string()]);
+        }
         let quoted: Vec<String> = argv.iter().map(|a| shell_quote(a)).collect();
         // Stopped with pg_ctl as the server's own user: a signal to `runuser` is not
         // passed on to the server (SIGINT was not), which left servers and their

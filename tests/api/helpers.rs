@@ -177,8 +177,13 @@ impl TestApp {
             None,
             &json!({"email": email, "name": name, "password": "correct horse battery"}),
         );
-        assert_eq!(r.status(), 201, "sign-up");
-        let id = r.json::<Value>().expect("json")["id"].as_i64().expect("id");
+        // The answer's body says why, should a loaded CI machine refuse a sign-up.
+        let status = r.status();
+        let body = r.text().unwrap_or_default();
+        assert_eq!(status, 201, "sign-up: {body}");
+        let id = serde_json::from_str::<Value>(&body).expect("json")["id"]
+            .as_i64()
+            .expect("id");
         let token = self.token_for(&email, "correct horse battery");
         Player { id, email, token }
     }
@@ -283,8 +288,10 @@ impl TestApp {
             None,
             &json!({"email": email, "password": password}),
         );
-        assert_eq!(r.status(), 200, "login");
-        r.json::<Value>().expect("json")["access_token"]
+        let status = r.status();
+        let body = r.text().unwrap_or_default();
+        assert_eq!(status, 200, "login: {body}");
+        serde_json::from_str::<Value>(&body).expect("json")["access_token"]
             .as_str()
             .expect("token")
             .to_string()
