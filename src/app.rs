@@ -326,6 +326,15 @@ fn http_server(
         request_timeout,
     ));
     let cors_origins = settings.cors_origins();
+    // Settings::load checked the list; settings made in code are checked here.
+    let trusted_proxies = web::Data::new(
+        api::client_addr::TrustedProxies::parse(&settings.trusted_proxies)
+            .map_err(|e| anyhow::anyhow!("trusted_proxies: {e}"))?,
+    );
+    let mail_check =
+        web::Data::new(api::health::MailCheck(settings.smtp_url.as_ref().and_then(
+            |u| crate::notify::smtp_probe::SmtpProbe::new(u.expose_secret()),
+        )));
     let server = HttpServer::new(move || {
         App::new()
             // Innermost, so that it sees the handler's content type before `Compress` does.
@@ -357,6 +366,8 @@ fn http_server(
             .app_data(hub.clone())
             .app_data(stream_limits.clone())
             .app_data(rate_limits.clone())
+            .app_data(trusted_proxies.clone())
+            .app_data(mail_check.clone())
             .app_data(stream_timing.clone())
             .app_data(data.clone())
             .app_data(spec.clone())

@@ -1,4 +1,4 @@
-//! The command line: serve, migrate, verify, simulate, openapi, outbox, deliver.
+//! The command line: serve, migrate, verify, simulate, openapi, outbox, deliver, config.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -11,7 +11,11 @@ use serde_json::Value;
 use crate::app::Application;
 use crate::embedded_pg::PrivateCluster;
 use crate::games::Registry;
-use crate::settings::Settings;
+use crate::settings::{Settings, SettingsError};
+
+/// The exit status for settings that cannot be used, as for a mistyped command line: the
+/// operator has something to fix, and retrying will not help.
+const EX_BAD_SETTINGS: u8 = 2;
 
 #[derive(Parser)]
 #[command(
@@ -76,11 +80,23 @@ enum Command {
         #[arg(long, default_value_t = 60)]
         timeout: u64,
     },
+    /// The settings.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
     /// Messages (emails, webhook deliveries) the server gave up on after their last attempt.
     Outbox {
         #[command(subcommand)]
         command: OutboxCommand,
     },
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Check the settings and print them as the server would use them (secrets masked),
+    /// each with where it came from; exit 2 on a setting that cannot be used.
+    Check,
 }
 
 #[derive(Subcommand)]
@@ -104,8 +120,8 @@ enum OutboxCommand {
 
 pub fn main() -> ExitCode {
     if let Err(e) = init_tracing() {
-        eprintln!("turnpost: {e}");
-        return ExitCode::from(2);
+        eprintln!("error: {e:#}");
+        return ExitCode::from(EX_BAD_SETTINGS);
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -133,6 +149,9 @@ pub fn main() -> ExitCode {
             max_actions,
         } => simulate(&game, games, seed, players, &options, max_actions),
         Command::Outbox { command } => outbox(command),
+        Command::Config {
+            command: ConfigCommand::Check,
+        } => config_check(),
         Command::Deliver {
             recipient,
             url,
@@ -155,9 +174,27 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            if e.downcast_ref::<SettingsError>().is_some() {
+                ExitCode::from(EX_BAD_SETTINGS)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
+}
+
+/// `turnpost config check`: `name = value  # source`, one setting a line.
+fn config_check() -> Result<ExitCode> {
+    let sourced = Settings::load_sourced()?;
+    for (name, value, source) in sourced.entries() {
+        let shown = match value {
+            Value::Null => "(unset)".to_string(),
+            other => other.to_string(),
+        };
+        println!("{name} = {shown}  # {source}");
+    }
+    println!("# the settings are valid");
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Logs go to standard error: as text, coloured only on a terminal (escape codes in a

@@ -1,16 +1,31 @@
 //! Configuration: compiled-in defaults (`config/default.toml`), then
 //! `config/<TURNPOST_ENV>.toml` and `config/local.toml` if present, then `TURNPOST_*`
 //! environment variables. `DATABASE_URL` is read without a prefix, as everyone expects.
+//!
+//! Loading refuses what it cannot mean (issue 34): a key or `TURNPOST_*` variable that
+//! names no setting (a misspelling otherwise leaves the default in force, silently), and
+//! any value out of its range (see `validate`). Serialising a `Settings` masks its
+//! secrets: that is what `turnpost config check` prints.
+
+mod mask;
+mod sources;
+mod validate;
 
 use std::path::PathBuf;
 
-use config::{Config, Environment, File, FileFormat};
 use secrecy::SecretString;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Deserialize)]
+pub use sources::{SettingsError, Sourced};
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct Settings {
     pub bind: String,
+    /// Proxies whose `Forwarded`/`X-Forwarded-For` name the client (comma-separated
+    /// CIDRs or addresses); empty: trust nobody, the TCP peer is the client.
+    #[serde(default)]
+    pub trusted_proxies: String,
     /// Browser origins allowed to call the API (CORS), comma-separated; `*` for any.
     #[serde(default)]
     pub cors_origins: String,
@@ -18,22 +33,22 @@ pub struct Settings {
     #[serde(default)]
     pub public_url: Option<String>,
     pub mail_from: String,
-    #[serde(default)]
+    #[serde(default, serialize_with = "mask::url")]
     pub smtp_url: Option<SecretString>,
     /// Shared secret of `POST /api/v1/inbound/email` (sent as `Authorization: Bearer`);
     /// unset: the inbound endpoint refuses every request.
-    #[serde(default)]
+    #[serde(default, serialize_with = "mask::secret")]
     pub inbound_secret: Option<SecretString>,
     /// Address players reply to; a reply token is added as `local+token@domain`.
     /// Unset: the address of `mail_from`.
     #[serde(default)]
     pub reply_address: Option<String>,
-    #[serde(default)]
+    #[serde(default, serialize_with = "mask::secret")]
     pub jwt_secret: Option<SecretString>,
     /// The Bearer token a Prometheus scraper sends to `GET /metrics`; unset: no metrics.
-    #[serde(default)]
+    #[serde(default, serialize_with = "mask::secret")]
     pub metrics_token: Option<SecretString>,
-    #[serde(default)]
+    #[serde(default, serialize_with = "mask::url")]
     pub database_url: Option<SecretString>,
     pub var_dir: PathBuf,
     pub jwt_ttl_hours: u64,
@@ -160,21 +175,14 @@ fn default_reset_window_secs() -> u64 {
 }
 
 impl Settings {
-    pub fn load() -> Result<Settings, config::ConfigError> {
-        let env = std::env::var("TURNPOST_ENV").unwrap_or_else(|_| "default".into());
-        let mut builder = Config::builder()
-            .add_source(File::from_str(
-                include_str!("../config/default.toml"),
-                FileFormat::Toml,
-            ))
-            .add_source(File::with_name(&format!("config/{env}")).required(false))
-            .add_source(File::with_name("config/local").required(false))
-            // No type guessing: a numeric-looking secret must stay a string.
-            .add_source(Environment::with_prefix("TURNPOST"));
-        if let Ok(url) = std::env::var("DATABASE_URL") {
-            builder = builder.set_override("database_url", url)?;
-        }
-        builder.build()?.try_deserialize()
+    /// The settings from every source, checked (see the module's description).
+    pub fn load() -> Result<Settings, SettingsError> {
+        sources::load().map(|s| s.settings)
+    }
+
+    /// [`Settings::load`], with where each setting came from (`turnpost config check`).
+    pub fn load_sourced() -> Result<Sourced, SettingsError> {
+        sources::load()
     }
 
     /// The address players use: `public_url`, else `http://<bind>` (a wildcard host

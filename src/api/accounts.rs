@@ -78,12 +78,8 @@ pub async fn token(
     req: HttpRequest,
     body: web::Json<TokenRequest>,
 ) -> Result<web::Json<TokenResponse>, ApiError> {
-    // The peer address, not X-Forwarded-For: a header is the client's to forge.
-    let client = req
-        .peer_addr()
-        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |a| {
-            a.ip()
-        });
+    // The peer, or the client a trusted proxy names: never a header from anyone else.
+    let client = super::client_addr::of(&req);
     let TokenRequest { email, password } = body.into_inner();
     let ticket = domain.begin_login(&email, client)?;
     // A slow lane's wait is spent here, without a thread or a hashing slot.

@@ -3,7 +3,6 @@
 //! LISTEN/NOTIFY: a move made through any node reaches every node's streams.
 
 use crate::store::kinds::{AccountId, GameId};
-use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
 use actix_web::http::StatusCode;
@@ -291,10 +290,7 @@ fn permit(
     limits: web::Data<StreamLimits>,
     req: &HttpRequest,
 ) -> Result<StreamPermit, Box<ApiError>> {
-    let address = req
-        .peer_addr()
-        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
-    limits.into_inner().acquire(address)
+    limits.into_inner().acquire(super::client_addr::of(req))
 }
 
 /// Where a stream stands between two of its frames.

@@ -104,7 +104,7 @@ impl RootSpanBuilder for RedactedSpans {
             http.route = request.match_pattern().as_deref().unwrap_or(""),
             http.flavor = ?request.version(),
             http.host = %info.host(),
-            http.client_ip = info.realip_remote_addr().unwrap_or(""),
+            http.client_ip = %super::client_addr::of(request.request()),
             http.user_agent = user_agent,
             http.target = %target,
             http.status_code = tracing::field::Empty,

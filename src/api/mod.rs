@@ -6,6 +6,7 @@ pub mod access_tokens;
 pub mod accounts;
 pub mod auth;
 pub mod calendar;
+pub mod client_addr;
 pub mod deadline;
 pub mod email_links;
 pub mod etag;

@@ -33,12 +33,8 @@ pub async fn request_password_reset(
     req: HttpRequest,
     body: web::Json<PasswordResetRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    // The peer address, not X-Forwarded-For: a header is the client's to forge.
-    let client = req
-        .peer_addr()
-        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |a| {
-            a.ip()
-        });
+    // The peer, or the client a trusted proxy names: never a header from anyone else.
+    let client = super::client_addr::of(&req);
     let ticket = domain.begin_password_reset(&body.email, client)?;
     // A slow lane's wait is spent here, without a thread.
     tokio::time::sleep_until(tokio::time::Instant::from_std(ticket.not_before())).await;

@@ -241,7 +241,10 @@ pub async fn enforce(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let limits = req.app_data::<web::Data<RateLimits>>().cloned();
-    let address = req.peer_addr().map(|a| a.ip());
+    // Behind a trusted proxy, the client it names (see `client_addr`).
+    let address = req
+        .peer_addr()
+        .map(|_| super::client_addr::of(req.request()));
     let (Some(limits), Some(address)) = (limits.filter(|_| limited(req.path())), address) else {
         return next
             .call(req)

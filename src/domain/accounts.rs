@@ -242,7 +242,7 @@ impl Domain {
         ))
     }
 
-    /// Reserves a login attempt for `email` from `client` (the peer address), throttled
+    /// Reserves a login attempt for `email` from `client` (see `api::client_addr`), throttled
     /// per (account, address), and paced per address and per account (see
     /// `auth::throttle`). The caller waits until `LoginTicket::not_before`, then checks the
     /// password with [`Domain::issue_token`].

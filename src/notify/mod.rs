@@ -19,6 +19,7 @@ pub mod picture;
 pub mod refusal;
 pub mod reply;
 pub mod reset_links;
+pub mod smtp_probe;
 pub mod transport;
 pub mod webhook;
 pub mod words_html;
