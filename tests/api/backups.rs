@@ -45,7 +45,7 @@ fn a_dump_restored_into_a_fresh_cluster_keeps_games_and_sign_ins_with_the_same_s
     let bo = app.player("Bo");
     let finished = app.start_game("kasino", json!({}), &[&ada, &bo]);
     play_random(&app, finished, &[&ada, &bo], 3, 400);
-    let active = app.start_game("crossword_rummy", json!({}), &[&ada, &bo]);
+    let active = app.start_game("crossword-rummy", json!({}), &[&ada, &bo]);
     let before_finished = game_and_log(&app, finished, &ada.token);
     let before_active = game_and_log(&app, active, &bo.token);
 
