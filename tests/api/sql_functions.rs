@@ -177,7 +177,7 @@ fn the_log_is_append_only() {
 
 #[test]
 fn record_move_writes_a_move_once_and_owes_its_webhooks_and_turn_emails() {
-    let (url, id, seat0, seat1) = a_game();
+    let (url, id, _, seat1) = a_game();
     let conn = &mut PgConnection::establish(&url).unwrap();
     // A webhook row gets its receiver's row (webhook_receiver_row, webhook_receiver_of).
     run(
@@ -271,7 +271,6 @@ fn record_move_writes_a_move_once_and_owes_its_webhooks_and_turn_emails() {
         ),
         version + 1
     );
-    let _ = seat0;
 }
 
 #[test]
