@@ -33,8 +33,14 @@ enum Command {
     /// Run the HTTP server and the email worker. Without DATABASE_URL, starts a private
     /// PostgreSQL cluster under ./var/pg and stops it on shutdown.
     Serve,
-    /// Apply pending database migrations and exit.
-    Migrate,
+    /// Apply pending database migrations and exit (one node at a time: they wait for each
+    /// other on an advisory lock).
+    Migrate {
+        /// Instead, revert the newest N migrations, newest first, printing each; a down
+        /// migration that would destroy data refuses and stops there.
+        #[arg(long, value_name = "N")]
+        down: Option<usize>,
+    },
     /// Replay every stored game from its log and compare with its stored snapshot;
     /// exit 1 if any differs.
     Verify,
@@ -138,7 +144,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Serve => serve(),
-        Command::Migrate => migrate(),
+        Command::Migrate { down } => migrate(down),
         Command::Verify => verify(),
         Command::Simulate {
             game,
@@ -297,13 +303,23 @@ fn connect(url: &str) -> Result<diesel::PgConnection> {
     diesel::PgConnection::establish(url).context("connecting to the database")
 }
 
-fn migrate() -> Result<ExitCode> {
+fn migrate(down: Option<usize>) -> Result<ExitCode> {
     let settings = Settings::load()?;
     let (url, cluster) = database(&settings)?;
     let result = (|| -> Result<()> {
         let mut conn = connect(&url)?;
-        let applied = crate::store::migrate(&mut conn)?;
-        println!("{} migration(s) applied", applied.len());
+        match down {
+            None => {
+                let applied = crate::store::migrate(&mut conn)?;
+                println!("{} migration(s) applied", applied.len());
+            }
+            Some(n) => {
+                // Printed as each one commits: a refusal further down leaves these reverted.
+                let reverted =
+                    crate::store::revert(&mut conn, n, |name| println!("reverted {name}"))?;
+                println!("{} migration(s) reverted", reverted.len());
+            }
+        }
         Ok(())
     })();
     if let Some(c) = cluster {

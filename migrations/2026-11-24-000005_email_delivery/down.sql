@@ -1,3 +1,15 @@
+-- Refuses while data this down would destroy exists (issue 34): going up again could not
+-- bring it back. Nothing below runs, and the migration stays applied.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM outbox WHERE kind IS NOT NULL)
+       OR EXISTS (SELECT 1 FROM accounts WHERE email_verified_at IS NULL OR email_bouncing_at IS NOT NULL)
+       OR EXISTS (SELECT 1 FROM game_seats WHERE muted) THEN
+        RAISE EXCEPTION 'migration 2026-11-24-000005_email_delivery cannot be reverted while data it would destroy exists: outbox events (stored unrendered), unconfirmed or bouncing addresses, or muted seats exist, and this down drops them (going up again would mark every address confirmed)';
+    END IF;
+END
+$$;
+
 ALTER TABLE game_seats DROP COLUMN muted;
 ALTER TABLE accounts DROP COLUMN email_bounce_status;
 ALTER TABLE accounts DROP COLUMN email_bouncing_at;

@@ -1,3 +1,13 @@
+-- Refuses while data this down would destroy exists (issue 34): going up again could not
+-- bring it back. Nothing below runs, and the migration stays applied.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM invitations) OR EXISTS (SELECT 1 FROM games WHERE private) THEN
+        RAISE EXCEPTION 'migration 2026-11-26-000008_invitations cannot be reverted while data it would destroy exists: invitations or private games exist, and this down drops them (a private game would become public)';
+    END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION turnpost_announce_game() RETURNS trigger AS $$
 BEGIN
     PERFORM pg_notify('turnpost_events', json_build_object(

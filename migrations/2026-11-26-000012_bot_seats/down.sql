@@ -1,3 +1,14 @@
+-- Refuses while data this down would destroy exists (issue 34): going up again could not
+-- bring it back. Nothing below runs, and the migration stays applied.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM accounts WHERE bot) OR EXISTS (SELECT 1 FROM game_seats WHERE bot)
+       OR EXISTS (SELECT 1 FROM games WHERE timeout_policy = 'bot') THEN
+        RAISE EXCEPTION 'migration 2026-11-26-000012_bot_seats cannot be reverted while data it would destroy exists: bot accounts, seats played by the computer or games with the bot timeout policy exist, and this down drops them';
+    END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION game_seats_json(game BIGINT, at TIMESTAMPTZ) RETURNS JSON
 LANGUAGE plpgsql STABLE AS $$
 BEGIN

@@ -1,3 +1,13 @@
+-- Refuses while data this down would destroy exists (issue 34): going up again could not
+-- bring it back. Nothing below runs, and the migration stays applied.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM games WHERE status = 'active' AND deciding <> to_act) THEN
+        RAISE EXCEPTION 'migration 2026-11-27-000023_deciding cannot be reverted while data it would destroy exists: active games have deciders other than the seats to act (a trade offer, a simultaneous step), and going up again would set them to the seats to act';
+    END IF;
+END
+$$;
+
 DROP FUNCTION record_move(BIGINT, BIGINT, BIGINT, JSONB, TEXT, TEXT, INT[], INT[], JSONB, TEXT, INT[], BIGINT[], TEXT[], INT[], BIGINT[], TEXT[], TEXT[], DOUBLE PRECISION);
 
 CREATE FUNCTION record_move(

@@ -1,17 +1,22 @@
-//! PostgreSQL through diesel: the pool, embedded migrations, and the rows.
+//! PostgreSQL through diesel: the pool, embedded migrations (run by `migrations`), the
+//! replaceable functions and triggers, and the rows.
 
 pub mod announcer;
 pub mod kinds;
+pub mod migrations;
 pub mod models;
 pub mod pool_events;
+pub mod replaceable;
 pub mod schema;
+
+pub use migrations::{MIGRATION_LOCK_KEY, MigrationError, migrate, revert};
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use diesel::PgConnection;
 use diesel::r2d2::{ConnectionManager, ManageConnection, Pool, PooledConnection};
-use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 
 pub type PgPool = Pool<Manager>;
 pub type PgConn = PooledConnection<Manager>;
@@ -99,19 +104,12 @@ pub fn pool_with(
         .build_unchecked(Manager(ConnectionManager::new(url), session)))
 }
 
-/// Reverts the newest applied migration (its `down.sql`); returns its name. For tests that
-/// take a schema down and up again.
-pub fn revert_last(conn: &mut PgConnection) -> Result<String> {
-    let reverted = conn
-        .revert_last_migration(MIGRATIONS)
-        .map_err(|e| anyhow!("revert failed: {e}"))?;
-    Ok(reverted.to_string())
-}
-
-/// Applies pending migrations; returns the names of those applied.
-pub fn migrate(conn: &mut PgConnection) -> Result<Vec<String>> {
-    let applied = conn
-        .run_pending_migrations(MIGRATIONS)
-        .map_err(|e| anyhow!("migrations failed: {e}"))?;
-    Ok(applied.iter().map(|v| v.to_string()).collect())
+/// Reverts the newest applied migration (its `down.sql`), under the migration lock;
+/// returns its name. For tests that take a schema down and up again.
+pub fn revert_last(conn: &mut PgConnection) -> Result<String, MigrationError> {
+    let mut reverted = revert(conn, 1, |_| {})?;
+    reverted.pop().ok_or(MigrationError::TooMany {
+        asked: 1,
+        applied: 0,
+    })
 }

@@ -66,6 +66,12 @@ fn init_test_log() {
     });
 }
 
+/// A new, empty database on the test cluster (no migrations run), for tests that migrate
+/// it themselves.
+pub fn fresh_database() -> String {
+    cluster().new_database().expect("create test database")
+}
+
 pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     let database_url = cluster().new_database().expect("create test database");
     spawn_app_on(database_url, adjust)

@@ -46,6 +46,7 @@ mod smtp_sink;
 mod sp4x;
 mod space_empires;
 mod spectators;
+mod sql_functions;
 mod sse_replay;
 mod starfarers;
 mod stream_tickets;
