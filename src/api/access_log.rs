@@ -24,9 +24,7 @@ pub async fn record(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let start = Instant::now();
-    let route = req
-        .match_pattern()
-        .unwrap_or_else(|| UNMATCHED.to_string());
+    let route = req.match_pattern().unwrap_or_else(|| UNMATCHED.to_string());
     let method = method_label(req.method());
     let result = next.call(req).await;
     let status = match &result {

@@ -18,8 +18,8 @@ use subtle::ConstantTimeEq;
 
 use super::auth::bearer_token;
 use super::problem::{ApiError, Problem};
-use crate::domain::Domain;
 use super::stream_limits::StreamLimits;
+use crate::domain::Domain;
 use crate::domain::mail_status::{failed_counts, kind_labels, outbox_kind, pending_counts};
 
 /// Who may read the metrics.

@@ -8,9 +8,9 @@ use std::process::Command;
 
 use secrecy::SecretString;
 use serde_json::{Value, json};
-use turnpost::embedded_pg::{ThrowawayCluster, find_bin_dir};
+use turnpost::embedded_pg::ThrowawayCluster;
 
-use crate::helpers::{TestApp, play_random, run_verify, spawn_app, spawn_app_on};
+use crate::helpers::{TestApp, pg_tool, play_random, run_verify, spawn_app, spawn_app_on};
 
 fn run(program: &Path, args: &[&str]) {
     let out = Command::new(program)
@@ -49,14 +49,13 @@ fn a_dump_restored_into_a_fresh_cluster_keeps_games_and_sign_ins_with_the_same_s
     let before_finished = game_and_log(&app, finished, &ada.token);
     let before_active = game_and_log(&app, active, &bo.token);
 
-    let bin = find_bin_dir().expect("PostgreSQL binaries");
     let dump = std::env::temp_dir().join(format!(
         "turnpost-backup-{}.dump",
         hex::encode(rand::random::<[u8; 6]>())
     ));
     let dump_arg = dump.display().to_string();
     run(
-        &bin.join("pg_dump"),
+        &pg_tool("pg_dump"),
         &[
             "--format=custom",
             "--file",
@@ -69,7 +68,7 @@ fn a_dump_restored_into_a_fresh_cluster_keeps_games_and_sign_ins_with_the_same_s
     let fresh = ThrowawayCluster::start().expect("a second cluster");
     let url = fresh.new_database().expect("an empty database");
     run(
-        &bin.join("pg_restore"),
+        &pg_tool("pg_restore"),
         &["--no-owner", "--exit-on-error", "--dbname", &url, &dump_arg],
     );
     let _ = std::fs::remove_file(&dump);
@@ -78,7 +77,10 @@ fn a_dump_restored_into_a_fresh_cluster_keeps_games_and_sign_ins_with_the_same_s
     // The same secret: the tokens issued before the backup still sign in.
     let me = restored.get("/api/v1/me", Some(&ada.token));
     assert_eq!(me.status(), 200, "a token from before the backup");
-    assert_eq!(game_and_log(&restored, finished, &ada.token), before_finished);
+    assert_eq!(
+        game_and_log(&restored, finished, &ada.token),
+        before_finished
+    );
     assert_eq!(game_and_log(&restored, active, &bo.token), before_active);
     let (ok, text) = run_verify(&restored);
     assert!(ok, "verify after the restore: {text}");

@@ -601,3 +601,16 @@ pub fn invitation_token(app: &TestApp, address: &str) -> String {
     assert!(mail.html.contains(&token), "the HTML part has the link too");
     token
 }
+
+/// A PostgreSQL client program (`pg_dump`, `pg_restore`) of the same installation as the
+/// server the tests run: beside the real `postgres` binary, which may be reached through a
+/// symlink on PATH (`/usr/local/bin/postgres` here) that has no client programs beside it.
+pub fn pg_tool(name: &str) -> PathBuf {
+    let server = turnpost::embedded_pg::find_bin_dir()
+        .expect("PostgreSQL binaries")
+        .join("postgres");
+    let real = std::fs::canonicalize(&server).unwrap_or(server);
+    let tool = real.parent().expect("a bin directory").join(name);
+    assert!(tool.is_file(), "no {} beside {}", name, real.display());
+    tool
+}

@@ -5,8 +5,8 @@
 
 mod abuse;
 mod access_tokens;
-mod backups;
 mod accounts;
+mod backups;
 mod bad_settings;
 mod bots;
 mod browser;
@@ -29,8 +29,8 @@ mod invitations;
 mod kasino;
 mod kept_games;
 mod migrations;
-mod observability;
 mod mismatches;
+mod observability;
 mod openapi;
 mod partners;
 mod password_reset;

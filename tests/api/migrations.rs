@@ -50,21 +50,7 @@ fn migration_names() -> Vec<String> {
 /// constraints, indexes, functions, triggers), without its comment lines and the random
 /// `\restrict` key newer versions add.
 fn schema_dump(url: &str) -> String {
-    // pg_dump beside the server the tests run, else the newest installed one.
-    let beside = turnpost::embedded_pg::find_bin_dir()
-        .unwrap()
-        .join("pg_dump");
-    let pg_dump = if beside.is_file() {
-        beside
-    } else {
-        let mut found: Vec<std::path::PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
-            .unwrap()
-            .filter_map(|e| Some(e.ok()?.path().join("bin/pg_dump")))
-            .filter(|p| p.is_file())
-            .collect();
-        found.sort();
-        found.pop().expect("an installed pg_dump")
-    };
+    let pg_dump = crate::helpers::pg_tool("pg_dump");
     let out = Command::new(pg_dump)
         .args(["--schema-only", "--no-owner", "--no-privileges", url])
         .output()

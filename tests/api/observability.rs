@@ -157,7 +157,12 @@ fn metrics_count_requests_moves_mail_streams_pool_and_sweeper_and_parse_as_prome
             "no outbox depth for {kind}"
         );
         assert!(
-            find(&m, "turnpost_outbox_oldest_pending_seconds", &[("kind", kind)]).is_some(),
+            find(
+                &m,
+                "turnpost_outbox_oldest_pending_seconds",
+                &[("kind", kind)]
+            )
+            .is_some(),
             "no outbox age for {kind}"
         );
     }
@@ -256,7 +261,10 @@ fn json_logs_are_one_object_a_line_with_the_request_id() {
     }
     let access = access.unwrap_or_else(|| panic!("no JSON access line in:\n{text}"));
     assert_eq!(access["status"], 200, "{access}");
-    assert_eq!(access["span"]["http.target"], "/api/v1/game-types", "{access}");
+    assert_eq!(
+        access["span"]["http.target"], "/api/v1/game-types",
+        "{access}"
+    );
     assert!(access["duration_ms"].is_number(), "{access}");
 }
 
@@ -269,6 +277,9 @@ fn an_unknown_log_format_is_refused_in_one_line() {
         .expect("run turnpost");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("TURNPOST_LOG_FORMAT must be text or json"), "{err}");
+    assert!(
+        err.contains("TURNPOST_LOG_FORMAT must be text or json"),
+        "{err}"
+    );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }

@@ -11,7 +11,10 @@ fn unit_copy(edit: impl Fn(&str) -> String) -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("config/turnpost.service"),
     )
     .expect("config/turnpost.service");
-    assert!(text.contains("ExecStart=/usr/local/bin/turnpost serve"), "{text}");
+    assert!(
+        text.contains("ExecStart=/usr/local/bin/turnpost serve"),
+        "{text}"
+    );
     let text = text.replace(
         "ExecStart=/usr/local/bin/turnpost",
         &format!("ExecStart={}", env!("CARGO_BIN_EXE_turnpost")),
@@ -46,7 +49,10 @@ fn analyze(args: &[&str], unit: &Path) -> (bool, String) {
 fn the_systemd_unit_verifies_cleanly_and_is_hardened() {
     let unit = unit_copy(|t| t.to_string());
     let (ok, text) = analyze(&["verify"], &unit);
-    assert!(ok && text.trim().is_empty(), "systemd-analyze verify:\n{text}");
+    assert!(
+        ok && text.trim().is_empty(),
+        "systemd-analyze verify:\n{text}"
+    );
     // The check can fail: a misspelt key is reported.
     let typo = unit_copy(|t| t.replace("Restart=on-failure", "Restartt=on-failure"));
     let (_, text) = analyze(&["verify"], &typo);
@@ -56,7 +62,10 @@ fn the_systemd_unit_verifies_cleanly_and_is_hardened() {
     assert!(ok, "systemd-analyze security:\n{text}");
     let exposure: f64 = text
         .lines()
-        .find_map(|l| l.split("Overall exposure level for turnpost.service:").nth(1))
+        .find_map(|l| {
+            l.split("Overall exposure level for turnpost.service:")
+                .nth(1)
+        })
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no exposure level in:\n{text}"));

@@ -47,6 +47,18 @@ fn a_game() -> (String, i64, i64, i64) {
     };
     let url = app.database_url.clone();
     drop(app);
+    // The stopped server's senders may still hold a claim on a turn email they were
+    // sending (the functions leave claimed rows alone): wait until they let go.
+    let conn = &mut PgConnection::establish(&url).unwrap();
+    let claimed = "(SELECT count(*) FROM outbox WHERE claimed_until > now())";
+    let start = std::time::Instant::now();
+    while int(conn, claimed) > 0 {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "a stopped server's sender kept its claim"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     (url, id, a, b)
 }
 
