@@ -111,12 +111,13 @@ pub async fn metrics(
     gauge(
         "turnpost_outbox_failed",
         "Messages given up after their last attempt and not requeued (turnpost outbox requeue).",
+        // Summed as integers: a float sum of nothing is -0.0, printed "-0".
         by_kind(&|kind| {
             failed
                 .iter()
                 .filter(|c| outbox_kind(c.kind) == kind)
-                .map(|c| c.count as f64)
-                .sum()
+                .map(|c| c.count)
+                .sum::<i64>() as f64
         }),
     );
     gauge(
@@ -126,8 +127,8 @@ pub async fn metrics(
             pending
                 .iter()
                 .filter(|c| outbox_kind(c.kind) == kind)
-                .map(|c| c.count as f64)
-                .sum()
+                .map(|c| c.count)
+                .sum::<i64>() as f64
         }),
     );
     gauge(

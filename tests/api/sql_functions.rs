@@ -59,6 +59,23 @@ fn a_game() -> (String, i64, i64, i64) {
         );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+    // Nor may its last writes (a sent email's bookkeeping, announced by the triggers) land
+    // while a test counts announcements: wait until none has come for two seconds.
+    let events = format!("(SELECT count(*) FROM game_events WHERE game_id = {id})");
+    let mut seen = int(conn, &events);
+    let mut quiet_since = std::time::Instant::now();
+    while quiet_since.elapsed() < std::time::Duration::from_secs(2) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "a stopped server kept announcing"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let now = int(conn, &events);
+        if now != seen {
+            seen = now;
+            quiet_since = std::time::Instant::now();
+        }
+    }
     (url, id, a, b)
 }
 
