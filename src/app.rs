@@ -46,6 +46,26 @@ fn reply_address(settings: &Settings) -> Result<String> {
     }
 }
 
+/// Everything the server secret signs with.
+struct Signers {
+    tokens: Tokens,
+    reply: ReplyAddress,
+    links: SignedLinks,
+    reset_links: ResetLinks,
+}
+
+impl Signers {
+    fn new(settings: &Settings, secret: &SecretString) -> Result<Signers> {
+        let bytes = secret.expose_secret().as_bytes();
+        Ok(Signers {
+            tokens: Tokens::new(secret, settings.jwt_ttl_hours as i64 * 3600),
+            reply: ReplyAddress::new(&reply_address(settings)?, bytes)?,
+            links: SignedLinks::new(bytes, &settings.public_url())?,
+            reset_links: ResetLinks::new(bytes)?,
+        })
+    }
+}
+
 /// The domain over `pool`: what the server runs, and what tests build to call the domain
 /// directly (e.g. `sweep(now)` with a chosen time, or a "restarted" sweeper).
 pub fn domain(
@@ -54,10 +74,32 @@ pub fn domain(
     registry: Registry,
     jwt_secret: &SecretString,
 ) -> Result<Domain> {
+    let signers = Signers::new(settings, jwt_secret)?;
+    let previous = match (
+        &settings.jwt_secret_previous,
+        settings.jwt_secret_previous_until,
+    ) {
+        (Some(secret), Some(until)) => Some((Signers::new(settings, secret)?, until.timestamp())),
+        _ => None,
+    };
+    let Signers {
+        tokens,
+        reply,
+        links,
+        reset_links,
+    } = match previous {
+        Some((p, until)) => Signers {
+            tokens: signers.tokens.accepting(p.tokens, until),
+            reply: signers.reply.accepting(p.reply, until),
+            links: signers.links.accepting(p.links, until),
+            reset_links: signers.reset_links.accepting(p.reset_links, until),
+        },
+        None => signers,
+    };
     Ok(Domain {
         pool,
         registry,
-        tokens: Tokens::new(jwt_secret, settings.jwt_ttl_hours as i64 * 3600),
+        tokens,
         throttle: Arc::new(LoginThrottle::new(Limits {
             per_pair: settings.login_max_failures as usize,
             per_address: settings.login_max_failures_per_address as usize,
@@ -77,21 +119,15 @@ pub fn domain(
             Duration::from_secs(settings.password_queue_secs),
         )),
         public_url: settings.public_url(),
-        reply: ReplyAddress::new(
-            &reply_address(settings)?,
-            jwt_secret.expose_secret().as_bytes(),
-        )?,
+        reply,
         inbound_secret: settings
             .inbound_secret
             .clone()
             .filter(|s| !s.expose_secret().is_empty()),
         clock: Arc::new(SystemClock),
         vacation_days_per_year: settings.vacation_days_per_year,
-        links: SignedLinks::new(
-            jwt_secret.expose_secret().as_bytes(),
-            &settings.public_url(),
-        )?,
-        reset_links: ResetLinks::new(jwt_secret.expose_secret().as_bytes())?,
+        links,
+        reset_links,
         turn_email_grace: Duration::from_secs(settings.turn_email_grace_secs),
         require_email_verification: settings.require_email_verification,
         email_pictures: settings.email_pictures,
@@ -423,6 +459,16 @@ impl Application {
             .map_err(|e| anyhow::anyhow!("shipped game data is broken: {e}"))?;
         if jwt_secret.expose_secret().len() < 32 {
             anyhow::bail!("the JWT secret must have at least 32 characters");
+        }
+        if let (Some(_), Some(until)) = (
+            &settings.jwt_secret_previous,
+            settings.jwt_secret_previous_until,
+        ) {
+            if until > chrono::Utc::now() {
+                tracing::info!(%until, "accepting what the previous secret signed until its grace period ends");
+            } else {
+                tracing::warn!(%until, "the previous secret's grace period is over: remove it from the settings");
+            }
         }
 
         let pool = store::pool_with(

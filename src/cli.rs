@@ -91,6 +91,11 @@ enum Command {
         #[command(subcommand)]
         command: ConfigCommand,
     },
+    /// The server secret (which signs tokens, reply addresses and links in emails).
+    Secret {
+        #[command(subcommand)]
+        command: SecretCommand,
+    },
     /// Messages (emails, webhook deliveries) the server gave up on after their last attempt.
     Outbox {
         #[command(subcommand)]
@@ -103,6 +108,18 @@ enum ConfigCommand {
     /// Check the settings and print them as the server would use them (secrets masked),
     /// each with where it came from; exit 2 on a setting that cannot be used.
     Check,
+}
+
+#[derive(Subcommand)]
+enum SecretCommand {
+    /// On the embedded default: generate a new secret in <var_dir>/jwt-secret and keep the
+    /// old one in <var_dir>/jwt-secret.previous, accepted for the grace period; restart
+    /// the server afterwards. (With TURNPOST_JWT_SECRET set, prints how to rotate it.)
+    Rotate {
+        /// Days the previous secret is still accepted.
+        #[arg(long, default_value_t = 30)]
+        grace_days: u32,
+    },
 }
 
 #[derive(Subcommand)]
@@ -155,6 +172,9 @@ pub fn main() -> ExitCode {
             max_actions,
         } => simulate(&game, games, seed, players, &options, max_actions),
         Command::Outbox { command } => outbox(command),
+        Command::Secret {
+            command: SecretCommand::Rotate { grace_days },
+        } => rotate_secret(grace_days),
         Command::Config {
             command: ConfigCommand::Check,
         } => config_check(),
@@ -254,13 +274,20 @@ fn database(settings: &Settings) -> Result<(String, Option<PrivateCluster>)> {
 }
 
 /// The configured JWT secret; on the embedded default, one generated on first start
-/// and kept under the var directory.
-fn jwt_secret(settings: &Settings) -> Result<SecretString> {
+/// and kept under the var directory. `settings` take the previous secret from
+/// `<var_dir>/jwt-secret.previous` when a rotation left one and none is configured.
+fn jwt_secret(settings: &mut Settings) -> Result<SecretString> {
     if let Some(s) = &settings.jwt_secret {
         return Ok(s.clone());
     }
     if settings.database_url.is_some() {
         bail!("TURNPOST_JWT_SECRET must be set (at least 32 characters) when DATABASE_URL is");
+    }
+    if settings.jwt_secret_previous.is_none()
+        && let Some((previous, until)) = previous_secret_file(settings)?
+    {
+        settings.jwt_secret_previous = Some(previous);
+        settings.jwt_secret_previous_until = Some(until);
     }
     let path = settings.var_dir.join("jwt-secret");
     if let Ok(s) = std::fs::read_to_string(&path) {
@@ -268,9 +295,80 @@ fn jwt_secret(settings: &Settings) -> Result<SecretString> {
     }
     std::fs::create_dir_all(&settings.var_dir)?;
     let secret = hex::encode(rand::random::<[u8; 32]>());
-    std::fs::write(&path, &secret).with_context(|| format!("writing {}", path.display()))?;
-    restrict(&path);
+    write_private(&path, &secret)?;
     Ok(SecretString::from(secret))
+}
+
+/// `<var_dir>/jwt-secret.previous`: the secret on its first line, the end of its grace
+/// period (RFC 3339) on the second.
+fn previous_secret_file(
+    settings: &Settings,
+) -> Result<Option<(SecretString, chrono::DateTime<chrono::Utc>)>> {
+    let path = settings.var_dir.join("jwt-secret.previous");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    let mut lines = text.lines();
+    let (Some(secret), Some(until)) = (lines.next(), lines.next()) else {
+        bail!(
+            "{} must hold a secret and a time on two lines",
+            path.display()
+        );
+    };
+    let until = chrono::DateTime::parse_from_rfc3339(until.trim())
+        .with_context(|| format!("the second line of {}", path.display()))?;
+    Ok(Some((
+        SecretString::from(secret.trim().to_string()),
+        until.with_timezone(&chrono::Utc),
+    )))
+}
+
+fn write_private(path: &std::path::Path, text: &str) -> Result<()> {
+    // Written beside and renamed, so that a crash leaves the old file or the new one.
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, text).with_context(|| format!("writing {}", partial.display()))?;
+    restrict(&partial);
+    std::fs::rename(&partial, path).with_context(|| format!("writing {}", path.display()))
+}
+
+fn rotate_secret(grace_days: u32) -> Result<ExitCode> {
+    rotate_in(&Settings::load()?, grace_days)
+}
+
+fn rotate_in(settings: &Settings, grace_days: u32) -> Result<ExitCode> {
+    if settings.jwt_secret.is_some() {
+        println!(
+            "The secret comes from the settings (TURNPOST_JWT_SECRET). To rotate it, set\n\
+             TURNPOST_JWT_SECRET_PREVIOUS to the current secret,\n\
+             TURNPOST_JWT_SECRET_PREVIOUS_UNTIL to the end of the grace period (RFC 3339),\n\
+             TURNPOST_JWT_SECRET to a new secret (e.g. `openssl rand -hex 32`),\n\
+             and restart every node."
+        );
+        return Ok(ExitCode::from(EX_BAD_SETTINGS));
+    }
+    let path = settings.var_dir.join("jwt-secret");
+    let current = std::fs::read_to_string(&path)
+        .with_context(|| format!("reading {} (start the server once first)", path.display()))?;
+    let until = chrono::Utc::now() + chrono::Duration::days(i64::from(grace_days));
+    let until = until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    if let Some((_, earlier)) = previous_secret_file(settings)?
+        && earlier > chrono::Utc::now()
+    {
+        println!(
+            "The secret before the current one (accepted until {earlier}) is no longer accepted."
+        );
+    }
+    write_private(
+        &settings.var_dir.join("jwt-secret.previous"),
+        &format!("{}\n{until}\n", current.trim()),
+    )?;
+    write_private(&path, &hex::encode(rand::random::<[u8; 32]>()))?;
+    println!(
+        "New secret in {}. What the old one signed is accepted until {until}.\n\
+         Restart the server for it to take effect.",
+        path.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn restrict(path: &std::path::Path) {
@@ -279,10 +377,10 @@ fn restrict(path: &std::path::Path) {
 }
 
 fn serve() -> Result<ExitCode> {
-    let settings = Settings::load()?;
+    let mut settings = Settings::load()?;
     let (url, cluster) = database(&settings)?;
     let result = (|| -> Result<()> {
-        let secret = jwt_secret(&settings)?;
+        let secret = jwt_secret(&mut settings)?;
         actix_web::rt::System::new().block_on(async {
             let app = Application::build(&settings, &url, secret).await?;
             tracing::info!(port = app.port(), bind = %settings.bind, "Turnpost is listening");
@@ -440,5 +538,51 @@ mod log_format_tests {
         assert_eq!(log_format(Some("json")).ok(), Some(LogFormat::Json));
         let e = log_format(Some("yaml")).expect_err("refused");
         assert!(e.to_string().contains("text or json"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod rotation_tests {
+    use super::*;
+
+    #[test]
+    fn a_rotation_keeps_the_old_secret_for_the_grace_period_and_serve_accepts_it() {
+        let mut settings = Settings::load().unwrap();
+        settings.database_url = None;
+        settings.jwt_secret = None;
+        settings.var_dir = std::env::temp_dir().join(format!(
+            "turnpost-rotate-{}",
+            hex::encode(rand::random::<[u8; 6]>())
+        ));
+        // Before the first start there is nothing to rotate.
+        assert!(rotate_in(&settings, 30).is_err());
+        let first = jwt_secret(&mut settings.clone()).unwrap();
+        assert_eq!(rotate_in(&settings, 3).unwrap(), ExitCode::SUCCESS);
+        let mut started = settings.clone();
+        let current = jwt_secret(&mut started).unwrap();
+        assert_ne!(current.expose_secret(), first.expose_secret());
+        assert_eq!(current.expose_secret().len(), 64);
+        let previous = started.jwt_secret_previous.as_ref().unwrap();
+        assert_eq!(previous.expose_secret(), first.expose_secret());
+        let until = started.jwt_secret_previous_until.unwrap();
+        let days = (until - chrono::Utc::now()).num_minutes() as f64 / 1440.0;
+        assert!((2.99..=3.0).contains(&days), "{days}");
+        // Both files are the owner's alone.
+        use std::os::unix::fs::PermissionsExt;
+        for name in ["jwt-secret", "jwt-secret.previous"] {
+            let mode = std::fs::metadata(settings.var_dir.join(name))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o077, 0, "{name}");
+        }
+        // A configured secret is the operator's to rotate: the command says how.
+        let mut configured = settings.clone();
+        configured.jwt_secret = Some(SecretString::from("c".repeat(32)));
+        assert_eq!(
+            rotate_in(&configured, 3).unwrap(),
+            ExitCode::from(EX_BAD_SETTINGS)
+        );
+        let _ = std::fs::remove_dir_all(&settings.var_dir);
     }
 }

@@ -45,6 +45,13 @@ pub struct Settings {
     pub reply_address: Option<String>,
     #[serde(default, serialize_with = "mask::secret")]
     pub jwt_secret: Option<SecretString>,
+    /// The secret before the last rotation: what it signed (login tokens, reply
+    /// addresses, links in emails) is still accepted until `jwt_secret_previous_until`.
+    #[serde(default, serialize_with = "mask::secret")]
+    pub jwt_secret_previous: Option<SecretString>,
+    /// When the previous secret stops counting (RFC 3339, e.g. 2027-01-31T00:00:00Z).
+    #[serde(default)]
+    pub jwt_secret_previous_until: Option<chrono::DateTime<chrono::Utc>>,
     /// The Bearer token a Prometheus scraper sends to `GET /metrics`; unset: no metrics.
     #[serde(default, serialize_with = "mask::secret")]
     pub metrics_token: Option<SecretString>,

@@ -3,6 +3,8 @@
 use crate::store::kinds::AccountId;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, decode, encode};
 use secrecy::{ExposeSecret, SecretString};
+
+use super::rotation::Previous;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -41,6 +43,8 @@ pub struct Tokens {
     ticket_encoding: EncodingKey,
     ticket_decoding: DecodingKey,
     ttl_secs: i64,
+    /// Tokens and tickets signed with the previous secret, during a rotation.
+    previous: Previous<Tokens>,
 }
 
 /// How long a stream ticket may open streams (seconds). An open stream lives on past it,
@@ -135,6 +139,15 @@ impl Tokens {
             ticket_encoding: EncodingKey::from_secret(&ticket_key),
             ticket_decoding: DecodingKey::from_secret(&ticket_key),
             ttl_secs,
+            previous: Previous::default(),
+        }
+    }
+
+    /// These tokens, also accepting what `previous` signed until `until` (Unix seconds).
+    pub fn accepting(self, previous: Tokens, until: i64) -> Tokens {
+        Tokens {
+            previous: Previous::new(previous, until),
+            ..self
         }
     }
 
@@ -162,6 +175,11 @@ impl Tokens {
     /// The subject of a valid, unexpired token. Whether its account still exists and the
     /// generation is current is the caller's check (it needs the database).
     pub fn verify(&self, token: &str) -> Option<TokenSubject> {
+        self.verify_one(token)
+            .or_else(|| self.previous.active()?.verify_one(token))
+    }
+
+    fn verify_one(&self, token: &str) -> Option<TokenSubject> {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 5;
         let data = decode::<Claims>(token, &self.decoding, &validation).ok()?;
@@ -211,6 +229,11 @@ impl Tokens {
 
     /// The account and parent token of a valid, unexpired stream ticket.
     pub fn verify_ticket(&self, ticket: &str) -> Option<(AccountId, TicketParent)> {
+        self.verify_ticket_one(ticket)
+            .or_else(|| self.previous.active()?.verify_ticket_one(ticket))
+    }
+
+    fn verify_ticket_one(&self, ticket: &str) -> Option<(AccountId, TicketParent)> {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 5;
         validation.set_audience(&[TICKET_AUDIENCE]);
@@ -267,5 +290,29 @@ mod tests {
         assert_eq!(t.verify_ticket(&old), None);
         let other = Tokens::new(&SecretString::from("x".repeat(32)), 600);
         assert_eq!(other.verify_ticket(&ticket), None);
+    }
+
+    #[test]
+    fn after_a_rotation_the_previous_secret_counts_until_the_grace_period_ends() {
+        let now = chrono::Utc::now().timestamp();
+        let old = Tokens::new(&SecretString::from("o".repeat(32)), 600);
+        let token = old.issue(AccountId(7), 1, now).unwrap();
+        let login = old.verify(&token).unwrap();
+        let ticket = old
+            .issue_ticket(AccountId(7), TicketParent::of_login(login), now)
+            .unwrap();
+        let new = || Tokens::new(&SecretString::from("n".repeat(32)), 600);
+        assert_eq!(new().verify(&token), None);
+        let rotated = new().accepting(old.clone(), now + 60);
+        assert_eq!(rotated.verify(&token), Some(login));
+        assert!(rotated.verify_ticket(&ticket).is_some());
+        // What the rotated server signs is the new secret's alone.
+        let fresh = rotated.issue(AccountId(7), 1, now).unwrap();
+        assert!(new().verify(&fresh).is_some());
+        assert_eq!(old.verify(&fresh), None);
+        // After the grace period, the old secret no longer counts.
+        let over = new().accepting(old, now - 1);
+        assert_eq!(over.verify(&token), None);
+        assert_eq!(over.verify_ticket(&ticket), None);
     }
 }

@@ -2,4 +2,5 @@
 
 pub mod jwt;
 pub mod password;
+pub mod rotation;
 pub mod throttle;

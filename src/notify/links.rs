@@ -8,6 +8,8 @@ use crate::store::kinds::AccountId;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use crate::auth::rotation::Previous;
+
 pub(crate) type HmacSha256 = Hmac<Sha256>;
 
 /// Bytes of the MAC kept in a link (128 bits).
@@ -20,6 +22,8 @@ pub struct SignedLinks {
     message_ids: HmacSha256,
     calendar: HmacSha256,
     public_url: String,
+    /// Links signed with the previous secret, during a rotation.
+    previous: Previous<SignedLinks>,
 }
 
 /// A key of its own for `purpose`, derived from the server secret (also used by
@@ -48,7 +52,17 @@ impl SignedLinks {
             message_ids: derive(secret, b"turnpost message ids v1")?,
             calendar: derive(secret, b"turnpost calendar feeds v1")?,
             public_url: public_url.trim_end_matches('/').to_string(),
+            previous: Previous::default(),
         })
+    }
+
+    /// These links, also accepting what `previous` signed until `until` (Unix seconds).
+    /// Message-ID tags are made with the current secret alone: they are never checked.
+    pub fn accepting(self, previous: SignedLinks, until: i64) -> SignedLinks {
+        SignedLinks {
+            previous: Previous::new(previous, until),
+            ..self
+        }
     }
 
     fn unsubscribe_mac(&self, account: AccountId) -> HmacSha256 {
@@ -105,6 +119,14 @@ impl SignedLinks {
 
     /// Whether `token` is the current feed token of `account`.
     pub fn check_calendar(&self, token: &str, account: AccountId, feed_secret: &str) -> bool {
+        self.check_calendar_one(token, account, feed_secret)
+            || self
+                .previous
+                .active()
+                .is_some_and(|p| p.check_calendar_one(token, account, feed_secret))
+    }
+
+    fn check_calendar_one(&self, token: &str, account: AccountId, feed_secret: &str) -> bool {
         match split(token) {
             Some((a, tag)) if a == account => self
                 .calendar_mac(account, feed_secret)
@@ -130,6 +152,11 @@ impl SignedLinks {
 
     /// The account an unsubscribe token names, if its signature holds.
     pub fn check_unsubscribe(&self, token: &str) -> Option<AccountId> {
+        self.check_unsubscribe_one(token)
+            .or_else(|| self.previous.active()?.check_unsubscribe_one(token))
+    }
+
+    fn check_unsubscribe_one(&self, token: &str) -> Option<AccountId> {
         let (account, tag) = split(token)?;
         self.unsubscribe_mac(account)
             .verify_truncated_left(&tag)
@@ -158,6 +185,14 @@ impl SignedLinks {
 
     /// Whether `token` confirms `email` for `account`.
     pub fn check_verify(&self, token: &str, account: AccountId, email: &str) -> bool {
+        self.check_verify_one(token, account, email)
+            || self
+                .previous
+                .active()
+                .is_some_and(|p| p.check_verify_one(token, account, email))
+    }
+
+    fn check_verify_one(&self, token: &str, account: AccountId, email: &str) -> bool {
         match split(token) {
             Some((a, tag)) if a == account => self
                 .verify_mac(account, email)
@@ -216,5 +251,25 @@ mod tests {
             l.message_tag("game-1.seat-0"),
             other.message_tag("game-1.seat-0")
         );
+    }
+
+    #[test]
+    fn after_a_rotation_links_of_the_previous_secret_work_until_the_grace_period_ends() {
+        let now = chrono::Utc::now().timestamp();
+        let old = SignedLinks::new(b"the old secret, thirty-two bytes long", "").unwrap();
+        let new = || SignedLinks::new(b"the new secret, thirty-two bytes long", "").unwrap();
+        let (a, mail, feed) = (AccountId(5), "ada@example.org", "feed");
+        let unsubscribe = old.unsubscribe_token(a);
+        let verify = old.verify_token(a, mail);
+        let calendar = old.calendar_token(a, feed);
+        let rotated = new().accepting(old.clone(), now + 60);
+        assert_eq!(rotated.check_unsubscribe(&unsubscribe), Some(a));
+        assert!(rotated.check_verify(&verify, a, mail));
+        assert!(rotated.check_calendar(&calendar, a, feed));
+        assert_eq!(rotated.unsubscribe_token(a), new().unsubscribe_token(a));
+        let over = new().accepting(old, now - 1);
+        assert_eq!(over.check_unsubscribe(&unsubscribe), None);
+        assert!(!over.check_verify(&verify, a, mail));
+        assert!(!over.check_calendar(&calendar, a, feed));
     }
 }

@@ -8,6 +8,8 @@ use crate::store::kinds::GameId;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use crate::auth::rotation::Previous;
+
 type HmacSha256 = Hmac<Sha256>;
 
 /// Bytes of the MAC kept in a token (80 bits).
@@ -28,6 +30,8 @@ pub struct ReplyAddress {
     base: HmacSha256,
     local: String,
     domain: String,
+    /// Tokens signed with the previous secret, during a rotation.
+    previous: Previous<ReplyAddress>,
 }
 
 /// Why an address carries no usable token.
@@ -54,7 +58,16 @@ impl ReplyAddress {
             base: HmacSha256::new_from_slice(&key).map_err(|e| anyhow::anyhow!("{e}"))?,
             local: parsed.user().to_lowercase(),
             domain: parsed.domain().to_lowercase(),
+            previous: Previous::default(),
         })
+    }
+
+    /// This address, also accepting tokens `previous` signed until `until` (Unix seconds).
+    pub fn accepting(self, previous: ReplyAddress, until: i64) -> ReplyAddress {
+        ReplyAddress {
+            previous: Previous::new(previous, until),
+            ..self
+        }
     }
 
     fn mac(&self, t: ReplyToken) -> HmacSha256 {
@@ -86,6 +99,14 @@ impl ReplyAddress {
 
     /// Checks one token string (the part after `+`).
     pub fn verify(&self, token: &str) -> Result<ReplyToken, TokenError> {
+        self.verify_one(token)
+            .or_else(|e| match self.previous.active() {
+                Some(p) => p.verify_one(token).map_err(|_| e),
+                None => Err(e),
+            })
+    }
+
+    fn verify_one(&self, token: &str) -> Result<ReplyToken, TokenError> {
         let parts: Vec<&str> = token.trim().split('-').collect();
         let [g, s, v, tag] = parts.as_slice() else {
             return Err(TokenError::Invalid);
@@ -174,5 +195,26 @@ mod tests {
         let other =
             ReplyAddress::new("play@example.org", b"another secret, also long enough!!").unwrap();
         assert_eq!(other.find([addr.as_str()]), Err(TokenError::Invalid));
+    }
+
+    #[test]
+    fn after_a_rotation_old_reply_addresses_work_until_the_grace_period_ends() {
+        let now = chrono::Utc::now().timestamp();
+        let secret_old = b"the old secret, thirty-two bytes long";
+        let secret_new = b"the new secret, thirty-two bytes long";
+        let old = ReplyAddress::new("play@example.org", secret_old).unwrap();
+        let t = ReplyToken {
+            game_id: GameId(3),
+            seat: 0,
+            version: 9,
+        };
+        let addr = old.address(t);
+        let new = || ReplyAddress::new("play@example.org", secret_new).unwrap();
+        assert_eq!(new().find([addr.as_str()]), Err(TokenError::Invalid));
+        let rotated = new().accepting(old.clone(), now + 60);
+        assert_eq!(rotated.find([addr.as_str()]), Ok(t));
+        assert_eq!(rotated.address(t), new().address(t));
+        let over = new().accepting(old, now - 1);
+        assert_eq!(over.find([addr.as_str()]), Err(TokenError::Invalid));
     }
 }

@@ -17,6 +17,7 @@
 use hmac::Mac;
 
 use super::links::{HmacSha256, MAC_BYTES, derive};
+use crate::auth::rotation::Previous;
 use crate::store::kinds::AccountId;
 
 /// What a reset link is signed over besides the account and the expiry: the account as it
@@ -34,6 +35,9 @@ pub struct Claimed {
     /// Unix seconds after which the link no longer works.
     pub expires: i64,
     fresh: Vec<u8>,
+    /// Signed with the previous secret (during a rotation): its freshness is checked
+    /// under that secret too.
+    by_previous: bool,
 }
 
 /// Why a link is refused before the account is read.
@@ -49,6 +53,8 @@ pub enum Refused {
 pub struct ResetLinks {
     authentic: HmacSha256,
     fresh: HmacSha256,
+    /// Links signed with the previous secret, during a rotation.
+    previous: Previous<ResetLinks>,
 }
 
 /// `<account>-<expires>-<hex>` into its parts; `None` for anything else.
@@ -75,7 +81,16 @@ impl ResetLinks {
         Ok(ResetLinks {
             authentic: derive(secret, b"turnpost password reset links v1")?,
             fresh: derive(secret, b"turnpost password reset freshness v1")?,
+            previous: Previous::default(),
         })
+    }
+
+    /// These links, also accepting what `previous` signed until `until` (Unix seconds).
+    pub fn accepting(self, previous: ResetLinks, until: i64) -> ResetLinks {
+        ResetLinks {
+            previous: Previous::new(previous, until),
+            ..self
+        }
     }
 
     fn authentic_mac(&self, account: AccountId, expires: i64) -> HmacSha256 {
@@ -113,6 +128,16 @@ impl ResetLinks {
 
     /// The account and expiry of an authentic link that has not expired at `now`.
     pub fn check(&self, token: &str, now: i64) -> Result<Claimed, Refused> {
+        match (self.check_one(token, now), self.previous.active_at(now)) {
+            (Err(Refused::Invalid), Some(p)) => p.check_one(token, now).map(|c| Claimed {
+                by_previous: true,
+                ..c
+            }),
+            (result, _) => result,
+        }
+    }
+
+    fn check_one(&self, token: &str, now: i64) -> Result<Claimed, Refused> {
         let (account, expires, authentic, fresh) = split(token).ok_or(Refused::Invalid)?;
         self.authentic_mac(account, expires)
             .verify_truncated_left(&authentic)
@@ -124,13 +149,20 @@ impl ResetLinks {
             account,
             expires,
             fresh,
+            by_previous: false,
         })
     }
 
     /// Whether `claimed` was signed over the account as it is now (`f`): false once its
     /// password has changed since the link was made.
     pub fn is_fresh(&self, claimed: &Claimed, f: &Fingerprint) -> bool {
-        self.fresh_mac(claimed.account, claimed.expires, f)
+        let signer = match (claimed.by_previous, self.previous.inner()) {
+            (false, _) => self,
+            (true, Some(p)) => p,
+            (true, None) => return false,
+        };
+        signer
+            .fresh_mac(claimed.account, claimed.expires, f)
             .verify_truncated_left(&claimed.fresh)
             .is_ok()
     }
@@ -196,5 +228,23 @@ mod tests {
         // Another server's secret: invalid.
         let other = ResetLinks::new(b"another secret, also long enough!!").unwrap();
         assert_eq!(other.check(&t, NOW), Err(Refused::Invalid));
+    }
+
+    #[test]
+    fn after_a_rotation_a_link_of_the_previous_secret_works_until_the_grace_period_ends() {
+        let old = ResetLinks::new(b"the old secret, thirty-two bytes long").unwrap();
+        let new = || ResetLinks::new(b"the new secret, thirty-two bytes long").unwrap();
+        let t = old.token(AccountId(42), NOW + 3600, &f("$argon2id$a", 3));
+        assert_eq!(new().check(&t, NOW), Err(Refused::Invalid));
+        let rotated = new().accepting(old.clone(), NOW + 60);
+        let c = rotated.check(&t, NOW).unwrap();
+        assert!(rotated.is_fresh(&c, &f("$argon2id$a", 3)));
+        assert!(!rotated.is_fresh(&c, &f("$argon2id$b", 4)));
+        // Authentic under the old secret and past its own expiry: expired, as before.
+        assert_eq!(rotated.check(&t, NOW + 30 + 3600), Err(Refused::Invalid));
+        let long = new().accepting(old.clone(), NOW + 7200);
+        assert_eq!(long.check(&t, NOW + 3600), Err(Refused::Expired));
+        // After the grace period: invalid.
+        assert_eq!(rotated.check(&t, NOW + 60), Err(Refused::Invalid));
     }
 }

@@ -125,6 +125,34 @@ impl Settings {
         {
             p.push(("jwt_secret", "must have at least 32 characters".into()));
         }
+        match (&self.jwt_secret_previous, &self.jwt_secret_previous_until) {
+            (Some(s), _) if s.expose_secret().len() < 32 => p.push((
+                "jwt_secret_previous",
+                "must have at least 32 characters".into(),
+            )),
+            (Some(s), _)
+                if self
+                    .jwt_secret
+                    .as_ref()
+                    .is_some_and(|c| c.expose_secret() == s.expose_secret()) =>
+            {
+                p.push((
+                    "jwt_secret_previous",
+                    "is the same as jwt_secret: set jwt_secret to a new secret".into(),
+                ))
+            }
+            (Some(_), None) => p.push((
+                "jwt_secret_previous_until",
+                "must be set with jwt_secret_previous: the end of its grace period \
+                 (RFC 3339, e.g. 2027-01-31T00:00:00Z)"
+                    .into(),
+            )),
+            (None, Some(_)) => p.push((
+                "jwt_secret_previous_until",
+                "is set without jwt_secret_previous".into(),
+            )),
+            _ => {}
+        }
         for (key, secret) in [
             ("inbound_secret", &self.inbound_secret),
             ("metrics_token", &self.metrics_token),

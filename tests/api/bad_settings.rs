@@ -117,6 +117,17 @@ fn every_bad_setting_of_issue_34_stops_serve_with_one_line() {
             "0",
             &["TURNPOST_SSE_KEEP_ALIVE_MS must be between 1 and"],
         ),
+        // A rotation's previous secret needs the end of its grace period, and a time.
+        (
+            "TURNPOST_JWT_SECRET_PREVIOUS",
+            "an-old-secret-of-more-than-thirty-two-characters",
+            &["jwt_secret_previous_until must be set with jwt_secret_previous"],
+        ),
+        (
+            "TURNPOST_JWT_SECRET_PREVIOUS_UNTIL",
+            "next tuesday",
+            &["jwt_secret_previous_until"],
+        ),
     ];
     for &(name, value, wanted) in cases {
         let out = run(&dir, &["serve"], &[(name, value)]);

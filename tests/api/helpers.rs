@@ -79,6 +79,20 @@ pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
 
 /// Another server node on an existing test database (e.g. `other.database_url`).
 pub fn spawn_app_on(database_url: String, adjust: impl FnOnce(&mut Settings)) -> TestApp {
+    spawn_node(database_url, test_secret(), adjust)
+}
+
+/// The server secret every test app signs with unless it says otherwise.
+pub fn test_secret() -> SecretString {
+    SecretString::from(JWT_SECRET.repeat(4))
+}
+
+/// A server node on an existing test database with a secret of its own.
+pub fn spawn_node(
+    database_url: String,
+    secret: SecretString,
+    adjust: impl FnOnce(&mut Settings),
+) -> TestApp {
     init_test_log();
     let mut settings = Settings::load().expect("default settings load");
     let var = std::env::temp_dir().join(format!(
@@ -110,7 +124,6 @@ pub fn spawn_app_on(database_url: String, adjust: impl FnOnce(&mut Settings)) ->
     settings.rate_limit_per_address = 1_000_000;
     adjust(&mut settings);
     let mail_dir = settings.mail_dir();
-    let secret = SecretString::from(JWT_SECRET.repeat(4));
     let server =
         match turnpost::app::spawn_in_background(settings.clone(), database_url.clone(), secret) {
             Ok(s) => s,

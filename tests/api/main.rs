@@ -40,6 +40,7 @@ mod ratings;
 mod readiness;
 mod rematch;
 mod response_headers;
+mod secret_rotation;
 mod send_refusals;
 mod service_unit;
 mod smtp_sink;
