@@ -3,6 +3,7 @@
 
 pub mod access_log;
 pub mod access_tokens;
+pub mod account_data;
 pub mod accounts;
 pub mod auth;
 pub mod calendar;
@@ -128,6 +129,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(accounts::token)
                 .service(accounts::me)
                 .service(accounts::update_me)
+                .service(account_data::export_account)
+                .service(account_data::delete_account)
                 .service(accounts::vacation)
                 .service(access_tokens::create_token)
                 .service(access_tokens::list_tokens)

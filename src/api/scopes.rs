@@ -46,6 +46,8 @@ pub const ROUTES: &[(&str, &str, Scope)] = &[
     ("GET", "/api/v1/me/events", Play),
     ("POST", "/api/v1/me/stream-tickets", Play),
     ("PATCH", "/api/v1/me", Account),
+    ("GET", "/api/v1/me/export", Account),
+    ("POST", "/api/v1/me/delete", Account),
     // The feed's address is a secret of the account's.
     ("GET", "/api/v1/me/calendar", Account),
     ("POST", "/api/v1/me/calendar/reset", Account),

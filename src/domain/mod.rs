@@ -2,6 +2,7 @@
 //! function here is synchronous (diesel) and is called from handlers via `web::block`.
 
 pub mod access_tokens;
+pub mod account_data;
 pub mod accounts;
 pub mod autoplay;
 pub mod bot_worker;

@@ -23,6 +23,7 @@ diesel::table! {
         email_bounce_status -> Nullable<Text>,
         bot -> Bool,
         email_failing_at -> Nullable<Timestamptz>,
+        deleted_at -> Nullable<Timestamptz>,
     }
 }
 

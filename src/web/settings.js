@@ -2,7 +2,7 @@
 // zone, quiet hours (PATCH /api/v1/me), vacation (POST /api/v1/me/vacation), webhooks and
 // the calendar feed (integrations.js).
 
-import { patch, post } from './api.js';
+import { get, patch, post } from './api.js';
 import { h, fill, nextId, when } from './dom.js';
 import { calendarCard, webhooksCard } from './integrations.js';
 
@@ -99,6 +99,49 @@ export async function settings(main, _params, app) {
       app.flash(`Vacation booked until ${when(v.until)}; ${v.days_left_this_year} days left this year.`);
     });
 
-  fill(main, h('h1', {}, 'Settings'), h('div', { class: 'columns' }, prefs, vacation, webhooksCard(app), calendarCard()));
+  fill(main, h('h1', {}, 'Settings'), h('div', { class: 'columns' }, prefs, vacation, webhooksCard(app), calendarCard(), yourData(app, me)));
   syncDigest();
+}
+
+// Your data: a download of everything about the account (GET /api/v1/me/export), and
+// deleting the account (POST /api/v1/me/delete, with the password).
+function yourData(app, me) {
+  const status = h('p', { class: 'muted', role: 'status', id: 'data-status' });
+  const download = h('button', { type: 'button' }, 'Download my data');
+  download.addEventListener('click', async () => {
+    download.disabled = true;
+    fill(status, 'Preparing…');
+    try {
+      const data = await get('/api/v1/me/export');
+      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+      const a = h('a', { href: url, download: `turnpost-account-${me.id}.json` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      fill(status, `Downloaded: ${data.games.length} game${data.games.length === 1 ? '' : 's'}.`);
+    } catch (e) {
+      fill(status, e.message);
+    } finally {
+      download.disabled = false;
+    }
+  });
+
+  const password = h('input', { type: 'password', name: 'password', required: true, autocomplete: 'current-password' });
+  const sure = h('input', { type: 'checkbox', name: 'sure', required: true, id: nextId('sure') });
+  const remove = h('form', { class: 'danger', 'aria-labelledby': 'delete-h' },
+    h('h3', { id: 'delete-h' }, 'Delete my account'),
+    h('p', { class: 'muted' }, 'Your games in progress are resigned (in a game of three or more the computer plays your seat on). Your address, name, password, tokens, webhooks and calendar feed are erased; finished games show "Deleted player" in your seat. This cannot be undone.'),
+    labelled('Password', password),
+    h('div', { class: 'field check' }, sure, h('label', { for: sure.id }, ' I understand that this cannot be undone')));
+  submitter(remove, h('button', { type: 'submit', class: 'danger' }, 'Delete my account'),
+    () => app.signOut('Your account was deleted.'),
+    async () => {
+      await post('/api/v1/me/delete', { password: password.value });
+    });
+
+  return h('section', { class: 'card', 'aria-labelledby': 'data-h' },
+    h('h2', { id: 'data-h' }, 'Your data'),
+    h('p', { class: 'muted' }, 'Everything Turnpost keeps about your account, as one JSON file: your profile, every game with your seat as you see it and its log, your ratings, tokens and webhooks (without their secrets).'),
+    download, status, remove);
 }

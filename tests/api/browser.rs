@@ -20,6 +20,7 @@ mod kasino_editor;
 mod password_reset;
 mod reference;
 mod tabs;
+mod your_data;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";

@@ -5,6 +5,7 @@
 
 mod abuse;
 mod access_tokens;
+mod account_data;
 mod accounts;
 mod backups;
 mod bad_settings;
