@@ -138,6 +138,12 @@ fn frame(event: &str, data: &impl Serialize) -> String {
 
 /// The SSE frames one event makes for `account`.
 fn frames(event: &GameEvent, account: AccountId) -> Vec<u8> {
+    if let Some(chat) = &event.chat {
+        if !chat.recipients.contains(&account) {
+            return Vec::new();
+        }
+        return with_id(vec![frame("chat_message", &chat.message)], event.id);
+    }
     let mut out = Vec::new();
     if event.lobby {
         out.push(frame("lobby_changed", &LobbyChangedData { id: event.game }));
@@ -192,7 +198,9 @@ fn opening(timing: StreamTiming, cursor: i64, replay: &Replay, account: AccountI
 /// Every stream starts with `retry: <ms>` (the reconnection delay to use). Events:
 /// `game_changed` (`GameChangedData`) whenever one of the caller's games changes;
 /// `your_turn` (the same data) when the caller now has something to decide (its turn, or
-/// an offer to answer); `lobby_changed` (`LobbyChangedData`) to every stream when the lobby
+/// an offer to answer); `chat_message` (`ChatMessage`) when a message is posted in a chat
+/// the caller reads (its games' tables and its team's channel), unless the caller muted its
+/// author; `lobby_changed` (`LobbyChangedData`) to every stream when the lobby
 /// changed (a public game opened, filled up or lost a player).
 ///
 /// Each change carries an `id:` (on the last frame it makes), growing in the order the
@@ -397,7 +405,8 @@ fn sse(
 /// The frames one event makes for a watcher of `game`: only what everyone may know of it
 /// (its version, status and the seats it waits for), never who is seated by account.
 fn watch_frames(event: &GameEvent, game: GameId) -> Vec<u8> {
-    if event.game != game {
+    // Chat is for the game's players only, never its watchers.
+    if event.game != game || event.chat.is_some() {
         return Vec::new();
     }
     let data = GameWatchData {
@@ -513,6 +522,7 @@ mod tests {
             accounts: vec![AccountId(1), AccountId(2)],
             to_act_accounts: vec![AccountId(2)],
             lobby: false,
+            chat: None,
         };
         assert!(frames(&e, AccountId(9)).is_empty());
         let one = String::from_utf8(frames(&e, AccountId(1))).unwrap();
@@ -532,6 +542,7 @@ mod tests {
             accounts: vec![AccountId(1)],
             to_act_accounts: Vec::new(),
             lobby: true,
+            chat: None,
         };
         let outsider = String::from_utf8(frames(&e, AccountId(9))).unwrap();
         // The change's durable id goes on its last frame, so a reconnect resumes after it.
