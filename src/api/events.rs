@@ -532,6 +532,44 @@ mod tests {
     }
 
     #[test]
+    fn a_chat_message_reaches_its_recipients_only_and_never_a_watcher() {
+        let message = crate::domain::chat::ChatMessage {
+            id: 3,
+            game_id: GameId(7),
+            channel: crate::store::kinds::ChatChannel::Table,
+            seat: 0,
+            author_id: AccountId(1),
+            author_name: "Ada".into(),
+            text: "<b>hi</b>".into(),
+            created_at: chrono::DateTime::UNIX_EPOCH,
+        };
+        let e = GameEvent {
+            id: Some(9),
+            game: GameId(7),
+            version: 4,
+            status: crate::store::kinds::GameStatus::Active,
+            to_act: Vec::new(),
+            accounts: Vec::new(),
+            to_act_accounts: Vec::new(),
+            lobby: false,
+            chat: Some(crate::notify::events::ChatEvent {
+                message,
+                recipients: vec![AccountId(1), AccountId(2)],
+            }),
+        };
+        let two = String::from_utf8(frames(&e, AccountId(2))).unwrap();
+        assert!(
+            two.starts_with("event: chat_message\ndata: {\"id\":3,"),
+            "{two}"
+        );
+        assert!(two.ends_with("id: 9\n\n"), "{two}");
+        assert!(!two.contains("game_changed"), "{two}");
+        // Not a recipient (a spectator, the other team, or a player who muted the author).
+        assert!(frames(&e, AccountId(3)).is_empty());
+        assert!(watch_frames(&e, GameId(7)).is_empty());
+    }
+
+    #[test]
     fn a_lobby_change_reaches_every_stream_and_says_no_more_than_the_game_id() {
         let e = GameEvent {
             id: Some(5),

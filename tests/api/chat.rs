@@ -625,3 +625,21 @@ fn a_webhook_taking_chat_messages_is_owed_one() {
     assert_eq!(list[0]["event"], "chat_message");
     assert_eq!(list[0]["game_id"], id);
 }
+
+#[test]
+fn the_chat_migration_refuses_to_go_down_while_messages_exist() {
+    use diesel::Connection;
+    let app = spawn_app();
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
+    say_ok(&app, id, &ada, json!({"text": "keep me"}));
+    let mut conn = diesel::PgConnection::establish(&app.database_url).unwrap();
+    let e = turnpost::store::revert_last(&mut conn)
+        .expect_err("the down refuses")
+        .to_string();
+    assert!(
+        e.contains("2026-11-28-000028_chat cannot be reverted") && e.contains("chat messages"),
+        "{e}"
+    );
+    assert_eq!(texts(&app, id, &bo, ""), ["keep me"], "nothing lost");
+}
