@@ -101,6 +101,22 @@ enum Command {
         #[command(subcommand)]
         command: OutboxCommand,
     },
+    /// Chat at the table.
+    Chat {
+        #[command(subcommand)]
+        command: ChatCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum ChatCommand {
+    /// List the chat messages players reported, oldest report first: report id, when,
+    /// message id, game, author (id and name), reporter id, reason and the message's text.
+    Reports {
+        /// List at most this many.
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+    },
 }
 
 #[derive(Subcommand)]
@@ -175,6 +191,9 @@ pub fn main() -> ExitCode {
         Command::Secret {
             command: SecretCommand::Rotate { grace_days },
         } => rotate_secret(grace_days),
+        Command::Chat {
+            command: ChatCommand::Reports { limit },
+        } => chat_reports(limit),
         Command::Config {
             command: ConfigCommand::Check,
         } => config_check(),
@@ -454,6 +473,39 @@ fn outbox(command: OutboxCommand) -> Result<ExitCode> {
                 println!("{n} message(s) requeued");
             }
         }
+        Ok(())
+    })();
+    if let Some(c) = cluster {
+        c.stop();
+    }
+    result.map(|_| ExitCode::SUCCESS)
+}
+
+fn chat_reports(limit: i64) -> Result<ExitCode> {
+    let settings = Settings::load()?;
+    let (url, cluster) = database(&settings)?;
+    let result = (|| -> Result<()> {
+        let mut conn = connect(&url)?;
+        crate::store::migrate(&mut conn)?;
+        let rows = crate::domain::chat::reports(&mut conn, limit.max(1))?;
+        // One line each: the stored text has no control characters but line breaks and
+        // tabs-made-spaces; line breaks are shown as the two characters \n.
+        let flat = |s: &str| s.replace('\n', "\\n");
+        for r in &rows {
+            println!(
+                "{}\t{}\tmessage {}\tgame {}\tauthor {} ({})\treporter {}\treason: {}\ttext: {}",
+                r.id,
+                r.created_at.to_rfc3339(),
+                r.message_id,
+                r.game_id,
+                r.author_id,
+                flat(&r.author_name),
+                r.reporter_id,
+                flat(&r.reason),
+                flat(&r.text)
+            );
+        }
+        println!("{} report(s)", rows.len());
         Ok(())
     })();
     if let Some(c) = cluster {

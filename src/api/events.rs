@@ -138,6 +138,12 @@ fn frame(event: &str, data: &impl Serialize) -> String {
 
 /// The SSE frames one event makes for `account`.
 fn frames(event: &GameEvent, account: AccountId) -> Vec<u8> {
+    if let Some(chat) = &event.chat {
+        if !chat.recipients.contains(&account) {
+            return Vec::new();
+        }
+        return with_id(vec![frame("chat_message", &chat.message)], event.id);
+    }
     let mut out = Vec::new();
     if event.lobby {
         out.push(frame("lobby_changed", &LobbyChangedData { id: event.game }));
@@ -192,7 +198,9 @@ fn opening(timing: StreamTiming, cursor: i64, replay: &Replay, account: AccountI
 /// Every stream starts with `retry: <ms>` (the reconnection delay to use). Events:
 /// `game_changed` (`GameChangedData`) whenever one of the caller's games changes;
 /// `your_turn` (the same data) when the caller now has something to decide (its turn, or
-/// an offer to answer); `lobby_changed` (`LobbyChangedData`) to every stream when the lobby
+/// an offer to answer); `chat_message` (`ChatMessage`) when a message is posted in a chat
+/// the caller reads (its games' tables and its team's channel), unless the caller muted its
+/// author; `lobby_changed` (`LobbyChangedData`) to every stream when the lobby
 /// changed (a public game opened, filled up or lost a player).
 ///
 /// Each change carries an `id:` (on the last frame it makes), growing in the order the
@@ -397,7 +405,8 @@ fn sse(
 /// The frames one event makes for a watcher of `game`: only what everyone may know of it
 /// (its version, status and the seats it waits for), never who is seated by account.
 fn watch_frames(event: &GameEvent, game: GameId) -> Vec<u8> {
-    if event.game != game {
+    // Chat is for the game's players only, never its watchers.
+    if event.game != game || event.chat.is_some() {
         return Vec::new();
     }
     let data = GameWatchData {
@@ -513,12 +522,51 @@ mod tests {
             accounts: vec![AccountId(1), AccountId(2)],
             to_act_accounts: vec![AccountId(2)],
             lobby: false,
+            chat: None,
         };
         assert!(frames(&e, AccountId(9)).is_empty());
         let one = String::from_utf8(frames(&e, AccountId(1))).unwrap();
         assert!(one.contains("game_changed") && !one.contains("your_turn"));
         let two = String::from_utf8(frames(&e, AccountId(2))).unwrap();
         assert!(two.contains("event: your_turn\ndata: {\"id\":7"));
+    }
+
+    #[test]
+    fn a_chat_message_reaches_its_recipients_only_and_never_a_watcher() {
+        let message = crate::domain::chat::ChatMessage {
+            id: 3,
+            game_id: GameId(7),
+            channel: crate::store::kinds::ChatChannel::Table,
+            seat: 0,
+            author_id: AccountId(1),
+            author_name: "Ada".into(),
+            text: "<b>hi</b>".into(),
+            created_at: chrono::DateTime::UNIX_EPOCH,
+        };
+        let e = GameEvent {
+            id: Some(9),
+            game: GameId(7),
+            version: 4,
+            status: crate::store::kinds::GameStatus::Active,
+            to_act: Vec::new(),
+            accounts: Vec::new(),
+            to_act_accounts: Vec::new(),
+            lobby: false,
+            chat: Some(crate::notify::events::ChatEvent {
+                message,
+                recipients: vec![AccountId(1), AccountId(2)],
+            }),
+        };
+        let two = String::from_utf8(frames(&e, AccountId(2))).unwrap();
+        assert!(
+            two.starts_with("event: chat_message\ndata: {\"id\":3,"),
+            "{two}"
+        );
+        assert!(two.ends_with("id: 9\n\n"), "{two}");
+        assert!(!two.contains("game_changed"), "{two}");
+        // Not a recipient (a spectator, the other team, or a player who muted the author).
+        assert!(frames(&e, AccountId(3)).is_empty());
+        assert!(watch_frames(&e, GameId(7)).is_empty());
     }
 
     #[test]
@@ -532,6 +580,7 @@ mod tests {
             accounts: vec![AccountId(1)],
             to_act_accounts: Vec::new(),
             lobby: true,
+            chat: None,
         };
         let outsider = String::from_utf8(frames(&e, AccountId(9))).unwrap();
         // The change's durable id goes on its last frame, so a reconnect resumes after it.

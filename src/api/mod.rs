@@ -7,6 +7,7 @@ pub mod account_data;
 pub mod accounts;
 pub mod auth;
 pub mod calendar;
+pub mod chat;
 pub mod client_addr;
 pub mod deadline;
 pub mod email_links;
@@ -159,6 +160,13 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(games::ask_takeback)
                 .service(games::answer_takeback)
                 .service(games::nudge)
+                .service(chat::list_chat)
+                .service(chat::post_chat)
+                .service(chat::mark_chat_read)
+                .service(chat::report_chat)
+                .service(chat::chat_unread)
+                .service(chat::mute)
+                .service(chat::unmute)
                 .service(ratings::account_ratings)
                 .service(ratings::leaderboard)
                 .service(inbound::inbound_email)

@@ -17,11 +17,17 @@ use Scope::{Account, Play};
 /// (method, route pattern as in the OpenAPI paths, scope needed).
 pub const ROUTES: &[(&str, &str, Scope)] = &[
     ("GET", "/api/v1/accounts/{id}/ratings", Play),
+    ("POST", "/api/v1/accounts/{id}/mute", Play),
+    ("DELETE", "/api/v1/accounts/{id}/mute", Play),
     ("GET", "/api/v1/games", Play),
     ("POST", "/api/v1/games", Play),
     ("GET", "/api/v1/games/{id}", Play),
     ("POST", "/api/v1/games/{id}/actions", Play),
     ("GET", "/api/v1/games/{id}/board.svg", Play),
+    ("GET", "/api/v1/games/{id}/chat", Play),
+    ("POST", "/api/v1/games/{id}/chat", Play),
+    ("POST", "/api/v1/games/{id}/chat/read", Play),
+    ("POST", "/api/v1/games/{id}/chat/{message}/report", Play),
     ("GET", "/api/v1/games/{id}/events", Play),
     ("GET", "/api/v1/games/{id}/invitations", Play),
     (
@@ -44,6 +50,7 @@ pub const ROUTES: &[(&str, &str, Scope)] = &[
     // Who the token speaks for: a game client needs it to find its seats.
     ("GET", "/api/v1/me", Play),
     ("GET", "/api/v1/me/events", Play),
+    ("GET", "/api/v1/me/chat/unread", Play),
     ("POST", "/api/v1/me/stream-tickets", Play),
     ("PATCH", "/api/v1/me", Account),
     ("GET", "/api/v1/me/export", Account),

@@ -8,6 +8,7 @@ pub mod autoplay;
 pub mod bot_worker;
 pub mod bots;
 pub mod calendar;
+pub mod chat;
 pub mod clocks;
 pub mod deliveries;
 pub mod digest;

@@ -222,7 +222,7 @@ problem_codes! {
     RateLimited = (
         "rate_limited",
         429,
-        "This token (or, without a token, this client address) made more requests than its budget allows: 600 a minute per token, 300 a minute per address by default, spendable at once and coming back steadily. Every API answer says where you stand in RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; wait for Retry-After seconds."
+        "This token (or, without a token, this client address) made more requests than its budget allows: 600 a minute per token, 300 a minute per address by default, spendable at once and coming back steadily. Every API answer says where you stand in RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; wait for Retry-After seconds. Chat has a budget of its own: a player may post 20 chat messages a minute (over all games); wait for Retry-After seconds."
     ),
     TooManyStreams = (
         "too_many_streams",
@@ -458,6 +458,31 @@ problem_codes! {
         "game_not_found",
         404,
         "No such game, or a private game the caller is neither seated in nor invited to (the two answers are the same)."
+    ),
+    InvalidChatMessage = (
+        "invalid_chat_message",
+        422,
+        "A chat message must hold some text other than spaces, and no NUL character. Other control characters become spaces, and bidirectional override characters (U+202A to U+202E, U+2066 to U+2069) are removed before it is stored."
+    ),
+    ChatMessageTooLong = (
+        "chat_message_too_long",
+        422,
+        "A chat message holds at most 1000 characters (a report's reason at most 500). Split it, or say less."
+    ),
+    NoTeamChannel = (
+        "no_team_channel",
+        422,
+        "Only team games have a team channel: Partners with four players, and Kasino played in teams. Use the table's channel."
+    ),
+    ChatMessageNotFound = (
+        "chat_message_not_found",
+        404,
+        "No such chat message, or one the caller may not read."
+    ),
+    CannotMuteYourself = (
+        "cannot_mute_yourself",
+        422,
+        "A player mutes other players, not themselves."
     ),
     TooManyInvitees = (
         "too_many_invitees",

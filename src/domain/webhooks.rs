@@ -151,7 +151,8 @@ pub struct NewWebhookRequest {
         pattern = r"^(?=[\s\S]{0,2047}$|[^/]*//[^/?#]*/)[Hh][Tt][Tt][Pp][Ss]?://(?!(?:[A-Za-z0-9-]+\.)*[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]\.?(?:[:/?#]|$))(?:(?![Xx][Nn]--)[A-Za-z0-9][A-Za-z0-9-]*\.)*(?![Xx][Nn]--)[A-Za-z][A-Za-z0-9-]*\.?(?::(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:/(?:[A-Za-z0-9._~!$&()*+,;=:@/-]|%[0-9A-Fa-f]{2})*)?(?:\?(?:[A-Za-z0-9._~!$&()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?(?:#(?:[A-Za-z0-9._~!$&()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?$"
     )]
     pub url: String,
-    /// Which events to send: any of `your_turn`, `offer`, `game_finished` (at least one).
+    /// Which events to send: any of `your_turn`, `offer`, `game_finished`, `chat_message`
+    /// (at least one).
     // Read as words and parsed by `parse_events`, so that a stranger is refused as
     // `invalid_webhook_events` (not as a body of the wrong shape); documented as the enum.
     // `min_items`: an empty list is refused, so the description must not offer it.
@@ -182,7 +183,7 @@ pub struct WebhookResponse {
 pub struct WebhookDeliveryResponse {
     /// The delivery's id, sent as `Turnpost-Delivery` (the same on every retry).
     pub id: i64,
-    /// `your_turn`, `offer`, `game_finished` or `ping`.
+    /// `your_turn`, `offer`, `game_finished`, `chat_message` or `ping`.
     pub event: DeliveryEvent,
     pub game_id: Option<i64>,
     pub seat: Option<i32>,
@@ -223,6 +224,18 @@ pub struct WebhookPayload {
     /// Every event but `ping`: the account's seat in the game (counted from 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seat: Option<i32>,
+    /// `chat_message` only: which message (its text is read with
+    /// `GET /api/v1/games/{id}/chat?channel=<channel>&after=<message - 1>&limit=1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chat: Option<PayloadChat>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PayloadChat {
+    /// The message's id.
+    pub message: i64,
+    /// `table` or `team`.
+    pub channel: crate::store::kinds::ChatChannel,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -343,7 +356,7 @@ pub fn parse_events(asked: &[String]) -> DomainResult<Vec<WebhookEvent>> {
             let shown: String = unknown.word.chars().take(40).collect();
             DomainError::invalid(
                 ProblemCode::InvalidWebhookEvents,
-                format!("unknown event {shown:?}: events are your_turn, offer and game_finished"),
+                format!("unknown event {shown:?}: events are your_turn, offer, game_finished and chat_message"),
             )
         })?;
     let events: Vec<WebhookEvent> = WebhookEvent::ALL
@@ -354,7 +367,7 @@ pub fn parse_events(asked: &[String]) -> DomainResult<Vec<WebhookEvent>> {
     if events.is_empty() {
         return Err(DomainError::invalid(
             ProblemCode::InvalidWebhookEvents,
-            "events lists at least one of your_turn, offer and game_finished",
+            "events lists at least one of your_turn, offer, game_finished and chat_message",
         ));
     }
     Ok(events)
@@ -651,6 +664,7 @@ impl Domain {
             webhook: None,
             game: None,
             seat: None,
+            chat: None,
         };
         if event == DeliveryEvent::Ping {
             body.webhook = Some(PingedWebhook {
@@ -676,7 +690,17 @@ impl Domain {
                 return Ok(WebhookDelivery::Drop("game_gone"));
             };
             // A turn or an offer already answered (or ended with the game) is not news.
-            if event != DeliveryEvent::GameFinished {
+            if event == DeliveryEvent::ChatMessage {
+                let (Some(message), Some(channel)) = (
+                    detail["message"].as_i64(),
+                    detail["channel"]
+                        .as_str()
+                        .and_then(crate::store::kinds::ChatChannel::from_word),
+                ) else {
+                    return Ok(WebhookDelivery::Drop("malformed_event"));
+                };
+                body.chat = Some(PayloadChat { message, channel });
+            } else if event != DeliveryEvent::GameFinished {
                 if now.status != GameStatus::Active {
                     return Ok(WebhookDelivery::Drop("game_over"));
                 }

@@ -36,6 +36,18 @@ pub struct GameEvent {
     /// every stream is told, so open lobby pages refresh.
     #[serde(default)]
     pub lobby: bool,
+    /// A chat message (issue 35), for its recipients only; such an event changes nothing
+    /// of the game.
+    #[serde(default)]
+    pub chat: Option<ChatEvent>,
+}
+
+/// A chat message posted, and who is told: the accounts that may read its channel, less
+/// those that muted its author.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+pub struct ChatEvent {
+    pub message: crate::domain::chat::ChatMessage,
+    pub recipients: Vec<AccountId>,
 }
 
 /// The node's event fan-out.

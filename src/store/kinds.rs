@@ -101,6 +101,16 @@ text_enum! {
 }
 
 text_enum! {
+    /// A game's chat channel: the whole table's, or the caller's team's (team games).
+    ChatChannel {
+        /// Every seated player reads it.
+        Table = "table",
+        /// Only the caller's team reads it (Partners with four players, Kasino in teams).
+        Team = "team",
+    }
+}
+
+text_enum! {
     /// What happens to a seat whose clock runs out.
     TimeoutPolicy {
         /// The seat forfeits (a bot plays it if the game goes on).
@@ -135,6 +145,8 @@ text_enum! {
         Offer = "offer",
         /// The game ended.
         GameFinished = "game_finished",
+        /// A chat message at the table (or the seat's team) that the account may read.
+        ChatMessage = "chat_message",
     }
 }
 
@@ -144,6 +156,7 @@ text_enum! {
         YourTurn = "your_turn",
         Offer = "offer",
         GameFinished = "game_finished",
+        ChatMessage = "chat_message",
         /// The test delivery of `POST /me/webhooks/{id}/test`.
         Ping = "ping",
     }
@@ -155,6 +168,7 @@ impl From<WebhookEvent> for DeliveryEvent {
             WebhookEvent::YourTurn => DeliveryEvent::YourTurn,
             WebhookEvent::Offer => DeliveryEvent::Offer,
             WebhookEvent::GameFinished => DeliveryEvent::GameFinished,
+            WebhookEvent::ChatMessage => DeliveryEvent::ChatMessage,
         }
     }
 }

@@ -238,7 +238,48 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    chat_messages (id) {
+        id -> Int8,
+        game_id -> Int8,
+        account_id -> Int8,
+        seat -> Int4,
+        channel -> Text,
+        team -> Nullable<Int4>,
+        body -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    chat_mutes (account_id, muted_id) {
+        account_id -> Int8,
+        muted_id -> Int8,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    chat_reports (id) {
+        id -> Int8,
+        message_id -> Int8,
+        reporter_id -> Int8,
+        reason -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    chat_reads (account_id, game_id) {
+        account_id -> Int8,
+        game_id -> Int8,
+        last_read_id -> Int8,
+    }
+}
+
 diesel::joinable!(game_seats -> games (game_id));
+diesel::joinable!(chat_messages -> games (game_id));
+diesel::joinable!(chat_reports -> chat_messages (message_id));
 diesel::joinable!(invitation_sends -> invitations (invitation_id));
 diesel::joinable!(invitations -> games (game_id));
 diesel::joinable!(game_seats -> accounts (account_id));
@@ -265,5 +306,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhooks,
     webhook_receivers,
     calendar_feeds,
-    sign_ups
+    sign_ups,
+    chat_messages,
+    chat_mutes,
+    chat_reports,
+    chat_reads
 );

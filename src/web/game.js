@@ -6,6 +6,7 @@ import { request, get, post, gameTypes, ApiError, token } from './api.js';
 import { h, fill, svgPicture, typeName, humanize, pieceText, shortWhen } from './dom.js';
 import { seatLine } from './games.js';
 import * as live from './live.js';
+import { chatPanel } from './chat.js';
 
 /** Which game types have an editor module: listed by the server from the files it ships. */
 let editorList = null;
@@ -715,6 +716,10 @@ export async function gamePage(main, [idText], app) {
 
   await refresh();
 
+  // The players' chat (issue 35), beside the log; spectators have none.
+  const chat = chatPanel(game, show);
+  if (chat) log.after(chat.el);
+
   // Live: refresh when the stream says this game changed; poll (cheap 304s) as a safety
   // net, often while the stream is down and every 20 s while it is up (an event lost
   // under load, seen in a full test run on 2 cores, then costs 20 s rather than a minute).
@@ -723,7 +728,9 @@ export async function gamePage(main, [idText], app) {
     lastRead = Date.now();
     refresh().catch(() => {});
   };
-  const unsubscribe = live.subscribe((_kind, data) => {
+  const unsubscribe = live.subscribe((kind, data) => {
+    // A chat message changes nothing of the game (the chat panel takes it).
+    if (kind === 'chat_message') return;
     if (data.id === undefined || data.id === id) reread();
   });
   // A spectator (signed in without a seat, or not signed in) follows this game's own
@@ -739,6 +746,7 @@ export async function gamePage(main, [idText], app) {
   return () => {
     closed = true;
     if (watch) watch.stop();
+    if (chat) chat.stop();
     clearInterval(timer);
     window.removeEventListener('resize', onResize);
     unsubscribe();

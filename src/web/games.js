@@ -31,13 +31,14 @@ export function seatLine(g, s) {
     s.on_vacation_until ? h('span', { class: 'muted' }, ` on vacation until ${when(s.on_vacation_until)}`) : null);
 }
 
-function row(g, types) {
+function row(g, types, unread) {
   const state = g.status === 'finished' ? 'Finished'
     : g.status === 'open' ? `Waiting for players (${g.seats.length}/${g.players})`
       : g.awaiting_you ? 'Your turn' : 'Waiting for others';
   return h('li', { class: g.awaiting_you ? 'game-row yours' : 'game-row', dataset: { game: g.id } },
     h('div', {},
       h('a', { href: `#/game/${g.id}` }, `${typeName(types, g.game_type)} #${g.id}`),
+      unread.get(g.id) ? h('span', { class: 'badge chat-unread', title: 'Unread chat messages' }, ` 💬 ${unread.get(g.id)}`) : null,
       h('div', { class: g.awaiting_you ? 'badge' : 'muted' }, state),
       h('ul', { class: 'seats' }, g.seats.map((s) => seatLine(g, s)))),
     h('div', { class: 'muted' }, `move ${g.version}`, h('br'), when(g.updated_at)));
@@ -49,14 +50,16 @@ export async function myGames(main, _params, app) {
   const url = '/api/v1/games?per_page=25';
   let items = [];
   let next = null;
+  /** Unread chat messages by game (issue 35). */
+  let unread = new Map();
   const draw = () => {
     const mine = items.filter((g) => g.awaiting_you);
     const rest = items.filter((g) => !g.awaiting_you);
     document.title = `${mine.length ? `(${mine.length}) ` : ''}My games · Turnpost`;
     fill(listBox,
       items.length ? null : h('p', {}, 'You have no games yet. ', h('a', { href: '#/lobby' }, 'Find or start one in the lobby'), '.'),
-      mine.length ? [h('h2', {}, 'Your turn'), h('ul', { class: 'games' }, mine.map((g) => row(g, types)))] : null,
-      rest.length ? [h('h2', {}, 'Other games'), h('ul', { class: 'games' }, rest.map((g) => row(g, types)))] : null,
+      mine.length ? [h('h2', {}, 'Your turn'), h('ul', { class: 'games' }, mine.map((g) => row(g, types, unread)))] : null,
+      rest.length ? [h('h2', {}, 'Other games'), h('ul', { class: 'games' }, rest.map((g) => row(g, types, unread)))] : null,
       next ? h('button', { type: 'button', onclick: more }, 'Show more') : null);
   };
   const more = async () => {
@@ -66,9 +69,10 @@ export async function myGames(main, _params, app) {
     draw();
   };
   const reload = async () => {
-    const page = await get(url);
+    const [page, counts] = await Promise.all([get(url), get('/api/v1/me/chat/unread').catch(() => [])]);
     items = page.items;
     next = page.next;
+    unread = new Map(counts.map((c) => [c.game_id, c.unread]));
     draw();
   };
   await reload();

@@ -9,7 +9,7 @@
 // {type: 'state', open}, {type: 'game', id, data} and {type: 'watching', id, open}.
 
 const MAX_GAME_STREAMS = 2;
-const KINDS = ['game_changed', 'your_turn', 'lobby_changed'];
+const KINDS = ['game_changed', 'your_turn', 'lobby_changed', 'chat_message'];
 
 const ports = new Set();
 let token = null;

@@ -91,7 +91,7 @@ export function connected() {
 
 /**
  * Calls `fn(kind, data)` for `game_changed` and `your_turn` (data `{id, version, status}`),
- * `lobby_changed`, and for `lagged` and `reconnected` (data `{}`: events may have been
+ * `lobby_changed`, `chat_message` (data: the message), and for `lagged` and `reconnected` (data `{}`: events may have been
  * missed, re-read); returns an unsubscribe.
  */
 export function subscribe(fn) {
@@ -142,7 +142,7 @@ async function openSource() {
   const seen = (ev) => {
     if (ev.lastEventId) lastId = ev.lastEventId;
   };
-  for (const kind of ['game_changed', 'your_turn', 'lobby_changed']) {
+  for (const kind of ['game_changed', 'your_turn', 'lobby_changed', 'chat_message']) {
     source.addEventListener(kind, (ev) => {
       seen(ev);
       emit(kind, parse(ev));

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::helpers::{Player, TestApp, fresh_email, spawn_app, spawn_app_with};
 
+mod chat;
 mod email_pages;
 mod kasino_editor;
 mod password_reset;

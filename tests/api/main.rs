@@ -11,6 +11,7 @@ mod backups;
 mod bad_settings;
 mod bots;
 mod browser;
+mod chat;
 mod clocks;
 mod computer_games;
 mod conditional;

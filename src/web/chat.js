@@ -1,0 +1,145 @@
+// Chat at the table (issue 35): the game page's chat panel, for the game's players only.
+// Messages arrive live as `chat_message` events on the caller's stream (live.js); a
+// reconnect or a missed event reads what came after the last message shown. Every text
+// is put in the page as text (textContent through `h`), never as HTML.
+
+import { get, post, request } from './api.js';
+import { h, fill, shortWhen } from './dom.js';
+import * as live from './live.js';
+
+/**
+ * The chat panel of game `game` (with `your_seat` set), or null for a spectator. Returns
+ * `{ el, stop }`.
+ */
+export function chatPanel(game, show) {
+  if (game.your_seat === null || game.your_seat === undefined) return null;
+  const id = game.id;
+  const teams = (game.game_type === 'partners' && game.players === 4)
+    || (game.game_type === 'kasino' && game.players === 4 && game.options && game.options.teams === true);
+  let channel = 'table';
+  /** Per channel: the messages shown, oldest first, and the newest id. */
+  const state = { table: { list: [], last: 0 }, team: { list: [], last: 0 } };
+  const listEl = h('ol', { class: 'chat-list', tabindex: 0, 'aria-label': 'Chat messages', 'aria-live': 'polite' });
+  const input = h('textarea', { rows: 2, maxlength: 1000, 'aria-label': 'Message', placeholder: 'Say something to the table' });
+  const sendBtn = h('button', { type: 'submit' }, 'Send');
+  const tabs = teams ? h('div', { class: 'chat-tabs', role: 'group', 'aria-label': 'Channel' },
+    ['table', 'team'].map((c) => h('button', {
+      type: 'button',
+      dataset: { channel: c },
+      'aria-pressed': String(c === channel),
+      onclick: () => {
+        channel = c;
+        tabs.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.channel === c)));
+        input.placeholder = c === 'team' ? 'Say something to your team' : 'Say something to the table';
+        draw();
+        catchUp(c).catch(() => {});
+      },
+    }, c === 'table' ? 'Table' : 'Team'))) : null;
+  const form = h('form', { class: 'chat-form' }, input, sendBtn);
+  const el = h('details', { id: 'chat', open: true },
+    h('summary', {}, 'Chat'), tabs, listEl, form);
+
+  function line(m) {
+    const menu = m.seat === game.your_seat ? null : h('span', { class: 'chat-menu' },
+      h('button', {
+        type: 'button',
+        class: 'link',
+        title: 'Hide this player\'s messages everywhere',
+        onclick: () => post(`/api/v1/accounts/${m.author_id}/mute`, {})
+          .then(() => {
+            for (const c of Object.values(state)) c.list = c.list.filter((x) => x.author_id !== m.author_id);
+            draw();
+            show(`${m.author_name} is muted.`, 'info');
+          })
+          .catch((e) => show(e.message, 'error')),
+      }, 'Mute'),
+      h('button', {
+        type: 'button',
+        class: 'link',
+        title: 'Report this message to the server\'s operator',
+        onclick: () => post(`/api/v1/games/${id}/chat/${m.id}/report`, { reason: '' })
+          .then(() => show('Reported. Thank you.', 'info'))
+          .catch((e) => show(e.message, 'error')),
+      }, 'Report'));
+    return h('li', { class: 'chat-message', dataset: { message: m.id } },
+      h('span', { class: 'chat-author' }, m.author_name),
+      h('span', { class: 'muted' }, ` ${shortWhen(m.created_at)} `),
+      menu,
+      h('div', { class: 'chat-text' }, m.text));
+  }
+
+  function draw() {
+    const s = state[channel];
+    fill(listEl, s.list.length ? s.list.map(line) : h('li', { class: 'muted' }, 'No messages yet.'));
+    listEl.scrollTop = listEl.scrollHeight;
+  }
+
+  function add(m) {
+    const s = state[m.channel];
+    if (!s || s.list.some((x) => x.id === m.id)) return;
+    s.list.push(m);
+    s.list.sort((a, b) => a.id - b.id);
+    s.last = Math.max(s.last, m.id);
+    if (m.channel === channel) draw();
+    markRead();
+  }
+
+  async function catchUp(c) {
+    const s = state[c];
+    const q = s.last ? `&after=${s.last}` : '';
+    const page = await get(`/api/v1/games/${id}/chat?channel=${c}&limit=200${q}`);
+    page.messages.forEach(add);
+    if (c === channel) draw();
+  }
+
+  let marked = 0;
+  function markRead() {
+    const newest = Math.max(state.table.last, state.team.last);
+    if (newest > marked && !document.hidden) {
+      marked = newest;
+      request('POST', `/api/v1/games/${id}/chat/read`, { body: { last_read_id: newest } }).catch(() => {});
+    }
+  }
+
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const text = input.value;
+    if (!text.trim()) return;
+    sendBtn.disabled = true;
+    post(`/api/v1/games/${id}/chat`, { text, channel })
+      .then((m) => {
+        input.value = '';
+        add(m);
+      })
+      .catch((e) => show(e.message, 'error'))
+      .finally(() => { sendBtn.disabled = false; });
+  });
+  input.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' && !ev.shiftKey) {
+      ev.preventDefault();
+      form.requestSubmit();
+    }
+  });
+
+  const unsubscribe = live.subscribe((kind, data) => {
+    if (kind === 'chat_message' && data.game_id === id) add(data);
+    else if (kind === 'reconnected' || kind === 'lagged') {
+      catchUp('table').catch(() => {});
+      if (teams) catchUp('team').catch(() => {});
+    }
+  });
+  catchUp('table').catch(() => {});
+  if (teams) catchUp('team').catch(() => {});
+  // A safety net while the stream is down.
+  const timer = setInterval(() => {
+    if (!live.connected()) catchUp(channel).catch(() => {});
+  }, 15000);
+  draw();
+  return {
+    el,
+    stop: () => {
+      unsubscribe();
+      clearInterval(timer);
+    },
+  };
+}
