@@ -87,6 +87,7 @@ pub fn domain(
             .filter(|s| !s.expose_secret().is_empty()),
         clock: Arc::new(SystemClock),
         vacation_days_per_year: settings.vacation_days_per_year,
+        max_active_games_per_account: settings.max_active_games_per_account,
         links: SignedLinks::new(
             jwt_secret.expose_secret().as_bytes(),
             &settings.public_url(),

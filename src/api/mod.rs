@@ -17,6 +17,7 @@ pub mod inbound;
 pub mod invitations;
 pub mod log_redact;
 pub mod metrics;
+pub mod notes;
 pub mod password_reset;
 pub mod problem;
 pub mod problem_types;
@@ -156,6 +157,9 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(games::ask_takeback)
                 .service(games::answer_takeback)
                 .service(games::nudge)
+                .service(notes::get_note)
+                .service(notes::put_note)
+                .service(notes::account_reliability)
                 .service(ratings::account_ratings)
                 .service(ratings::leaderboard)
                 .service(inbound::inbound_email)

@@ -237,7 +237,26 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    game_notes (game_id, account_id) {
+        game_id -> Int8,
+        account_id -> Int8,
+        body -> Text,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    game_requirements (game_id) {
+        game_id -> Int8,
+        min_reliability -> Nullable<Int4>,
+        min_rating -> Nullable<Int4>,
+    }
+}
+
 diesel::joinable!(game_seats -> games (game_id));
+diesel::joinable!(game_notes -> games (game_id));
+diesel::joinable!(game_requirements -> games (game_id));
 diesel::joinable!(invitation_sends -> invitations (invitation_id));
 diesel::joinable!(invitations -> games (game_id));
 diesel::joinable!(game_seats -> accounts (account_id));
@@ -264,5 +283,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhooks,
     webhook_receivers,
     calendar_feeds,
-    sign_ups
+    sign_ups,
+    game_notes,
+    game_requirements
 );
