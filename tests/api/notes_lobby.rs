@@ -117,7 +117,7 @@ fn a_note_is_seen_by_its_author_alone() {
     for (bad, what) in [
         (json!({"text": "x"}), "wrong member"),
         (json!({"body": 5}), "a number"),
-        (json!(["x"]), "an array"),
+        (json!("x"), "a string"),
         (Value::Null, "null"),
     ] {
         let (status, _) = code(note_put(&app, id, Some(&ada.token), &bad), what);
@@ -186,6 +186,12 @@ fn twenty_notes_written_at_once_leave_one_of_them() {
     let v: Value = note_get(&app, id, Some(&ada.token)).json().unwrap();
     let body = v["body"].as_str().unwrap();
     assert!(written.iter().any(|w| w == body), "{body:?}");
+
+    // The migration that keeps notes will not go down while one exists.
+    use diesel::Connection;
+    let mut conn = diesel::PgConnection::establish(&app.database_url).unwrap();
+    let err = turnpost::store::revert_last(&mut conn).unwrap_err();
+    assert!(format!("{err:#}").contains("private game notes"), "{err:#}");
 }
 
 fn reliability(app: &TestApp, p: &Player) -> Value {
