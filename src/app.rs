@@ -126,6 +126,7 @@ pub fn domain(
             .filter(|s| !s.expose_secret().is_empty()),
         clock: Arc::new(SystemClock),
         vacation_days_per_year: settings.vacation_days_per_year,
+        max_active_games_per_account: settings.max_active_games_per_account,
         links,
         reset_links,
         turn_email_grace: Duration::from_secs(settings.turn_email_grace_secs),

@@ -113,6 +113,10 @@ pub struct Settings {
     pub bot_poll_ms: u64,
     /// Vacation days each account may take per calendar year.
     pub vacation_days_per_year: i64,
+    /// Games not yet finished (open or in play) an account may hold a seat in; creating or
+    /// joining one more is refused with `409 too_many_active_games`.
+    #[serde(default = "default_max_active_games")]
+    pub max_active_games_per_account: i64,
     /// Webhooks may post to loopback, private and link-local addresses (off: refused, so
     /// a webhook cannot reach the server's own network).
     #[serde(default)]
@@ -151,6 +155,10 @@ fn default_webhook_senders() -> usize {
 
 fn default_streams_per_address() -> usize {
     64
+}
+
+fn default_max_active_games() -> i64 {
+    100
 }
 
 fn default_rate_limit_per_token() -> u32 {

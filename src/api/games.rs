@@ -95,7 +95,8 @@ pub async fn game_type(
         (status = 201, body = GameResponse),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`email_unconfirmed`: invitations come only from accounts that confirmed their address (when the server requires confirmation)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`unknown_game_type`, `invalid_player_count`, `invalid_options`, `too_many_invitees`, `invalid_email`, `duplicate_invitee`, `cannot_invite_yourself`, `invalid_bots`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`too_many_active_games`: the caller holds seats in as many unfinished games as the server allows (`limit`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game_type`, `invalid_player_count`, `invalid_options`, `too_many_invitees`, `invalid_email`, `duplicate_invitee`, `cannot_invite_yourself`, `invalid_bots`, `invalid_requirement`", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`too_many_invitations` (20 a day per account), `invitee_invited_enough` (3 a day per address), `invitee_not_answering` (the address let your last invitation go unanswered); `Retry-After` says when", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64, description = "Seconds until the invitation would be accepted"))),
     )
 )]
@@ -132,14 +133,101 @@ pub struct ListParams {
     /// Items per page, 1 to 100 (default 20).
     #[param(minimum = 1, maximum = 100)]
     pub per_page: Option<i64>,
+    /// Only games of this type (an id of `/game-types`); unknown: `422 invalid_filter`.
+    #[param(value_type = Option<String>)]
+    pub game_type: Option<String>,
+    /// Only games with this many seats, 1 to 16.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 16)]
+    pub players: Option<String>,
+    /// `true`: only games with a clock; `false`: only games without one.
+    #[param(value_type = Option<bool>)]
+    pub clock: Option<String>,
+    /// Only games whose creator's rating in the game's type (1500 when unrated) is at least
+    /// this, 0 to 4000.
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 4000)]
+    pub min_rating: Option<String>,
+    /// Only games whose creator's rating in the game's type is at most this, 0 to 4000.
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 4000)]
+    pub max_rating: Option<String>,
 }
 
 const MAX_PAGE: i64 = 1_000_000;
+
+/// The lobby filters of a list, kept for its `next` link.
+struct Filters {
+    game_type: Option<String>,
+    players: Option<i32>,
+    clock: Option<bool>,
+    rating: Option<(i32, i32)>,
+}
 
 #[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AwaitingParam {
     Me,
+}
+
+fn bad_filter(detail: String) -> DomainError {
+    DomainError::invalid(ProblemCode::InvalidFilter, detail)
+}
+
+/// A whole number in `range`, or `422 invalid_filter` naming `name`.
+fn int_filter(
+    name: &str,
+    value: Option<&str>,
+    range: std::ops::RangeInclusive<i32>,
+) -> DomainResult<Option<i32>> {
+    let Some(v) = value else { return Ok(None) };
+    match v.trim().parse::<i32>() {
+        Ok(n) if range.contains(&n) => Ok(Some(n)),
+        _ => Err(bad_filter(format!(
+            "{name} must be a whole number from {} to {}, not {v:?}",
+            range.start(),
+            range.end()
+        ))),
+    }
+}
+
+/// The lobby filters of `p`, checked (`known` says which game types exist).
+fn parse_filters(
+    p: &ListParams,
+    known: impl Fn(&str) -> bool,
+    q: &mut ListQuery,
+) -> DomainResult<()> {
+    if let Some(t) = &p.game_type {
+        if !known(t) {
+            return Err(bad_filter(format!(
+                "no game type {t:?}; see GET /api/v1/game-types"
+            )));
+        }
+        q.game_type = Some(t.clone());
+    }
+    q.players = int_filter("players", p.players.as_deref(), 1..=16)?;
+    q.clock = match p.clock.as_deref() {
+        None => None,
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        Some(v) => {
+            return Err(bad_filter(format!(
+                "clock must be true or false, not {v:?}"
+            )));
+        }
+    };
+    let lo = int_filter("min_rating", p.min_rating.as_deref(), 0..=4000)?;
+    let hi = int_filter("max_rating", p.max_rating.as_deref(), 0..=4000)?;
+    q.rating = match (lo, hi) {
+        (None, None) => None,
+        (lo, hi) => {
+            let (lo, hi) = (lo.unwrap_or(0), hi.unwrap_or(4000));
+            if lo > hi {
+                return Err(bad_filter(format!(
+                    "min_rating ({lo}) must not be above max_rating ({hi})"
+                )));
+            }
+            Some((lo, hi))
+        }
+    };
+    Ok(())
 }
 
 fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
@@ -161,6 +249,10 @@ fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
         awaiting_me,
         page,
         per_page,
+        game_type: None,
+        players: None,
+        clock: None,
+        rating: None,
     })
 }
 
@@ -175,6 +267,7 @@ fn parse_list(p: ListParams) -> DomainResult<ListQuery> {
         (status = 304, description = "Not modified: an `If-None-Match` tag is current"),
         (status = 400, body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_filter`: an unknown game type, or a malformed or out-of-range `players`, `clock`, `min_rating` or `max_rating`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/games")]
@@ -186,7 +279,15 @@ pub async fn list_games(
 ) -> Result<HttpResponse, ApiError> {
     let params = params.into_inner();
     // Out of range is `invalid_query`, a 400 like an unknown parameter (its page's status).
-    let q = parse_list(params.clone())?;
+    let mut q = parse_list(params.clone())?;
+    let registry = domain.registry.clone();
+    parse_filters(&params, |t| registry.get(t).is_some(), &mut q)?;
+    let q_filters = Filters {
+        game_type: q.game_type.clone(),
+        players: q.players,
+        clock: q.clock,
+        rating: q.rating,
+    };
     let mut list = web::block(move || domain.list_games(caller.0, q)).await??;
     let mut link = None;
     if list.page.saturating_mul(list.per_page) < list.total {
@@ -202,6 +303,19 @@ pub async fn list_games(
         }
         if params.awaiting.is_some() {
             query.push("awaiting=me".into());
+        }
+        // The filters, as checked (so each is a plain word or number).
+        if let Some(t) = &q_filters.game_type {
+            query.push(format!("game_type={t}"));
+        }
+        if let Some(n) = q_filters.players {
+            query.push(format!("players={n}"));
+        }
+        if let Some(c) = q_filters.clock {
+            query.push(format!("clock={c}"));
+        }
+        if let Some((lo, hi)) = q_filters.rating {
+            query.push(format!("min_rating={lo}&max_rating={hi}"));
         }
         let next = format!("/api/v1/games?{}", query.join("&"));
         link = Some(format!("<{next}>; rel=\"next\""));
@@ -253,8 +367,9 @@ pub async fn get_game(
     responses(
         (status = 200, body = GameResponse),
         (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`join_requirement_not_met`: the caller's reliability share or rating is below what the creator asks (`min_reliability`, `min_rating`)", body = Problem, content_type = "application/problem+json"),
         (status = 404, body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`game_not_open`, `already_joined`, `seats_reserved` (every free seat is kept for an invitee)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_not_open`, `already_joined`, `seats_reserved` (every free seat is kept for an invitee), `too_many_active_games` (the caller holds seats in as many unfinished games as the server allows)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/games/{id}/join")]

@@ -19,6 +19,7 @@ pub mod inbound;
 pub mod invitations;
 pub mod log_redact;
 pub mod metrics;
+pub mod notes;
 pub mod password_reset;
 pub mod problem;
 pub mod problem_types;
@@ -167,6 +168,9 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(chat::chat_unread)
                 .service(chat::mute)
                 .service(chat::unmute)
+                .service(notes::get_note)
+                .service(notes::put_note)
+                .service(notes::account_reliability)
                 .service(ratings::account_ratings)
                 .service(ratings::leaderboard)
                 .service(inbound::inbound_email)

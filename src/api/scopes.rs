@@ -39,6 +39,8 @@ pub const ROUTES: &[(&str, &str, Scope)] = &[
     ("POST", "/api/v1/games/{id}/leave", Play),
     ("GET", "/api/v1/games/{id}/log", Play),
     ("POST", "/api/v1/games/{id}/nudge", Play),
+    ("GET", "/api/v1/games/{id}/note", Play),
+    ("PUT", "/api/v1/games/{id}/note", Play),
     ("POST", "/api/v1/games/{id}/preview", Play),
     ("POST", "/api/v1/games/{id}/rematch", Play),
     ("POST", "/api/v1/games/{id}/resign", Play),

@@ -34,6 +34,12 @@ pub struct ListQuery {
     pub awaiting_me: bool,
     pub page: i64,
     pub per_page: i64,
+    /// Lobby filters (issue 35): the game type, the number of seats, with or without a
+    /// clock, and the creator's rating in the game's type.
+    pub game_type: Option<String>,
+    pub players: Option<i32>,
+    pub clock: Option<bool>,
+    pub rating: Option<(i32, i32)>,
 }
 
 pub(crate) use super::locked::{seat_infos, seat_of};
@@ -195,9 +201,15 @@ impl Domain {
             ));
         }
         let rated = req.rated.unwrap_or(true);
+        let requirements = super::lobby::JoinRequirements {
+            min_reliability: req.min_reliability,
+            min_rating: req.min_rating,
+        };
+        requirements.check()?;
 
         let mut conn = self.conn()?;
         let id = conn.transaction::<_, DomainError, _>(|conn| {
+            self.check_active_cap(conn, account)?;
             let row: GameRow = diesel::insert_into(games::table)
                 .values(NewGame {
                     game_type: info.id,
@@ -221,6 +233,7 @@ impl Domain {
                     game_seats::account_id.eq(account),
                 ))
                 .execute(conn)?;
+            super::lobby::set_requirements(conn, row.id, &requirements)?;
             let computer = bots::bot_accounts(conn, bots)?;
             if !computer.is_empty() {
                 let rows: Vec<_> = computer
@@ -267,6 +280,11 @@ impl Domain {
             }
             // A seat kept for an invitee goes to them alone.
             let invitation = self.seat_for_joiner(conn, &row, &seats, account)?;
+            // An invitee was asked by name; the creator's requirements are for strangers.
+            if invitation.is_none() {
+                super::lobby::check_requirements(conn, id, &row.game_type, account)?;
+            }
+            self.check_active_cap(conn, account)?;
             let seat = seats.len() as i32;
             diesel::insert_into(game_seats::table)
                 .values((
@@ -800,6 +818,39 @@ impl Domain {
             query = query.filter(awaiting());
             count = count.filter(awaiting());
         }
+        if let Some(t) = &q.game_type {
+            query = query.filter(games::game_type.eq(t.clone()));
+            count = count.filter(games::game_type.eq(t.clone()));
+        }
+        if let Some(n) = q.players {
+            query = query.filter(games::players.eq(n));
+            count = count.filter(games::players.eq(n));
+        }
+        match q.clock {
+            Some(true) => {
+                query = query.filter(games::time_control.is_not_null());
+                count = count.filter(games::time_control.is_not_null());
+            }
+            Some(false) => {
+                query = query.filter(games::time_control.is_null());
+                count = count.filter(games::time_control.is_null());
+            }
+            None => {}
+        }
+        if let Some((lo, hi)) = q.rating {
+            // The creator's rating in the game's type (the starting 1500 when unrated).
+            let between = || {
+                diesel::dsl::sql::<diesel::sql_types::Bool>(
+                    "COALESCE((SELECT r.rating FROM ratings r WHERE r.account_id = games.created_by \
+                     AND r.game_type = games.game_type), 1500) BETWEEN ",
+                )
+                .bind::<diesel::sql_types::Integer, _>(lo)
+                .sql(" AND ")
+                .bind::<diesel::sql_types::Integer, _>(hi)
+            };
+            query = query.filter(between());
+            count = count.filter(between());
+        }
         let total: i64 = count.count().get_result(&mut conn)?;
         let rows: Vec<GameRow> = query
             .order((games::updated_at.desc(), games::id.desc()))
@@ -812,7 +863,12 @@ impl Domain {
             let seats = seat_infos(&mut conn, row.id)?;
             let your_seat = seat_of(&seats, account);
             let seat_list = seats.iter().map(|s| seat_response(&row, s, &[])).collect();
+            let creator_reliability = super::lobby::reliability(&mut conn, row.created_by)?.share;
+            let requirements = super::lobby::requirements(&mut conn, row.id)?;
             items.push(GameSummary {
+                clock: row.time_control.is_some(),
+                creator_reliability,
+                requirements,
                 id: row.id,
                 game_type: row.game_type,
                 status: row.status,
@@ -827,7 +883,10 @@ impl Domain {
                 updated_at: row.updated_at,
             });
         }
+        let your_active_games = super::lobby::active_games(&mut conn, account)?;
         Ok(GameListResponse {
+            your_active_games,
+            max_active_games: self.max_active_games_per_account,
             items,
             page: q.page,
             per_page: q.per_page,

@@ -20,10 +20,12 @@ pub mod games;
 pub mod integral;
 pub mod invitation_limits;
 pub mod invitations;
+pub mod lobby;
 pub mod locked;
 pub mod mail_events;
 pub mod mail_links;
 pub mod mail_status;
+pub mod notes;
 pub mod password_reset;
 pub mod problem_codes;
 pub mod rating_math;
@@ -79,6 +81,8 @@ pub struct Domain {
     pub clock: Arc<dyn clocks::Clock>,
     /// Vacation days each account may take per calendar year.
     pub vacation_days_per_year: i64,
+    /// Games not yet finished an account may hold a seat in (`too_many_active_games`).
+    pub max_active_games_per_account: i64,
     /// Signed unsubscribe and address confirmation links.
     pub links: SignedLinks,
     /// Signed password reset links.

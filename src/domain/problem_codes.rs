@@ -584,6 +584,31 @@ problem_codes! {
         404,
         "No calendar feed at this address: it was altered, or replaced by a new one. Get the current address from GET /api/v1/me/calendar."
     ),
+    InvalidNote = (
+        "invalid_note",
+        422,
+        "A note is text of at most 4000 characters, without NUL, other control characters (tab and line breaks are fine) or bidirectional override characters (U+202A to U+202E, U+2066 to U+2069). Send {\"body\": \"...\"}."
+    ),
+    JoinRequirementNotMet = (
+        "join_requirement_not_met",
+        403,
+        "The game's creator asks a minimum reliability share (games played to the end) or a minimum rating in the game's type, and the caller's falls short. The detail says which; see GET /api/v1/accounts/{id}/reliability."
+    ),
+    TooManyActiveGames = (
+        "too_many_active_games",
+        409,
+        "An account holds seats in at most max_active_games_per_account games not yet finished (open or in play; the server's setting, `limit` says how many). Finish or leave one first."
+    ),
+    InvalidFilter = (
+        "invalid_filter",
+        422,
+        "A lobby filter is malformed: game_type must be a known game type, players a whole number from 1 to 16, clock true or false, min_rating and max_rating whole numbers from 0 to 4000 with min_rating at most max_rating."
+    ),
+    InvalidRequirement = (
+        "invalid_requirement",
+        422,
+        "min_reliability is a whole percent from 0 to 100, and min_rating a whole number from 0 to 4000."
+    ),
 }
 
 impl std::fmt::Display for ProblemCode {

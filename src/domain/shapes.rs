@@ -238,6 +238,16 @@ pub struct NewGameRequest {
     /// Whether the result changes the players' ratings (default `true`).
     #[serde(default)]
     pub rated: Option<bool>,
+    /// Those who join must have played at least this percent of their ended games to the
+    /// end (their reliability `share`, 0 to 100); else `403 join_requirement_not_met`.
+    #[serde(default, deserialize_with = "integral::opt")]
+    #[schema(minimum = 0, maximum = 100, value_type = Option<i64>)]
+    pub min_reliability: Option<i32>,
+    /// Those who join must have at least this rating in the game's type (0 to 4000; an
+    /// account not yet rated in it counts 1500); else `403 join_requirement_not_met`.
+    #[serde(default, deserialize_with = "integral::opt")]
+    #[schema(minimum = 0, maximum = 4000, value_type = Option<i64>)]
+    pub min_rating: Option<i32>,
 }
 
 pub use crate::store::kinds::{EmailStatus, GameStatus, InboundOutcome, ReplyCode, TimeoutPolicy};
@@ -373,6 +383,11 @@ pub struct GameListResponse {
     pub total: i64,
     /// The next page's path, while there are more items (also in the `Link` header).
     pub next: Option<String>,
+    /// Games not yet finished (open or in play) the caller holds a seat in.
+    pub your_active_games: i64,
+    /// How many such games the server allows an account (`max_active_games_per_account`):
+    /// creating or joining one more is `409 too_many_active_games`.
+    pub max_active_games: i64,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -390,6 +405,13 @@ pub struct GameSummary {
     /// True when the caller has something to decide: its turn, or an offer to answer.
     pub awaiting_you: bool,
     pub updated_at: DateTime<Utc>,
+    /// Whether the game has a clock.
+    pub clock: bool,
+    /// The reliability share (percent) of the game's creator; null before any game ended
+    /// for it (see `GET /api/v1/accounts/{id}/reliability`).
+    pub creator_reliability: Option<i32>,
+    /// What the creator asks of those who join.
+    pub requirements: crate::domain::lobby::JoinRequirements,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -262,6 +262,12 @@ impl Settings {
         );
         range(
             p,
+            "max_active_games_per_account",
+            self.max_active_games_per_account,
+            1..=100_000,
+        );
+        range(
+            p,
             "max_event_streams_per_address",
             self.max_event_streams_per_address,
             1..=1_000_000,

@@ -278,6 +278,25 @@ diesel::table! {
 }
 
 diesel::joinable!(game_seats -> games (game_id));
+diesel::table! {
+    game_notes (game_id, account_id) {
+        game_id -> Int8,
+        account_id -> Int8,
+        body -> Text,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    game_requirements (game_id) {
+        game_id -> Int8,
+        min_reliability -> Nullable<Int4>,
+        min_rating -> Nullable<Int4>,
+    }
+}
+
+diesel::joinable!(game_notes -> games (game_id));
+diesel::joinable!(game_requirements -> games (game_id));
 diesel::joinable!(chat_messages -> games (game_id));
 diesel::joinable!(chat_reports -> chat_messages (message_id));
 diesel::joinable!(invitation_sends -> invitations (invitation_id));
@@ -310,5 +329,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     chat_messages,
     chat_mutes,
     chat_reports,
-    chat_reads
+    chat_reads,
+    game_notes,
+    game_requirements
 );

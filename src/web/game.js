@@ -137,13 +137,52 @@ export async function gamePage(main, [idText], app) {
   const editor = h('section', { id: 'editor' });
   const tools = h('div', { class: 'tools' });
   const invitations = h('section', { id: 'invitations', 'aria-label': 'Invitations' });
+  // The seat's private note (PUT /games/{id}/note): seen by its author alone. Its text
+  // lives in a textarea's value and the status line's textContent, never as markup.
+  const noteText = h('textarea', { id: 'note-text', rows: 5, maxlength: 4000, 'aria-label': 'Your private note' });
+  const noteState = h('span', { class: 'muted note-state', role: 'status' });
+  const noteSave = h('button', { type: 'button', id: 'note-save' }, 'Save note');
+  const note = h('details', { id: 'note', hidden: true },
+    h('summary', {}, 'My notes (only you see them)'), noteText, h('div', {}, noteSave, ' ', noteState));
+  let noteLoaded = false;
+  let noteTimer = null;
+  let noteSaved = '';
+  async function saveNote() {
+    clearTimeout(noteTimer);
+    noteTimer = null;
+    const body = noteText.value;
+    if (body === noteSaved) return;
+    noteState.textContent = 'Saving…';
+    try {
+      const r = await request('PUT', `/api/v1/games/${id}/note`, { body: { body } });
+      noteSaved = r.data ? r.data.body : body;
+      noteState.textContent = 'Saved.';
+    } catch (e) {
+      noteState.textContent = e.message;
+    }
+  }
+  noteText.addEventListener('input', () => {
+    noteState.textContent = 'Not saved yet.';
+    clearTimeout(noteTimer);
+    noteTimer = setTimeout(() => { saveNote().catch(() => {}); }, 1500);
+  });
+  noteSave.addEventListener('click', () => { saveNote().catch(() => {}); });
+  async function loadNote() {
+    if (noteLoaded || game.your_seat === null || !token()) return;
+    noteLoaded = true;
+    note.hidden = false;
+    const n = await get(`/api/v1/games/${id}/note`);
+    noteSaved = n.body;
+    noteText.value = n.body;
+    if (n.body) note.open = true;
+  }
   // A long log scrolls in its box, which therefore takes the keyboard focus.
   const logList = h('ol', { class: 'log', tabindex: 0, 'aria-label': 'The moves so far' });
   const log = h('details', { id: 'log', open: true }, h('summary', {}, 'Log'), logList, h('p', { class: 'muted none' }, 'No moves yet.'));
   const root = h('section', { id: 'game' }, heading, status, seats,
     // An editor sits under the board: grids and maps need the width.
     h('div', { class: 'game-grid' }, h('div', { class: 'main-col' }, board, boardChoices, editor),
-      h('div', { class: 'side' }, hand, actions, preview, tools, invitations, log)));
+      h('div', { class: 'side' }, hand, actions, preview, tools, invitations, note, log)));
   fill(main, root);
 
   const show = (message, kind) => app.flash(message, kind);
@@ -200,6 +239,7 @@ export async function gamePage(main, [idText], app) {
     drawActions();
     drawTools();
     drawInvitations().catch(() => fill(invitations));
+    loadNote().catch((e) => { noteState.textContent = e.message; });
     if (moved) {
       keepPreview();
       picked = [];
@@ -745,6 +785,7 @@ export async function gamePage(main, [idText], app) {
   }, 5000);
   return () => {
     closed = true;
+    if (noteTimer) saveNote().catch(() => {});
     if (watch) watch.stop();
     if (chat) chat.stop();
     clearInterval(timer);

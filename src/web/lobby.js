@@ -39,6 +39,14 @@ function createForm(types, app) {
   const rated = h('div', { class: 'field check' },
     h('input', { type: 'checkbox', name: 'rated', id: ratedId, checked: true }),
     h('label', { for: ratedId }, ' Rated: the result changes the players’ ratings'));
+  const reliableId = nextId('reliable');
+  const minReliable = h('div', { class: 'field' },
+    h('label', { for: reliableId }, 'Those who join must have played at least this percent of their games to the end (empty: anyone)'),
+    h('input', { id: reliableId, name: 'min_reliability', type: 'number', min: 0, max: 100, inputmode: 'numeric' }));
+  const minRatingId = nextId('minrating');
+  const minRating = h('div', { class: 'field' },
+    h('label', { for: minRatingId }, 'Minimum rating in this game to join (empty: anyone)'),
+    h('input', { id: minRatingId, name: 'min_rating', type: 'number', min: 0, max: 4000, inputmode: 'numeric' }));
   const error = h('p', { class: 'error', role: 'alert' });
   const button = h('button', { type: 'submit', class: 'primary' }, 'Create game');
   let options = null;
@@ -72,13 +80,15 @@ function createForm(types, app) {
 
   const form = h('form', { class: 'card', 'aria-labelledby': 'new-game' },
     h('h2', { id: 'new-game' }, 'Start a game'), typeSel, playersBox, botsBox, optionsBox, clock, maxDays, policy,
-    privacy, invite, rated, button, error);
+    privacy, invite, rated, minReliable, minRating, button, error);
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     fill(error);
     const d = new FormData(form);
     const body = { game_type: d.get('game_type'), players: Number(d.get('players')), options: options.value(), rated: d.get('rated') === 'on' };
     if (d.get('private')) body.private = true;
+    if (d.get('min_reliability')) body.min_reliability = Number(d.get('min_reliability'));
+    if (d.get('min_rating')) body.min_rating = Number(d.get('min_rating'));
     if (Number(d.get('bots')) > 0) body.bots = Number(d.get('bots'));
     const invitees = String(d.get('invite') || '').split(/[\s,;]+/).filter(Boolean);
     if (invitees.length) body.invite = invitees;
@@ -120,7 +130,15 @@ function openGames(list, types, app, reload) {
       h('div', {},
         h('a', { href: `#/game/${g.id}` }, `${typeName(types, g.game_type)} #${g.id}`),
         h('div', { class: 'muted' }, `${g.seats.length} of ${g.players} seats taken: `,
-          g.seats.map((s) => s.name).join(', '), ` · opened ${when(g.updated_at)}`)),
+          g.seats.map((s) => s.name).join(', '),
+          h('span', { class: 'reliability', title: 'Share of their ended games the creator played to the end' },
+            g.creator_reliability === null || g.creator_reliability === undefined
+              ? ' (creator: no finished games yet)'
+              : ` (creator plays ${g.creator_reliability}% of games to the end)`),
+          g.clock ? ' · clock' : ' · no clock',
+          g.requirements && g.requirements.min_reliability !== null ? ` · asks ${g.requirements.min_reliability}% reliability` : '',
+          g.requirements && g.requirements.min_rating !== null ? ` · asks rating ${g.requirements.min_rating}+` : '',
+          ` · opened ${when(g.updated_at)}`)),
       joined
         ? h('button', { type: 'button', onclick: () => act('leave', `You left game #${g.id}.`) }, 'Leave')
         : h('button', { type: 'button', class: 'primary', onclick: () => act('join', `You joined game #${g.id}.`) }, 'Join'));
@@ -132,7 +150,11 @@ export async function lobby(main, _params, app) {
   const listBox = h('section', { 'aria-labelledby': 'open-games' });
   const reload = async (message) => {
     const list = await get('/api/v1/games?open=true&per_page=50');
-    fill(listBox, h('h2', { id: 'open-games' }, 'Open games'), openGames(list, types, app, reload));
+    const full = list.max_active_games !== undefined && list.your_active_games >= list.max_active_games;
+    fill(listBox, h('h2', { id: 'open-games' }, 'Open games'),
+      full ? h('p', { class: 'notice', id: 'active-cap', role: 'status' },
+        `You are in ${list.your_active_games} unfinished games, the most this server allows (${list.max_active_games}). Finish or leave one before you start or join another.`) : null,
+      openGames(list, types, app, reload));
     if (message) app.flash(message);
   };
   await reload();

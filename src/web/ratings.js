@@ -59,10 +59,16 @@ export async function ratingsPage(main, [who, page], app) {
     }
     id = (await app.account()).id;
   }
-  const [types, r] = await Promise.all([
+  const [types, r, rel] = await Promise.all([
     gameTypes(),
     get(`/api/v1/accounts/${id}/ratings?page=${pageOf(page)}&per_page=${PER_PAGE}`, { auth: false }),
+    get(`/api/v1/accounts/${id}/reliability`, { auth: false }).catch(() => null),
   ]);
+  const reliability = rel ? h('section', { 'aria-labelledby': 'rel-h', id: 'reliability' },
+    h('h2', { id: 'rel-h' }, 'Reliability'),
+    h('p', {}, rel.share === null
+      ? 'No game has ended for this player yet.'
+      : `Plays ${rel.share}% of games to the end: ${rel.games_finished} finished, ${rel.resigned} resigned, ${rel.lost_on_time} lost on time.`)) : null;
   const current = r.ratings.length
     ? h('div', { class: 'table-wrap' }, h('table', { class: 'ratings' },
       h('thead', {}, h('tr', {}, ['Game', 'Rating', 'Deviation', 'Games'].map((c) => h('th', { scope: 'col' }, c)))),
@@ -82,6 +88,7 @@ export async function ratingsPage(main, [who, page], app) {
     : null;
   fill(main,
     h('h1', {}, `Ratings: ${r.name}`),
+    reliability,
     h('section', { 'aria-labelledby': 'cur-h' }, h('h2', { id: 'cur-h' }, 'Current ratings'), current),
     history ? h('section', { 'aria-labelledby': 'hist-h' }, h('h2', { id: 'hist-h' }, 'Rated games'), history, pager(`#/ratings/${id}`, r)) : null);
 }

@@ -32,6 +32,7 @@ mod kasino;
 mod kept_games;
 mod migrations;
 mod mismatches;
+mod notes_lobby;
 mod observability;
 mod openapi;
 mod partners;
