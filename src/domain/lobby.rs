@@ -216,6 +216,12 @@ impl Domain {
         account: AccountId,
     ) -> DomainResult<()> {
         let limit = self.max_active_games_per_account;
+        // The account's row lock, held to the end of the caller's transaction: creates and
+        // joins of one account then count one after another, so that of requests racing
+        // at the limit only as many get through as there are places.
+        diesel::sql_query("SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE")
+            .bind::<diesel::sql_types::BigInt, _>(account)
+            .execute(conn)?;
         let n = active_games(conn, account)?;
         if n >= limit {
             return Err(DomainError::Conflict {

@@ -627,3 +627,14 @@ pub fn pg_tool(name: &str) -> PathBuf {
     assert!(tool.is_file(), "no {} beside {}", name, real.display());
     tool
 }
+
+/// Reverts migrations newest first until one refuses, and returns its refusal (newer
+/// migrations that hold nothing go down on the way).
+pub fn revert_until_refused(conn: &mut diesel::PgConnection) -> turnpost::store::MigrationError {
+    for _ in 0..64 {
+        if let Err(e) = turnpost::store::revert_last(conn) {
+            return e;
+        }
+    }
+    panic!("no migration refused to go down")
+}

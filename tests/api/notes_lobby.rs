@@ -190,7 +190,7 @@ fn twenty_notes_written_at_once_leave_one_of_them() {
     // The migration that keeps notes will not go down while one exists.
     use diesel::Connection;
     let mut conn = diesel::PgConnection::establish(&app.database_url).unwrap();
-    let err = turnpost::store::revert_last(&mut conn).unwrap_err();
+    let err = crate::helpers::revert_until_refused(&mut conn);
     assert!(format!("{err:#}").contains("private game notes"), "{err:#}");
 }
 
@@ -517,4 +517,26 @@ fn an_account_holds_at_most_the_allowed_unfinished_games() {
     );
     resign(&app, a1, &carl);
     create(&app, &ada, json!({"game_type": "kasino", "players": 2}));
+
+    // Twenty creations at once by a fresh account, at a cap of 2: exactly two get through.
+    let dee = app.player("Dee");
+    let statuses: Vec<u16> = std::thread::scope(|sc| {
+        let hs: Vec<_> = (0..20)
+            .map(|_| {
+                sc.spawn(|| {
+                    app.post(
+                        "/api/v1/games",
+                        Some(&dee.token),
+                        &json!({"game_type": "kasino", "players": 2}),
+                    )
+                    .status()
+                    .as_u16()
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let made = statuses.iter().filter(|s| **s == 201).count();
+    let refused = statuses.iter().filter(|s| **s == 409).count();
+    assert_eq!((made, refused), (2, 18), "{statuses:?}");
 }

@@ -68,7 +68,11 @@ fn the_chat_panel_shows_messages_live_as_text_and_posts_what_is_typed() {
         });
         assert_eq!(page["messages"][1]["text"], "good game");
         assert_eq!(page["messages"][1]["author_id"], bo.id);
-        assert_eq!(driver.severe(&c).await, Vec::<String>::new(), "browser errors");
+        assert_eq!(
+            driver.severe(&c).await,
+            Vec::<String>::new(),
+            "browser errors"
+        );
         let _ = c.close().await;
     });
 }
