@@ -1200,3 +1200,16 @@ fn a_visitor_watches_a_public_game_live_and_a_creator_invites_from_the_form() {
     assert_eq!(g["code"], "game_not_found", "private: hidden from visitors");
     app.wait_for_mails("the invitation", |m| m.iter().any(|m| m.to == invitee));
 }
+
+/// Keeps `token` for every tab of the browser (as "keep me signed in" does).
+async fn remember(c: &Client, app: &TestApp, token: &str) {
+    c.goto(&app.url("/")).await.expect("open the client");
+    js(
+        c,
+        &format!(
+            "localStorage.setItem('turnpost.token', {}); return true;",
+            json!(token)
+        ),
+    )
+    .await;
+}

@@ -6,21 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Driver, axe, css, js, runtime, screenshot, type_into, wait_for};
+use super::{Driver, axe, css, js, remember, runtime, screenshot, type_into, wait_for};
 use crate::helpers::{Player, TestApp, fresh_email, invitation_token, spawn_app};
-
-/// Keeps `token` for every tab of the browser (as "keep me signed in" does).
-async fn remember(c: &fantoccini::Client, app: &TestApp, token: &str) {
-    c.goto(&app.url("/")).await.expect("open the client");
-    js(
-        c,
-        &format!(
-            "localStorage.setItem('turnpost.token', {}); return true;",
-            json!(token)
-        ),
-    )
-    .await;
-}
 
 #[test]
 fn eight_game_pages_in_one_browser_each_show_their_board_within_seconds() {

@@ -3,20 +3,8 @@
 
 use serde_json::json;
 
-use super::{Driver, css, js, runtime, screenshot, type_into, wait_for};
-use crate::helpers::{TestApp, spawn_app};
-
-async fn remember(c: &fantoccini::Client, app: &TestApp, token: &str) {
-    c.goto(&app.url("/")).await.expect("open the client");
-    js(
-        c,
-        &format!(
-            "localStorage.setItem('turnpost.token', {}); return true;",
-            json!(token)
-        ),
-    )
-    .await;
-}
+use super::{Driver, css, js, remember, runtime, screenshot, type_into, wait_for};
+use crate::helpers::spawn_app;
 
 #[test]
 fn a_player_downloads_their_data_and_deletes_their_account_from_the_settings_page() {
