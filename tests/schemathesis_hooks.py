@@ -186,6 +186,33 @@ def _action(case):
             del case.headers[name]
 
 
+_caller_id = None
+
+
+def _caller():
+    """The caller's account id (`GET /me`), once."""
+    global _caller_id
+    if _caller_id is None:
+        request = urllib.request.Request(
+            f"{BASE}/api/v1/me", headers={"Authorization": f"Bearer {CALLER_TOKEN}"}
+        )
+        with urllib.request.urlopen(request, timeout=30) as r:
+            _caller_id = json.load(r)["id"]
+    return _caller_id
+
+
+def _someone_else(case):
+    """Muting compares the path's account with the caller: nobody mutes themselves
+    (`cannot_mute_yourself`). A generated id that names the caller names the next
+    account instead."""
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive:
+        return
+    params = case.path_parameters or {}
+    if params.get("id") == _caller():
+        params["id"] = _caller() + 1
+
+
 BODY_RULES = {
     "POST /api/v1/accounts": _password,
     "PATCH /api/v1/me": _password,
@@ -202,6 +229,8 @@ def map_case(context, case):
         rule(case)
     if label in ("POST /api/v1/games/{id}/actions", "POST /api/v1/games/{id}/preview"):
         _action(case)
+    if label in ("POST /api/v1/accounts/{id}/mute", "DELETE /api/v1/accounts/{id}/mute"):
+        _someone_else(case)
     return case
 
 

@@ -20,11 +20,11 @@ use crate::store::kinds::{AccountId, GameId};
     params(("id" = i64, Path, description = "Game id"), ChatParams),
     responses(
         (status = 200, body = ChatPage),
-        (status = 400, description = "`invalid_query`: `limit` outside 1 to 200, a negative cursor, `before` with `after`, or an unknown channel", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query`: `limit` outside 1 to 200, a negative cursor, or an unknown channel", body = Problem, content_type = "application/problem+json"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_a_player`: only the game's players read its chat", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`: no such game, or a private one the caller may not see", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`no_team_channel`: the game has no teams", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`no_team_channel`: the game has no teams", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/games/{id}/chat")]
@@ -56,7 +56,8 @@ pub async fn list_chat(
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_a_player`: only the game's players write in its chat", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`invalid_chat_message` (no text, or a NUL), `chat_message_too_long` (over 1000 characters), `no_team_channel`, `invalid_body`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`no_team_channel`: the game has no teams", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_chat_message` (no text, or a NUL), `chat_message_too_long` (over 1000 characters), `invalid_body`", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited`: 20 chat messages a minute per player; `Retry-After` says when", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64, description = "Seconds until a message would be accepted"))),
     )
 )]

@@ -218,13 +218,8 @@ fn parse_filters(
     q.rating = match (lo, hi) {
         (None, None) => None,
         (lo, hi) => {
-            let (lo, hi) = (lo.unwrap_or(0), hi.unwrap_or(4000));
-            if lo > hi {
-                return Err(bad_filter(format!(
-                    "min_rating ({lo}) must not be above max_rating ({hi})"
-                )));
-            }
-            Some((lo, hi))
+            // `min_rating` above `max_rating` is an empty range: nothing is listed.
+            Some((lo.unwrap_or(0), hi.unwrap_or(4000)))
         }
     };
     Ok(())

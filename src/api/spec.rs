@@ -631,6 +631,21 @@ pub fn add_constraints(doc: &mut Value) {
     {
         invite.insert("uniqueItems".into(), json!(true));
     }
+    // The lobby's `game_type` filter takes the same ids.
+    if let Some(params) = doc
+        .pointer_mut("/paths/~1api~1v1~1games/get/parameters")
+        .and_then(Value::as_array_mut)
+    {
+        for p in params.iter_mut().filter(|p| p["name"] == "game_type") {
+            p["schema"] = schema_ref("GameTypeId");
+        }
+    }
+    let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
     // The only code the event stream ends with (`api::events::REVOKED`).
     if let Some(code) = schemas
         .get_mut("UnauthorizedData")

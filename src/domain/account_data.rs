@@ -4,13 +4,14 @@
 //! A deleted account's row stays, emptied: its finished games name their seats by account,
 //! and those games must still replay (`verify`) and read the same to the other players,
 //! with a neutral name where the player's was. What identifies the person goes: address,
-//! name, password, tokens, webhooks, calendar feed, vacations, their emails in the outbox.
+//! name, password, tokens, webhooks, calendar feed, vacations, their emails in the outbox,
+//! their chat messages, notes, mutes and reports.
 //! Logs need no rewriting: the rules engines describe actions without names (a seat's
 //! name is joined in when read), and the log is append-only.
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bytea};
+use diesel::sql_types::{BigInt, Bytea, Text, Timestamptz};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -21,7 +22,8 @@ use super::shapes::{AccountResponse, GameResponse, LogEntry};
 use super::webhooks::WebhookResponse;
 use super::{Domain, DomainError, DomainResult, ProblemCode};
 use crate::store::kinds::{AccountId, GameId, GameStatus};
-use crate::store::schema::{accounts, game_seats, games};
+use super::chat::ChatMessage;
+use crate::store::schema::{accounts, game_notes, game_seats, games};
 
 /// The name a deleted account's seats show.
 pub const DELETED_NAME: &str = "Deleted player";
@@ -38,12 +40,44 @@ pub struct AccountExport {
     pub access_tokens: Vec<AccessTokenResponse>,
     /// Webhooks (never their signing secrets).
     pub webhooks: Vec<WebhookResponse>,
+    /// Players the account muted in chat.
+    pub muted: Vec<MutedPlayer>,
+    /// Chat messages the account reported, with its reasons.
+    pub reports: Vec<ExportedReport>,
+}
+
+/// A player the account muted.
+#[derive(Debug, Serialize, ToSchema, QueryableByName)]
+pub struct MutedPlayer {
+    #[diesel(sql_type = BigInt)]
+    pub account_id: AccountId,
+    #[diesel(sql_type = Text)]
+    pub name: String,
+    #[diesel(sql_type = Timestamptz)]
+    pub since: DateTime<Utc>,
+}
+
+/// A report the account made.
+#[derive(Debug, Serialize, ToSchema, QueryableByName)]
+pub struct ExportedReport {
+    #[diesel(sql_type = BigInt)]
+    pub message_id: i64,
+    #[diesel(sql_type = BigInt)]
+    pub game_id: GameId,
+    #[diesel(sql_type = Text)]
+    pub reason: String,
+    #[diesel(sql_type = Timestamptz)]
+    pub created_at: DateTime<Utc>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ExportedGame {
     pub game: GameResponse,
     pub log: Vec<LogEntry>,
+    /// The account's private note on the game, if it wrote one.
+    pub note: Option<String>,
+    /// The chat messages the account wrote in the game (table and team), oldest first.
+    pub chat: Vec<ChatMessage>,
 }
 
 /// Deleting the caller's account: its password, so that a token left on a shared computer
@@ -92,8 +126,44 @@ impl Domain {
                 }
             };
             let log = self.game_log(account, id, 0, i64::MAX)?;
-            exported.push(ExportedGame { game, log });
+            let mut conn = self.conn()?;
+            let note = game_notes::table
+                .filter(game_notes::game_id.eq(id))
+                .filter(game_notes::account_id.eq(account))
+                .select(game_notes::body)
+                .first::<String>(&mut conn)
+                .optional()?;
+            let chat = diesel::sql_query(
+                "SELECT m.id, m.game_id, m.channel, m.seat, m.account_id AS author_id, \
+                 a.name AS author_name, m.body AS text, m.created_at \
+                 FROM chat_messages m JOIN accounts a ON a.id = m.account_id \
+                 WHERE m.game_id = $1 AND m.account_id = $2 ORDER BY m.id",
+            )
+            .bind::<BigInt, _>(id)
+            .bind::<BigInt, _>(account)
+            .load(&mut conn)?;
+            exported.push(ExportedGame {
+                game,
+                log,
+                note,
+                chat,
+            });
         }
+        let mut conn = self.conn()?;
+        let muted = diesel::sql_query(
+            "SELECT u.muted_id AS account_id, a.name, u.created_at AS since \
+             FROM chat_mutes u JOIN accounts a ON a.id = u.muted_id \
+             WHERE u.account_id = $1 ORDER BY u.created_at, u.muted_id",
+        )
+        .bind::<BigInt, _>(account)
+        .load(&mut conn)?;
+        let reports = diesel::sql_query(
+            "SELECT r.message_id, m.game_id, r.reason, r.created_at \
+             FROM chat_reports r JOIN chat_messages m ON m.id = r.message_id \
+             WHERE r.reporter_id = $1 ORDER BY r.id",
+        )
+        .bind::<BigInt, _>(account)
+        .load(&mut conn)?;
         Ok(AccountExport {
             exported_at: Utc::now(),
             account: super::accounts::to_response(&me),
@@ -108,6 +178,8 @@ impl Domain {
             )?,
             access_tokens: self.list_access_tokens(account)?,
             webhooks: self.list_webhooks(account)?,
+            muted,
+            reports,
         })
     }
 
@@ -253,6 +325,13 @@ fn erase(conn: &mut PgConnection, account: AccountId) -> DomainResult<Vec<[u8; 3
         "DELETE FROM webhooks WHERE account_id = $1",
         "DELETE FROM calendar_feeds WHERE account_id = $1",
         "DELETE FROM vacations WHERE account_id = $1",
+        // What the person wrote: their chat messages (reports of them go with them), notes,
+        // mutes and reports. Other players' messages stay.
+        "DELETE FROM chat_messages WHERE account_id = $1",
+        "DELETE FROM game_notes WHERE account_id = $1",
+        "DELETE FROM chat_mutes WHERE account_id = $1 OR muted_id = $1",
+        "DELETE FROM chat_reports WHERE reporter_id = $1",
+        "DELETE FROM chat_reads WHERE account_id = $1",
         // Emails to the account: those not sent go; those sent keep their row (a bounce
         // or a duplicate is still matched by its Message-ID) without address or content.
         "DELETE FROM outbox WHERE account_id = $1 AND sent_at IS NULL",

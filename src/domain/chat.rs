@@ -77,17 +77,24 @@ pub struct ChatParams {
     /// `table` (the default) or `team` (team games only: the caller's team).
     pub channel: Option<ChatChannel>,
     /// Only messages with an id below this (the page before): the cursor `next_before`.
+    #[param(minimum = 0)]
     pub before: Option<i64>,
     /// Only messages with an id above this, oldest first (to catch up after a known one).
+    /// With `before` too: the messages between the two.
+    #[param(minimum = 0)]
     pub after: Option<i64>,
     /// At most this many (1 to 200; default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewChatMessage {
-    /// 1 to 1000 characters; no NUL.
+    /// 1 to 1000 characters, at least one of them neither white space nor a control or
+    /// bidi formatting character; no NUL. Other control characters become spaces, bidi
+    /// controls are removed and outer white space is trimmed.
+    #[schema(min_length = 1, max_length = 1000, pattern = r"^[^\x00]*[^\x00-\x20\x7F-\xA0\u1680\u2000-\u200A\u2028\u2029\u202A-\u202F\u205F\u2066-\u2069\u3000][^\x00]*$")]
     pub text: String,
     /// `table` (the default) or `team`.
     #[serde(default)]
@@ -98,14 +105,17 @@ pub struct NewChatMessage {
 #[serde(deny_unknown_fields)]
 pub struct ChatReadMark {
     /// The newest message the caller has read.
+    #[serde(deserialize_with = "super::integral::int")]
+    #[schema(minimum = 0)]
     pub last_read_id: i64,
 }
 
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChatReport {
-    /// Why (at most 500 characters; may be empty).
+    /// Why (at most 500 characters; may be empty; no NUL).
     #[serde(default)]
+    #[schema(max_length = 500, pattern = r"^[^\x00]*$")]
     pub reason: String,
 }
 
@@ -148,13 +158,20 @@ fn is_bidi_control(c: char) -> bool {
 }
 
 /// The text to store: NUL refused, `\r\n` and `\r` made line breaks, other control
-/// characters spaces, bidi controls removed, outer white space trimmed; then 1 to `max`
-/// characters.
+/// characters spaces, bidi controls removed, outer white space trimmed. At most `max`
+/// characters are sent, and at least one remains (unless `may_be_empty`).
 pub fn neutralise(raw: &str, max: usize, may_be_empty: bool) -> DomainResult<String> {
     if raw.contains('\0') {
         return Err(DomainError::invalid(
             ProblemCode::InvalidChatMessage,
             "the text holds a NUL character",
+        ));
+    }
+    // The length counts what was sent, as the contract's `maxLength` does.
+    if raw.chars().count() > max {
+        return Err(DomainError::invalid(
+            ProblemCode::ChatMessageTooLong,
+            format!("at most {max} characters"),
         ));
     }
     let raw = raw.replace("\r\n", "\n");
@@ -173,12 +190,6 @@ pub fn neutralise(raw: &str, max: usize, may_be_empty: bool) -> DomainResult<Str
         return Err(DomainError::invalid(
             ProblemCode::InvalidChatMessage,
             "the message holds no text",
-        ));
-    }
-    if text.chars().count() > max {
-        return Err(DomainError::invalid(
-            ProblemCode::ChatMessageTooLong,
-            format!("at most {max} characters"),
         ));
     }
     Ok(text)
@@ -261,11 +272,10 @@ impl Domain {
         if !(1..=MAX_PAGE).contains(&limit)
             || params.before.is_some_and(|b| b < 0)
             || params.after.is_some_and(|a| a < 0)
-            || (params.before.is_some() && params.after.is_some())
         {
             return Err(DomainError::invalid(
                 ProblemCode::InvalidQuery,
-                "limit is 1 to 200; before and after are ids ≥ 0, and not both",
+                "limit is 1 to 200; before and after are ids ≥ 0",
             ));
         }
         let channel = params.channel.unwrap_or(ChatChannel::Table);
@@ -276,29 +286,20 @@ impl Domain {
              AND (m.account_id = $4 OR NOT EXISTS (SELECT 1 FROM chat_mutes u \
                   WHERE u.account_id = $4 AND u.muted_id = m.account_id))";
         // One more than asked tells whether an older page exists.
-        let (sql, cursor) = match (params.before, params.after) {
-            (_, Some(after)) => (
-                format!(
-                    "SELECT {MESSAGE_COLUMNS} FROM chat_messages m JOIN accounts a ON a.id = m.account_id \
-                     WHERE {filter} AND m.id > $5 ORDER BY m.id ASC LIMIT $6"
-                ),
-                after,
-            ),
-            (before, None) => (
-                format!(
-                    "SELECT {MESSAGE_COLUMNS} FROM chat_messages m JOIN accounts a ON a.id = m.account_id \
-                     WHERE {filter} AND m.id < $5 ORDER BY m.id DESC LIMIT $6"
-                ),
-                before.unwrap_or(i64::MAX),
-            ),
-        };
+        // After a known message: oldest first; otherwise newest first, turned round below.
+        let order = if params.after.is_some() { "ASC" } else { "DESC" };
+        let sql = format!(
+            "SELECT {MESSAGE_COLUMNS} FROM chat_messages m JOIN accounts a ON a.id = m.account_id \
+             WHERE {filter} AND m.id > $5 AND m.id < $7 ORDER BY m.id {order} LIMIT $6"
+        );
         let mut rows: Vec<ChatMessage> = diesel::sql_query(sql)
             .bind::<BigInt, _>(id)
             .bind::<Text, _>(channel.as_str())
             .bind::<Nullable<Integer>, _>(team)
             .bind::<BigInt, _>(account)
-            .bind::<BigInt, _>(cursor)
+            .bind::<BigInt, _>(params.after.unwrap_or(-1))
             .bind::<BigInt, _>(limit + 1)
+            .bind::<BigInt, _>(params.before.unwrap_or(i64::MAX))
             .load(&mut conn)?;
         let more = rows.len() as i64 > limit;
         rows.truncate(limit as usize);
@@ -331,76 +332,90 @@ impl Domain {
         let mut conn = self.conn()?;
         self.retrying(&mut conn, |conn| {
             let game = LockedGame::read(conn, id)?;
-            let (seat, team) = self.chat_seat(conn, &game, account, channel)?;
-            // The author's posts in line (the count below is then exact), and the game's
-            // (ids are then drawn in the order the messages commit: a reader catching up
-            // with `after` misses none).
-            diesel::sql_query("SELECT pg_advisory_xact_lock(hashtextextended('chat-author:' || $1, 0))")
-                .bind::<BigInt, _>(account)
-                .execute(conn)?;
-            let w: Wait = diesel::sql_query(
-                "SELECT count(*) AS recent, COALESCE(GREATEST(1, CEIL(EXTRACT(EPOCH FROM \
-                     min(created_at) + interval '1 minute' - clock_timestamp())))::BIGINT, 1) AS wait \
-                 FROM chat_messages WHERE account_id = $1 \
-                   AND created_at > clock_timestamp() - interval '1 minute'",
-            )
-            .bind::<BigInt, _>(account)
-            .get_result(conn)?;
-            if w.recent >= PER_MINUTE {
-                return Err(DomainError::Limited {
-                    code: ProblemCode::RateLimited,
-                    message: format!("a player may post {PER_MINUTE} chat messages a minute"),
-                    retry_after_secs: w.wait.clamp(1, 60) as u64,
-                });
-            }
-            diesel::sql_query("SELECT pg_advisory_xact_lock(hashtextextended('chat-game:' || $1, 0))")
-                .bind::<BigInt, _>(id)
-                .execute(conn)?;
-            let message: ChatMessage = diesel::sql_query(format!(
-                "WITH m AS (INSERT INTO chat_messages (game_id, account_id, seat, channel, team, body, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp()) RETURNING *) \
-                 SELECT {MESSAGE_COLUMNS} FROM m JOIN accounts a ON a.id = m.account_id"
-            ))
-            .bind::<BigInt, _>(id)
-            .bind::<BigInt, _>(account)
-            .bind::<Integer, _>(seat)
-            .bind::<Text, _>(channel.as_str())
-            .bind::<Nullable<Integer>, _>(team)
-            .bind::<Text, _>(&text)
-            .get_result(conn)?;
-            let readers = readers(&game, channel, team);
-            let reader_ids: Vec<i64> = readers.iter().map(|r| r.1.0).collect();
-            let muters: Vec<Muter> = diesel::sql_query(
-                "SELECT account_id FROM chat_mutes WHERE muted_id = $1 AND account_id = ANY($2)",
-            )
-            .bind::<BigInt, _>(account)
-            .bind::<Array<BigInt>, _>(&reader_ids)
-            .load(conn)?;
-            let recipients: Vec<(i32, AccountId)> = readers
-                .into_iter()
-                .filter(|(_, a)| !muters.iter().any(|m| m.account_id == *a))
-                .collect();
-            let payload = json!({
-                "game": id,
-                "version": game.row.version,
-                "status": game.row.status,
-                "to_act": [],
-                "accounts": [],
-                "to_act_accounts": [],
-                "lobby": false,
-                "chat": {
-                    "message": message,
-                    "recipients": recipients.iter().map(|r| r.1).collect::<Vec<_>>(),
-                },
-            });
-            diesel::sql_query("SELECT turnpost_store_event($1::jsonb)")
-                .bind::<Text, _>(payload.to_string())
-                .execute(conn)?;
-            let others: Vec<(i32, AccountId)> =
-                recipients.into_iter().filter(|r| r.1 != account).collect();
-            owe_chat_webhooks(conn, &game.row, &message, &others)?;
-            Ok(message)
+            self.post_chat_on(conn, &game, account, channel, &text)
         })
+    }
+
+    /// Posts `text` (already neutralised) in the caller's transaction, on `game` as read
+    /// or locked by the caller: an email reply posts its `say` lines with its moves.
+    pub(crate) fn post_chat_on(
+        &self,
+        conn: &mut PgConnection,
+        game: &LockedGame,
+        account: AccountId,
+        channel: ChatChannel,
+        text: &str,
+    ) -> DomainResult<ChatMessage> {
+        let id = game.row.id;
+        let (seat, team) = self.chat_seat(conn, game, account, channel)?;
+        // The author's posts in line (the count below is then exact), and the game's
+        // (ids are then drawn in the order the messages commit: a reader catching up
+        // with `after` misses none).
+        diesel::sql_query("SELECT pg_advisory_xact_lock(hashtextextended('chat-author:' || $1, 0))")
+            .bind::<BigInt, _>(account)
+            .execute(conn)?;
+        let w: Wait = diesel::sql_query(
+            "SELECT count(*) AS recent, COALESCE(GREATEST(1, CEIL(EXTRACT(EPOCH FROM \
+                 min(created_at) + interval '1 minute' - clock_timestamp())))::BIGINT, 1) AS wait \
+             FROM chat_messages WHERE account_id = $1 \
+               AND created_at > clock_timestamp() - interval '1 minute'",
+        )
+        .bind::<BigInt, _>(account)
+        .get_result(conn)?;
+        if w.recent >= PER_MINUTE {
+            return Err(DomainError::Limited {
+                code: ProblemCode::RateLimited,
+                message: format!("a player may post {PER_MINUTE} chat messages a minute"),
+                retry_after_secs: w.wait.clamp(1, 60) as u64,
+            });
+        }
+        diesel::sql_query("SELECT pg_advisory_xact_lock(hashtextextended('chat-game:' || $1, 0))")
+            .bind::<BigInt, _>(id)
+            .execute(conn)?;
+        let message: ChatMessage = diesel::sql_query(format!(
+            "WITH m AS (INSERT INTO chat_messages (game_id, account_id, seat, channel, team, body, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp()) RETURNING *) \
+             SELECT {MESSAGE_COLUMNS} FROM m JOIN accounts a ON a.id = m.account_id"
+        ))
+        .bind::<BigInt, _>(id)
+        .bind::<BigInt, _>(account)
+        .bind::<Integer, _>(seat)
+        .bind::<Text, _>(channel.as_str())
+        .bind::<Nullable<Integer>, _>(team)
+        .bind::<Text, _>(text)
+        .get_result(conn)?;
+        let readers = readers(game, channel, team);
+        let reader_ids: Vec<i64> = readers.iter().map(|r| r.1.0).collect();
+        let muters: Vec<Muter> = diesel::sql_query(
+            "SELECT account_id FROM chat_mutes WHERE muted_id = $1 AND account_id = ANY($2)",
+        )
+        .bind::<BigInt, _>(account)
+        .bind::<Array<BigInt>, _>(&reader_ids)
+        .load(conn)?;
+        let recipients: Vec<(i32, AccountId)> = readers
+            .into_iter()
+            .filter(|(_, a)| !muters.iter().any(|m| m.account_id == *a))
+            .collect();
+        let payload = json!({
+            "game": id,
+            "version": game.row.version,
+            "status": game.row.status,
+            "to_act": [],
+            "accounts": [],
+            "to_act_accounts": [],
+            "lobby": false,
+            "chat": {
+                "message": message,
+                "recipients": recipients.iter().map(|r| r.1).collect::<Vec<_>>(),
+            },
+        });
+        diesel::sql_query("SELECT turnpost_store_event($1::jsonb)")
+            .bind::<Text, _>(payload.to_string())
+            .execute(conn)?;
+        let others: Vec<(i32, AccountId)> =
+            recipients.into_iter().filter(|r| r.1 != account).collect();
+        owe_chat_webhooks(conn, &game.row, &message, &others)?;
+        Ok(message)
     }
 
     /// Marks game `id`'s chat read up to `last_read_id` for a seated caller.

@@ -9,6 +9,7 @@ use crate::store::kinds::GameStatus;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer};
 
+use super::chat_mail;
 use super::locked::LockedGame;
 use super::mail_events::{OVER, REMINDER, TAKEBACK, TURN};
 use super::{Domain, DomainError, DomainResult};
@@ -46,6 +47,8 @@ pub struct Outgoing {
     pub unsubscribe: Option<String>,
     /// The game version the email shows (turn emails).
     pub shown_version: Option<i64>,
+    /// The newest chat message the email carries (recorded once it is sent).
+    pub chat_upto: Option<i64>,
 }
 
 #[derive(QueryableByName)]
@@ -125,6 +128,7 @@ impl Domain {
                 is_answer: row.in_reply_to.is_some(),
                 unsubscribe,
                 shown_version: None,
+                chat_upto: None,
             }))),
         }
     }
@@ -165,16 +169,24 @@ impl Domain {
             seats: &seats,
             recent: &recent,
         };
+        // Chat the player has not had carries over into any game email.
+        let chat = chat_mail::unmailed(conn, &game, seat, player.account_id)?;
+        let chat_upto = chat.last().map(|m| m.id);
         let drafted = match kind {
             OVER => over_letter(&mail)?,
             TAKEBACK => takeback_letter(&mail, row)?,
+            OutboxKind::Chat if chat.is_empty() => Err("chat_seen"),
+            OutboxKind::Chat => Ok(mail.table_talk(chat_mail::lines(&chat))),
             _ => self.turn_letter(conn, &mail, row, kind)?,
         };
         let mut letter = match drafted {
             Ok(letter) => letter,
             Err(why) => return Ok(Delivery::Drop(why)),
         };
-        letter.picture = self.board_picture(&mail);
+        if kind != OutboxKind::Chat {
+            letter.chat = chat_mail::lines(&chat);
+            letter.picture = self.board_picture(&mail);
+        }
         Ok(Delivery::Send(Box::new(Outgoing {
             to: player.email.clone(),
             subject: letter.subject.clone(),
@@ -190,6 +202,7 @@ impl Domain {
             is_answer: false,
             unsubscribe,
             shown_version: Some(game.version),
+            chat_upto,
         })))
     }
 

@@ -17,7 +17,8 @@ use super::{Domain, DomainError, DomainResult};
 use crate::notify::compose::{self, REPLY_HELP};
 use crate::notify::reply::ReplyToken;
 use crate::store::models::{Account, GameRow, NewOutbox};
-use crate::store::schema::{accounts, game_seats, games};
+use super::chat::ChatMessage;
+use crate::store::schema::{accounts, chat_messages, game_seats, games};
 
 #[derive(QueryableByName)]
 struct Local {
@@ -86,16 +87,41 @@ impl Domain {
             .into_iter()
             .filter(|(g, s)| g.to_act.contains(s))
             .collect();
-        if waiting.is_empty() {
+        let talk = self.chat_for_digest(conn, account)?;
+        if waiting.is_empty() && talk.is_empty() {
             return Ok(false);
         }
-        let mut body = format!(
-            "Hello {},\n\n{} game{} await{} your move.\n",
-            a.name,
-            waiting.len(),
-            if waiting.len() == 1 { "" } else { "s" },
-            if waiting.len() == 1 { "s" } else { "" }
-        );
+        let mut body = if waiting.is_empty() {
+            format!("Hello {},\n\nNo game awaits your move.\n", a.name)
+        } else {
+            format!(
+                "Hello {},\n\n{} game{} await{} your move.\n",
+                a.name,
+                waiting.len(),
+                if waiting.len() == 1 { "" } else { "s" },
+                if waiting.len() == 1 { "s" } else { "" }
+            )
+        };
+        for (row, chat) in &talk {
+            let engine = self.engine_for(row)?;
+            let _ = writeln!(
+                body,
+                "\n==== Table talk in {} #{} ====",
+                engine.info().name,
+                row.id
+            );
+            for (who, text) in super::chat_mail::lines(chat) {
+                let _ = writeln!(body, "  {who}: {}", text.replace('\n', "\n      "));
+            }
+            if let Some(last) = chat.last() {
+                super::chat_mail::record_mailed(conn, account, row.id, last.id)?;
+            }
+        }
+        if !talk.is_empty() {
+            body.push_str(
+                "To answer, reply to a game's email with a line starting with `say`.\n",
+            );
+        }
         for (row, seat) in &waiting {
             let engine = self.engine_for(row)?;
             let Some(state) = self.load(row)? else {
@@ -125,11 +151,15 @@ impl Domain {
             self.public_url.trim_end_matches('/')
         );
         let n = waiting.len();
-        let subject = format!(
-            "[Turnpost] daily digest: {n} game{} await{} you",
-            if n == 1 { "" } else { "s" },
-            if n == 1 { "s" } else { "" }
-        );
+        let subject = if n == 0 {
+            "[Turnpost] daily digest: table talk".to_string()
+        } else {
+            format!(
+                "[Turnpost] daily digest: {n} game{} await{} you",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "s" } else { "" }
+            )
+        };
         let mail = NewOutbox {
             dedupe_key: format!("digest:{account}:{}", local.d),
             account_id: Some(account),
@@ -143,5 +173,36 @@ impl Domain {
         };
         enqueue(conn, vec![mail])?;
         Ok(true)
+    }
+
+    /// The chat a digest reader has not had, by game (games with none left out).
+    fn chat_for_digest(
+        &self,
+        conn: &mut PgConnection,
+        account: AccountId,
+    ) -> DomainResult<Vec<(GameRow, Vec<ChatMessage>)>> {
+        let games: Vec<(GameRow, i32)> = game_seats::table
+            .inner_join(games::table)
+            .filter(game_seats::account_id.eq(account))
+            .filter(game_seats::muted.eq(false))
+            .filter(diesel::dsl::exists(
+                chat_messages::table
+                    .filter(chat_messages::game_id.eq(games::id))
+                    .filter(chat_messages::account_id.ne(account)),
+            ))
+            .order(games::id.asc())
+            .select((GameRow::as_select(), game_seats::seat))
+            .load(conn)?;
+        let mut out = Vec::new();
+        for (row, seat) in games {
+            if row.forfeited.contains(&seat) {
+                continue;
+            }
+            let chat = super::chat_mail::unmailed(conn, &row, seat, account)?;
+            if !chat.is_empty() {
+                out.push((row, chat));
+            }
+        }
+        Ok(out)
     }
 }

@@ -457,7 +457,38 @@ impl Domain {
             player: &player,
             mail,
         };
-        let state = self.load(&row)?;
+        // `say` lines go to the chat, with the rest of the reply or not at all.
+        let (said, lines) = say::split(&mail.lines);
+        let said = match say::check(conn, &row, &player, said)? {
+            Ok(said) => said,
+            Err(refusal) => {
+                let state = self.load(&row)?;
+                return Ok(ctx.refused(refusal.code, refusal.detail, state.as_deref()));
+            }
+        };
+        let game = LockedGame {
+            row: row.clone(),
+            seats: seats.clone(),
+        };
+        if lines.is_empty() && !said.is_empty() {
+            return ctx.chat_only(conn, &game, &said);
+        }
+        let mut decision = self.decide_lines(conn, &ctx, &token, &seats, &lines)?;
+        ctx.say_with(conn, &game, &said, &mut decision)?;
+        Ok(decision)
+    }
+
+    /// What the reply's command lines (its `say` lines taken out) ask of the seat's game.
+    fn decide_lines(
+        &self,
+        conn: &mut PgConnection,
+        ctx: &Ctx<'_>,
+        token: &ReplyToken,
+        seats: &[SeatInfo],
+        lines: &[String],
+    ) -> DomainResult<Decision> {
+        let (row, player) = (ctx.row, ctx.player);
+        let state = self.load(row)?;
         let seat = player.seat as usize;
         // The game's own choices, while it is being played, win over the commands.
         let is_choice = |line: &str| {
@@ -468,7 +499,7 @@ impl Domain {
         };
         // Mail settings work through any email of the game, however old, and whatever
         // the game's state: they change what the player receives, not the game.
-        match parse_request(&mail.lines, is_choice) {
+        match parse_request(lines, is_choice) {
             Ok(Request::Stop) => return ctx.mail_setting(conn, None),
             Ok(Request::Mute(on)) => return ctx.mail_setting(conn, Some(on)),
             Ok(Request::Rematch) if row.status == GameStatus::Finished => {
@@ -476,7 +507,7 @@ impl Domain {
             }
             _ => {}
         }
-        let request = parse_request(&mail.lines, is_choice);
+        let request = parse_request(lines, is_choice);
         let Some(state) = state else {
             return Ok(ctx.refused(
                 ProblemCode::GameNotActive,
@@ -534,6 +565,7 @@ impl Domain {
 
 /// The context of an answer to a recognised player.
 mod requests;
+mod say;
 
 struct Ctx<'a> {
     domain: &'a Domain,
@@ -691,6 +723,7 @@ impl Ctx<'_> {
             InboundOutcome::Previewed => "preview",
             InboundOutcome::Status | InboundOutcome::Help => "status",
             InboundOutcome::Takeback => "takeback",
+            InboundOutcome::Chatted => "chat",
             _ => "reply refused",
         };
         let body = format!(

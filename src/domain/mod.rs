@@ -9,6 +9,7 @@ pub mod bot_worker;
 pub mod bots;
 pub mod calendar;
 pub mod chat;
+pub mod chat_mail;
 pub mod clocks;
 pub mod deliveries;
 pub mod digest;

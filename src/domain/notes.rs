@@ -31,7 +31,11 @@ pub struct NoteResponse {
 pub struct NoteRequest {
     /// At most 4000 characters; no NUL, no control characters but tab and line breaks, no
     /// bidirectional overrides or isolates (U+202A–U+202E, U+2066–U+2069).
-    #[schema(max_length = 4000, example = "Bo keeps the tens; count the spades.")]
+    #[schema(
+        max_length = 4000,
+        pattern = r"^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\u202A-\u202E\u2066-\u2069]*$",
+        example = "Bo keeps the tens; count the spades."
+    )]
     pub body: String,
 }
 

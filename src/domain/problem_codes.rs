@@ -471,7 +471,7 @@ problem_codes! {
     ),
     NoTeamChannel = (
         "no_team_channel",
-        422,
+        409,
         "Only team games have a team channel: Partners with four players, and Kasino played in teams. Use the table's channel."
     ),
     ChatMessageNotFound = (

@@ -25,6 +25,8 @@ pub struct SweepReport {
     pub expired_webhooks: usize,
     /// Live-update events dropped as older than their retention.
     pub pruned_events: usize,
+    /// Chat emails queued (see `chat_mail`).
+    pub chat_emails: usize,
 }
 
 #[derive(QueryableByName)]
@@ -34,7 +36,7 @@ struct Hour {
 }
 
 /// Whether `now` falls in the quiet hours [from, until) of the account's time zone.
-fn in_quiet_hours(
+pub(crate) fn in_quiet_hours(
     conn: &mut PgConnection,
     tz: &str,
     from: Option<i16>,
@@ -92,6 +94,7 @@ impl Domain {
             report.timeouts += r.timeouts;
         }
         report.digests = self.send_digests(now)?;
+        report.chat_emails = self.send_chat_emails(now)?;
         report.expired_webhooks = super::webhooks::expire_deliveries(&mut conn, now)?;
         report.pruned_events = crate::notify::events::prune(&mut conn)?;
         Ok(report)

@@ -212,6 +212,7 @@ impl GameMail<'_> {
                 .map(|e| e.label)
                 .collect(),
             notes,
+            chat: Vec::new(),
             recent: self.recent_lines(),
             link: Some((link, "Open the game".into())),
             footer: self.footer(),
@@ -344,6 +345,32 @@ impl GameMail<'_> {
             ..Letter::default()
         }
     }
+
+    /// A chat email: what was said at the table (`chat`: who, what) while the seat had no
+    /// turn email coming. The position is not repeated; the link leads to the game.
+    pub fn table_talk(&self, chat: Vec<(String, String)>) -> Letter {
+        let authors: std::collections::BTreeSet<&str> = chat
+            .iter()
+            .map(|(who, _)| who.trim_end_matches(" (to your team)"))
+            .collect();
+        let authors: Vec<&str> = authors.into_iter().collect();
+        let who = match authors.as_slice() {
+            [one] => (*one).to_string(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+            [] => "Someone".to_string(),
+        };
+        Letter {
+            subject: subject(self.info, self.row.id, "table talk"),
+            kicker: self.kicker(),
+            heading: format!("{who} wrote at the table"),
+            paragraphs: vec![format!("Hello {},", self.player.name)],
+            chat,
+            link: Some((self.link(), "Open the game".into())),
+            footer: self.footer(),
+            unsubscribe: self.unsubscribe(),
+            ..Letter::default()
+        }
+    }
 }
 
 /// How the log marks a move that played itself, and one the computer played for a seat
@@ -388,7 +415,7 @@ ways, or pick one at once as number.way (e.g. 12.3).\n";
 /// How to play by replying, as printed under the choices.
 pub const REPLY_HELP: &str = "Reply to this email with the number of your choice, or the choice written out.\n\
 Several lines are played in order, all or nothing. Add a line `preview` to see the result\n\
-without playing it; `status` resends the position, `resign` gives up the game, `help` explains;\n`takeback` asks to undo your last move, `accept` or `decline` answers such a request;\nonce the game is over, `rematch` plays it again.\n";
+without playing it; `status` resends the position, `resign` gives up the game, `help` explains;\n`takeback` asks to undo your last move, `accept` or `decline` answers such a request;\nonce the game is over, `rematch` plays it again. A line starting with `say` goes to the table's\nchat (`say team:` to your team), with your moves or not at all.\n";
 
 /// Appends the seat's view and its numbered choices (with how to reply); returns the
 /// choices' texts.

@@ -30,6 +30,9 @@ pub struct Letter {
     pub heading: String,
     /// Paragraphs before the position; line breaks inside one are kept in the text part.
     pub paragraphs: Vec<String>,
+    /// Chat the recipient has not seen: (who, what), oldest first. Plain text, escaped
+    /// for HTML like everything else.
+    pub chat: Vec<(String, String)>,
     /// What happened since the recipient last moved, one line per move, oldest first.
     pub recent: Vec<String>,
     /// The position in words (the text part shows it before the choices).
@@ -49,6 +52,10 @@ pub struct Letter {
     /// The one-click unsubscribe URL, shown last.
     pub unsubscribe: Option<String>,
 }
+
+/// The heading of a letter's chat, and how to answer it.
+const CHAT_HEADING: &str = "Table talk";
+const CHAT_REPLY: &str = "To answer, reply with a line starting with `say` (`say team:` for your team only).";
 
 const FONT: &str = "-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
 
@@ -74,6 +81,16 @@ impl Letter {
         let mut out = String::new();
         for p in &self.paragraphs {
             out.push_str(p.trim_end());
+            out.push_str("\n\n");
+        }
+        if !self.chat.is_empty() {
+            out.push_str(CHAT_HEADING);
+            out.push_str(":\n");
+            for (who, text) in &self.chat {
+                // Continuation lines are indented, so a message cannot pass for a command.
+                let _ = writeln!(out, "  {who}: {}", text.replace('\n', "\n      "));
+            }
+            out.push_str(CHAT_REPLY);
             out.push_str("\n\n");
         }
         if !self.recent.is_empty() {
@@ -154,6 +171,26 @@ impl Letter {
         }
         for p in &self.paragraphs {
             paragraphs_html(&mut b, p);
+        }
+        if !self.chat.is_empty() {
+            let _ = write!(
+                b,
+                "<h2 style=\"margin:14px 0 6px;font-size:16px\">{CHAT_HEADING}</h2>\
+                 <ul style=\"margin:0 0 6px;padding-left:1.3em\">"
+            );
+            for (who, text) in &self.chat {
+                let _ = write!(
+                    b,
+                    "<li style=\"margin:0 0 3px\"><strong>{}</strong>: {}</li>",
+                    esc(who),
+                    esc(text).replace('\n', "<br>")
+                );
+            }
+            let _ = write!(
+                b,
+                "</ul><p style=\"margin:0 0 14px;font-size:14px;color:#555\">{}</p>",
+                esc(CHAT_REPLY)
+            );
         }
         if !self.recent.is_empty() {
             let _ = write!(

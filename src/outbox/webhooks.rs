@@ -157,6 +157,7 @@ impl Worker {
                     .post(&url, &secret, &event, &delivery, body)?;
                 Ok(Delivered::Sent {
                     shown_version: None,
+                    chat_upto: None,
                 })
             }
             Err(e) => Err(anyhow!("rendering: {e}")),

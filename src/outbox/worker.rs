@@ -41,8 +41,11 @@ pub enum Outcome {
 /// What became of a claimed row.
 #[derive(Debug)]
 pub enum Delivered {
-    /// Sent; for a turn email, the version it showed.
-    Sent { shown_version: Option<i64> },
+    /// Sent; for a turn email, the version it showed; the newest chat message it carried.
+    Sent {
+        shown_version: Option<i64>,
+        chat_upto: Option<i64>,
+    },
     /// Nothing to send after all, and why.
     Dropped(&'static str),
 }
@@ -241,6 +244,7 @@ impl Worker {
         }
         Ok(Delivered::Sent {
             shown_version: out.shown_version,
+            chat_upto: out.chat_upto,
         })
     }
 
@@ -265,7 +269,10 @@ impl Worker {
         };
         count(is_webhook, &outcome);
         match result {
-            Ok(Delivered::Sent { shown_version }) => {
+            Ok(Delivered::Sent {
+                shown_version,
+                chat_upto,
+            }) => {
                 diesel::update(outbox::table.find(row.id))
                     .set((
                         outbox::sent_at.eq(diesel::dsl::now),
@@ -273,6 +280,11 @@ impl Worker {
                         outbox::version.eq(shown_version.or(row.version)),
                     ))
                     .execute(conn)?;
+                if let (Some(upto), Some(account), Some(game)) =
+                    (chat_upto, row.account_id, row.game_id)
+                {
+                    crate::domain::chat_mail::record_mailed(conn, account, game, upto)?;
+                }
             }
             Ok(Delivered::Dropped(why)) => {
                 diesel::update(outbox::table.find(row.id))

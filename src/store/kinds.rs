@@ -196,6 +196,8 @@ text_enum! {
         Unmuted = "unmuted",
         /// A rematch was made (`game_id` is the new game).
         Rematch = "rematch",
+        /// Chat lines only (`say …`), sent to the table.
+        Chatted = "chatted",
         /// A delivery-status report marked an address as bouncing.
         Bounce = "bounce",
         /// This Message-ID was processed before.
@@ -286,6 +288,8 @@ text_enum! {
         /// A password reset link.
         PasswordReset = "password_reset",
         Webhook = "webhook",
+        /// A game's chat, to a player with no turn email coming (see `domain::chat_mail`).
+        Chat = "chat",
     }
 }
 
@@ -299,6 +303,7 @@ impl OutboxKind {
                 | OutboxKind::Nudge
                 | OutboxKind::Over
                 | OutboxKind::Takeback
+                | OutboxKind::Chat
         )
     }
 }

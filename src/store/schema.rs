@@ -277,6 +277,14 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    chat_mailed (account_id, game_id) {
+        account_id -> Int8,
+        game_id -> Int8,
+        last_mailed_id -> Int8,
+    }
+}
+
 diesel::joinable!(game_seats -> games (game_id));
 diesel::table! {
     game_notes (game_id, account_id) {
@@ -330,6 +338,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     chat_mutes,
     chat_reports,
     chat_reads,
+    chat_mailed,
     game_notes,
     game_requirements
 );

@@ -36,6 +36,34 @@ fn the_export_holds_every_game_as_the_seat_sees_it_and_needs_the_account_scope()
         .unwrap()
         .to_string();
 
+    // What Ada wrote: a note, chat (Bo's line is not hers), a mute and a report.
+    let chat = format!("/api/v1/games/{active}/chat");
+    for (p, text) in [(&ada, "good luck <b>Bo</b>"), (&bo, "thanks")] {
+        let r = app.post(&chat, Some(&p.token), &json!({"text": text}));
+        assert_eq!(r.status(), 201);
+    }
+    let bos_line = app.get(&chat, Some(&ada.token)).json::<Value>().unwrap()["messages"][1]["id"]
+        .as_i64()
+        .unwrap();
+    let r = app.post(
+        &format!("{chat}/{bos_line}/report"),
+        Some(&ada.token),
+        &json!({"reason": "too smug"}),
+    );
+    assert!(r.status().is_success(), "{}", r.status());
+    let r = app.put(
+        &format!("/api/v1/games/{active}/note"),
+        Some(&ada.token),
+        &json!({"body": "Bo hoards spades"}),
+    );
+    assert_eq!(r.status(), 200);
+    let r = app.post(
+        &format!("/api/v1/accounts/{}/mute", bo.id),
+        Some(&ada.token),
+        &json!({}),
+    );
+    assert!(r.status().is_success(), "{}", r.status());
+
     let r = app.get("/api/v1/me/export", Some(&ada.token));
     assert_eq!(r.status(), 200);
     let disposition = r
@@ -67,6 +95,20 @@ fn the_export_holds_every_game_as_the_seat_sees_it_and_needs_the_account_scope()
             "log {id}"
         );
     }
+    let mine = &games[&active];
+    assert_eq!(mine["note"], "Bo hoards spades");
+    let said: Vec<&str> = mine["chat"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(said, vec!["good luck <b>Bo</b>"]);
+    assert_eq!(games[&finished]["note"], Value::Null);
+    assert_eq!(export["muted"][0]["account_id"], bo.id);
+    assert_eq!(export["muted"][0]["name"], "Bo");
+    assert_eq!(export["reports"][0]["message_id"], bos_line);
+    assert_eq!(export["reports"][0]["reason"], "too smug");
     let tokens = export["access_tokens"].as_array().unwrap();
     assert_eq!(tokens.len(), 1);
     assert_eq!(tokens[0]["name"], "my bot");
@@ -98,6 +140,11 @@ fn deleting_an_account_resigns_its_games_frees_its_address_and_keeps_finished_ga
     assert_eq!(r.status(), 201);
     let open = r.json::<Value>().unwrap()["id"].as_i64().unwrap();
     let before_finished = app.game(finished, &bo);
+    let three_chat = format!("/api/v1/games/{three}/chat");
+    for (p, text) in [(&ada, "my words"), (&bo, "Bo's words")] {
+        let r = app.post(&three_chat, Some(&p.token), &json!({"text": text}));
+        assert_eq!(r.status(), 201);
+    }
 
     // The wrong password changes nothing.
     let (s, p) = assert_problem(
@@ -185,6 +232,16 @@ fn deleting_an_account_resigns_its_games_frees_its_address_and_keeps_finished_ga
             .status(),
         404
     );
+
+    // Ada's chat went with her; Bo's stays.
+    let page: Value = app.get(&three_chat, Some(&bo.token)).json().unwrap();
+    let texts: Vec<&str> = page["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, vec!["Bo's words"]);
 
     // The finished game reads the same to Bo but for the name, everywhere.
     let after = app.game(finished, &bo);

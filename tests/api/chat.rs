@@ -84,18 +84,18 @@ fn only_seated_players_read_and_write_the_table() {
         ),
         "team channel without teams",
     );
-    assert_eq!((s, code.as_str()), (422, "no_team_channel"));
+    assert_eq!((s, code.as_str()), (409, "no_team_channel"));
     let (s, code) = code_of(
         app.get(&format!("{}?channel=team", chat_path(id)), Some(&bo.token)),
         "team list without teams",
     );
-    assert_eq!((s, code.as_str()), (422, "no_team_channel"));
+    assert_eq!((s, code.as_str()), (409, "no_team_channel"));
     for q in [
         "?channel=lobby",
         "?limit=0",
         "?limit=201",
         "?before=-1",
-        "?before=5&after=1",
+        "?after=-1",
         "?colour=red",
     ] {
         let (s, code) = code_of(
@@ -350,6 +350,25 @@ fn twenty_concurrent_posts_are_stored_once_each_in_one_order() {
         }
     }
     assert_eq!(paged, a);
+
+    // `after` with `before`: the messages strictly between the two, oldest first.
+    let all: Value = app
+        .get(&format!("{}?limit=20", chat_path(id)), Some(&ada.token))
+        .json()
+        .unwrap();
+    let ids: Vec<i64> = all["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect();
+    let between = texts(
+        &app,
+        id,
+        &ada,
+        &format!("&after={}&before={}", ids[3], ids[9]),
+    );
+    assert_eq!(between, a[4..9].to_vec());
 }
 
 #[test]

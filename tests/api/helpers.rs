@@ -170,6 +170,14 @@ impl TestApp {
         r.send().expect("request")
     }
 
+    pub fn put(&self, path: &str, token: Option<&str>, body: &Value) -> Response {
+        let mut r = self.client.put(self.url(path)).json(body);
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        r.send().expect("request")
+    }
+
     /// A stream ticket for `token`: what a browser passes as `?ticket=` to an event stream.
     pub fn ticket(&self, token: &str) -> String {
         let r = self.post("/api/v1/me/stream-tickets", Some(token), &Value::Null);

@@ -12,6 +12,7 @@ mod bad_settings;
 mod bots;
 mod browser;
 mod chat;
+mod chat_email;
 mod clocks;
 mod computer_games;
 mod conditional;
