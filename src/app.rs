@@ -127,6 +127,7 @@ pub fn domain(
         clock: Arc::new(SystemClock),
         vacation_days_per_year: settings.vacation_days_per_year,
         max_active_games_per_account: settings.max_active_games_per_account,
+        outbox_retention: chrono::Duration::days(settings.outbox_retention_days),
         links,
         reset_links,
         turn_email_grace: Duration::from_secs(settings.turn_email_grace_secs),

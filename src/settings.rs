@@ -117,6 +117,11 @@ pub struct Settings {
     /// joining one more is refused with `409 too_many_active_games`.
     #[serde(default = "default_max_active_games")]
     pub max_active_games_per_account: i64,
+    /// Emails sent or dropped, webhook deliveries and processed replies are kept this many
+    /// days, then pruned by the sweep (the first email of each game thread stays, emptied:
+    /// its Message-ID roots the thread).
+    #[serde(default = "default_outbox_retention_days")]
+    pub outbox_retention_days: i64,
     /// Webhooks may post to loopback, private and link-local addresses (off: refused, so
     /// a webhook cannot reach the server's own network).
     #[serde(default)]
@@ -159,6 +164,10 @@ fn default_streams_per_address() -> usize {
 
 fn default_max_active_games() -> i64 {
     100
+}
+
+fn default_outbox_retention_days() -> i64 {
+    30
 }
 
 fn default_rate_limit_per_token() -> u32 {

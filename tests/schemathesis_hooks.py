@@ -245,6 +245,7 @@ if _DEBUG:
         with open(_DEBUG, "a") as f:
             f.write(json.dumps({
                 "op": f"{case.operation.method.upper()} {case.operation.path}",
+                "path": {k: str(v) for k, v in (case.path_parameters or {}).items()},
                 "phase": str(meta.phase.name) if meta else None,
                 "mode": str(meta.generation.mode) if meta else None,
                 "status": response.status_code,

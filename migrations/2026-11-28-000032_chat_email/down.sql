@@ -1,5 +1,7 @@
 -- The constraint before chat emails: their rows go (the server of that version could not
 -- send them; the chat itself stays on the game page).
+DROP INDEX inbound_messages_received_idx;
+DROP INDEX outbox_settled_idx;
 DROP INDEX outbox_chat_idx;
 DELETE FROM outbox WHERE kind = 'chat';
 ALTER TABLE outbox DROP CONSTRAINT outbox_kind_known;

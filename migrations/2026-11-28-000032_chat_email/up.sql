@@ -16,3 +16,9 @@ ALTER TABLE outbox ADD CONSTRAINT outbox_kind_known CHECK (
 );
 -- The sweep looks for a game's recent chat emails to a player (one an hour at most).
 CREATE INDEX outbox_chat_idx ON outbox (game_id, account_id, created_at) WHERE kind = 'chat';
+
+-- Retention (issue 36): the sweep prunes rows settled before a cutoff (`domain::retention`),
+-- and replies processed before it.
+CREATE INDEX outbox_settled_idx ON outbox ((COALESCE(sent_at, dropped_at)))
+    WHERE failed_at IS NULL;
+CREATE INDEX inbound_messages_received_idx ON inbound_messages (received_at);

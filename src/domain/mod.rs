@@ -33,6 +33,7 @@ pub mod rating_math;
 pub mod ratings;
 pub mod rematch;
 pub mod replay;
+pub mod retention;
 pub mod sessions;
 pub mod shapes;
 pub mod sign_ups;
@@ -84,6 +85,8 @@ pub struct Domain {
     pub vacation_days_per_year: i64,
     /// Games not yet finished an account may hold a seat in (`too_many_active_games`).
     pub max_active_games_per_account: i64,
+    /// How long sent emails, deliveries and processed replies are kept (`retention`).
+    pub outbox_retention: chrono::Duration,
     /// Signed unsubscribe and address confirmation links.
     pub links: SignedLinks,
     /// Signed password reset links.

@@ -27,6 +27,8 @@ pub struct SweepReport {
     pub pruned_events: usize,
     /// Chat emails queued (see `chat_mail`).
     pub chat_emails: usize,
+    /// Outbox rows and processed replies pruned after their retention (see `retention`).
+    pub pruned_outbox: usize,
 }
 
 #[derive(QueryableByName)]
@@ -97,6 +99,7 @@ impl Domain {
         report.chat_emails = self.send_chat_emails(now)?;
         report.expired_webhooks = super::webhooks::expire_deliveries(&mut conn, now)?;
         report.pruned_events = crate::notify::events::prune(&mut conn)?;
+        report.pruned_outbox = super::retention::prune(&mut conn, now - self.outbox_retention)?;
         Ok(report)
     }
 

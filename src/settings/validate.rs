@@ -268,6 +268,12 @@ impl Settings {
         );
         range(
             p,
+            "outbox_retention_days",
+            self.outbox_retention_days,
+            1..=3650,
+        );
+        range(
+            p,
             "max_event_streams_per_address",
             self.max_event_streams_per_address,
             1..=1_000_000,

@@ -43,6 +43,7 @@ mod rate_limits;
 mod ratings;
 mod readiness;
 mod rematch;
+mod retention;
 mod response_headers;
 mod secret_rotation;
 mod send_refusals;
