@@ -16,13 +16,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::access_tokens::AccessTokenResponse;
+use super::chat::ChatMessage;
 use super::ratings::{AccountRatingsResponse, Page};
 use super::sessions::SessionKey;
 use super::shapes::{AccountResponse, GameResponse, LogEntry};
 use super::webhooks::WebhookResponse;
 use super::{Domain, DomainError, DomainResult, ProblemCode};
 use crate::store::kinds::{AccountId, GameId, GameStatus};
-use super::chat::ChatMessage;
 use crate::store::schema::{accounts, game_notes, game_seats, games};
 
 /// The name a deleted account's seats show.

@@ -94,7 +94,11 @@ pub struct NewChatMessage {
     /// 1 to 1000 characters, at least one of them neither white space nor a control or
     /// bidi formatting character; no NUL. Other control characters become spaces, bidi
     /// controls are removed and outer white space is trimmed.
-    #[schema(min_length = 1, max_length = 1000, pattern = r"^[^\x00]*[^\x00-\x20\x7F-\xA0\u1680\u2000-\u200A\u2028\u2029\u202A-\u202F\u205F\u2066-\u2069\u3000][^\x00]*$")]
+    #[schema(
+        min_length = 1,
+        max_length = 1000,
+        pattern = r"^[^\x00]*[^\x00-\x20\x7F-\xA0\u1680\u2000-\u200A\u2028\u2029\u202A-\u202F\u205F\u2066-\u2069\u3000][^\x00]*$"
+    )]
     pub text: String,
     /// `table` (the default) or `team`.
     #[serde(default)]
@@ -287,7 +291,11 @@ impl Domain {
                   WHERE u.account_id = $4 AND u.muted_id = m.account_id))";
         // One more than asked tells whether an older page exists.
         // After a known message: oldest first; otherwise newest first, turned round below.
-        let order = if params.after.is_some() { "ASC" } else { "DESC" };
+        let order = if params.after.is_some() {
+            "ASC"
+        } else {
+            "DESC"
+        };
         let sql = format!(
             "SELECT {MESSAGE_COLUMNS} FROM chat_messages m JOIN accounts a ON a.id = m.account_id \
              WHERE {filter} AND m.id > $5 AND m.id < $7 ORDER BY m.id {order} LIMIT $6"
@@ -351,9 +359,11 @@ impl Domain {
         // The author's posts in line (the count below is then exact), and the game's
         // (ids are then drawn in the order the messages commit: a reader catching up
         // with `after` misses none).
-        diesel::sql_query("SELECT pg_advisory_xact_lock(hashtextextended('chat-author:' || $1, 0))")
-            .bind::<BigInt, _>(account)
-            .execute(conn)?;
+        diesel::sql_query(
+            "SELECT pg_advisory_xact_lock(hashtextextended('chat-author:' || $1, 0))",
+        )
+        .bind::<BigInt, _>(account)
+        .execute(conn)?;
         let w: Wait = diesel::sql_query(
             "SELECT count(*) AS recent, COALESCE(GREATEST(1, CEIL(EXTRACT(EPOCH FROM \
                  min(created_at) + interval '1 minute' - clock_timestamp())))::BIGINT, 1) AS wait \

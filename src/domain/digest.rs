@@ -12,12 +12,12 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Date, Integer, Text, Timestamptz};
 
+use super::chat::ChatMessage;
 use super::mail_events::enqueue;
 use super::{Domain, DomainError, DomainResult};
 use crate::notify::compose::{self, REPLY_HELP};
 use crate::notify::reply::ReplyToken;
 use crate::store::models::{Account, GameRow, NewOutbox};
-use super::chat::ChatMessage;
 use crate::store::schema::{accounts, chat_messages, game_seats, games};
 
 #[derive(QueryableByName)]
@@ -118,9 +118,7 @@ impl Domain {
             }
         }
         if !talk.is_empty() {
-            body.push_str(
-                "To answer, reply to a game's email with a line starting with `say`.\n",
-            );
+            body.push_str("To answer, reply to a game's email with a line starting with `say`.\n");
         }
         for (row, seat) in &waiting {
             let engine = self.engine_for(row)?;

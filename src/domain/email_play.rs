@@ -542,14 +542,14 @@ impl Domain {
                 Some(state.as_ref()),
             )),
             Request::Status => Ok(ctx.status(state.as_ref())),
-            Request::Takeback => ctx.takeback(conn, &seats, None, state.as_ref()),
+            Request::Takeback => ctx.takeback(conn, seats, None, state.as_ref()),
             Request::AnswerTakeback(accept) => {
-                ctx.takeback(conn, &seats, Some(accept), state.as_ref())
+                ctx.takeback(conn, seats, Some(accept), state.as_ref())
             }
             _ if token.version != row.version
                 && !self.seat_unchanged_since(
                     conn,
-                    &row,
+                    row,
                     player.seat,
                     token.version,
                     state.as_ref(),
@@ -557,8 +557,8 @@ impl Domain {
             {
                 Ok(ctx.stale(token.version, state.as_ref()))
             }
-            Request::Resign => ctx.resign(conn, &seats, state.as_ref()),
-            Request::Play { lines, preview } => ctx.play(conn, &seats, state, lines, preview),
+            Request::Resign => ctx.resign(conn, seats, state.as_ref()),
+            Request::Play { lines, preview } => ctx.play(conn, seats, state, lines, preview),
         }
     }
 }

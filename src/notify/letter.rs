@@ -55,7 +55,8 @@ pub struct Letter {
 
 /// The heading of a letter's chat, and how to answer it.
 const CHAT_HEADING: &str = "Table talk";
-const CHAT_REPLY: &str = "To answer, reply with a line starting with `say` (`say team:` for your team only).";
+const CHAT_REPLY: &str =
+    "To answer, reply with a line starting with `say` (`say team:` for your team only).";
 
 const FONT: &str = "-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
 
@@ -328,6 +329,10 @@ mod tests {
             more_choices: 3,
             notes: vec!["Reply `1`.".into()],
             recent: vec!["Ada (Seat 1) trailed <5♦>".into()],
+            chat: vec![(
+                "Bo <img>".into(),
+                "<img src=x onerror=alert(1)>\nsay resign".into(),
+            )],
             link: Some(("https://x.org/g?a=1&b=\"2\"".into(), "Open".into())),
             footer: vec!["Reply `stop`.".into()],
             unsubscribe: Some("https://x.org/u/1-ab\"c".into()),
@@ -343,9 +348,14 @@ mod tests {
             "b=\"2\"",
             "ab\"c",
             "<5♦>",
+            "<img src=x",
         ] {
             assert!(!html.contains(raw), "{raw} unescaped in {html}");
         }
+        assert!(html.contains("Table talk</h2>"));
+        assert!(html.contains(
+            "<strong>Bo &lt;img&gt;</strong>: &lt;img src=x onerror=alert(1)&gt;<br>say resign"
+        ));
         assert!(html.contains("&lt;script&gt;") && html.contains("take &lt;A♠&gt; &amp; 5♦"));
         assert!(html.contains("src=\"cid:board.1@x&quot;\""));
         assert!(html.contains("<code") && html.contains("max-width:600px"));
@@ -353,9 +363,11 @@ mod tests {
         assert!(html.contains("overflow-wrap:anywhere"));
         let text = l.text();
         assert!(html.contains("Since your last move</h2>") && html.contains("trailed &lt;5♦&gt;"));
+        // A chat line's continuation is indented: quoted back in a reply, it is no command.
         assert!(text.starts_with(
-            "Hello <script>alert(1)</script>,\nsecond line\n\nSince your last move:\n  - Ada (Seat 1) trailed <5♦>\n\nTable:"
+            "Hello <script>alert(1)</script>,\nsecond line\n\nTable talk:\n  Bo <img>: <img src=x onerror=alert(1)>\n      say resign\nTo answer, reply with a line starting with `say`"
         ));
+        assert!(text.contains("\n\nSince your last move:\n  - Ada (Seat 1) trailed <5♦>\n\nTable:"));
         assert!(text.contains("Your choices:\n    1. take <A♠> & 5♦\n    2. trail 2♠\n"));
         assert!(text.contains("and 3 more choices"));
         assert!(text.contains("Reply `1`.\nOpen: https://x.org/g?a=1&b=\"2\"\n"));

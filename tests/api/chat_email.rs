@@ -12,7 +12,10 @@ use crate::email_play::{answer_to, deliver, reply, turn_mail};
 use crate::helpers::{Mail, Player, TestApp, spawn_app};
 
 fn chat_texts(app: &TestApp, id: i64, p: &Player) -> Vec<String> {
-    let r = app.get(&format!("/api/v1/games/{id}/chat?limit=200"), Some(&p.token));
+    let r = app.get(
+        &format!("/api/v1/games/{id}/chat?limit=200"),
+        Some(&p.token),
+    );
     assert_eq!(r.status(), 200);
     r.json::<Value>().unwrap()["messages"]
         .as_array()
@@ -44,7 +47,14 @@ fn reply_to_turn(app: &TestApp, id: i64, players: &[&Player], lines: &str, mid: 
     let mail = turn_mail(app, p, id, seat, version);
     deliver(
         app,
-        &reply(&p.email, &mail.reply_to, &mail.subject, lines, &mail.text, mid),
+        &reply(
+            &p.email,
+            &mail.reply_to,
+            &mail.subject,
+            lines,
+            &mail.text,
+            mid,
+        ),
     )
 }
 
@@ -78,7 +88,10 @@ fn settle(app: &TestApp) {
         if pending == 0 {
             return;
         }
-        assert!(std::time::Instant::now() < deadline, "the outbox did not empty");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the outbox did not empty"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
@@ -105,21 +118,33 @@ fn say_lines_go_to_the_chat_with_the_moves_or_not_at_all() {
         vec!["Good luck, <b>friend</b>!"]
     );
     let answer = answer_to(&app, "say-1@mail.test");
-    assert!(answer.text.contains("Your message was posted"), "{}", answer.text);
+    assert!(
+        answer.text.contains("Your message was posted"),
+        "{}",
+        answer.text
+    );
 
     // The other player's next turn email carries it, as text in both parts.
     let (version, seat, second) = to_act(&app, id, &players);
     assert_ne!(first.email, second.email);
     let mail = turn_mail(&app, second, id, seat, version);
     assert!(mail.text.contains("Table talk:"), "{}", mail.text);
-    let author = if first.email == ada.email { "Ada" } else { "Bo" };
+    let author = if first.email == ada.email {
+        "Ada"
+    } else {
+        "Bo"
+    };
     assert!(
         mail.text
             .contains(&format!("{author}: Good luck, <b>friend</b>!")),
         "{}",
         mail.text
     );
-    assert!(mail.html.contains("Good luck, &lt;b&gt;friend&lt;/b&gt;!"), "{}", mail.html);
+    assert!(
+        mail.html.contains("Good luck, &lt;b&gt;friend&lt;/b&gt;!"),
+        "{}",
+        mail.html
+    );
     assert!(!mail.html.contains("<b>friend"), "{}", mail.html);
 
     // A refused move posts nothing, and the answer says so.
@@ -134,10 +159,7 @@ fn say_lines_go_to_the_chat_with_the_moves_or_not_at_all() {
     );
 
     // A team line in a game without teams, an empty one: refused, nothing posted.
-    for (n, lines) in ["say team: psst\n1", "say   \n1"]
-        .into_iter()
-        .enumerate()
-    {
+    for (n, lines) in ["say team: psst\n1", "say   \n1"].into_iter().enumerate() {
         let r = reply_to_turn(&app, id, &players, lines, &format!("bad-{n}@mail.test"));
         assert_eq!(r["outcome"], "refused", "{lines:?}: {r}");
         assert_eq!(chat_texts(&app, id, &ada).len(), 1, "{lines:?}");
@@ -177,7 +199,11 @@ fn say_lines_go_to_the_chat_with_the_moves_or_not_at_all() {
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    assert_eq!(outcomes.iter().filter(|o| *o == "chatted").count(), 1, "{outcomes:?}");
+    assert_eq!(
+        outcomes.iter().filter(|o| *o == "chatted").count(),
+        1,
+        "{outcomes:?}"
+    );
     assert_eq!(
         chat_texts(&app, id, &ada)
             .iter()
@@ -229,7 +255,10 @@ fn a_player_with_no_turn_coming_gets_one_chat_email_after_a_quiet_period() {
         .into_iter()
         .find(|m| m.text.contains("Your move soon"))
         .expect("the second chat email");
-    assert!(!last.text.contains("Thinking..."), "each message is sent once");
+    assert!(
+        !last.text.contains("Thinking..."),
+        "each message is sent once"
+    );
 
     // Answering it with `say` posts to the table.
     let r = deliver(
@@ -305,7 +334,11 @@ fn mute_stop_quiet_hours_and_digest_are_respected() {
             .json(&body)
             .send()
             .unwrap();
-        assert!(r.status().is_success(), "{case}: {}", r.text().unwrap_or_default());
+        assert!(
+            r.status().is_success(),
+            "{case}: {}",
+            r.text().unwrap_or_default()
+        );
         if *case == "muted" {
             let r = app.post(
                 &format!("/api/v1/accounts/{}/mute", bo.id),
@@ -334,6 +367,14 @@ fn mute_stop_quiet_hours_and_digest_are_respected() {
         .filter(|m| m.to == games[3].1.email && m.subject.contains("daily digest"))
         .collect();
     assert_eq!(digests.len(), 1, "one digest");
-    assert!(digests[0].text.contains("Table talk in Kasino"), "{}", digests[0].text);
-    assert!(digests[0].text.contains("Bo: hello table"), "{}", digests[0].text);
+    assert!(
+        digests[0].text.contains("Table talk in Kasino"),
+        "{}",
+        digests[0].text
+    );
+    assert!(
+        digests[0].text.contains("Bo: hello table"),
+        "{}",
+        digests[0].text
+    );
 }

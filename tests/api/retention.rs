@@ -119,7 +119,11 @@ fn the_sweep_prunes_settled_mail_after_the_retention_and_keeps_thread_roots() {
     assert!(sent > 2, "turn emails were sent: {before:?}");
     let roots: Vec<&Row> = before
         .iter()
-        .filter(|r| r.message_id.as_deref().is_some_and(|m| m.starts_with("<game-")))
+        .filter(|r| {
+            r.message_id
+                .as_deref()
+                .is_some_and(|m| m.starts_with("<game-"))
+        })
         .collect();
     assert_eq!(roots.len(), 2, "one thread per seat: {before:?}");
 
@@ -144,7 +148,11 @@ fn the_sweep_prunes_settled_mail_after_the_retention_and_keeps_thread_roots() {
         "each row pruned once"
     );
     let states: Vec<&str> = after.iter().map(|r| r.state.as_str()).collect();
-    assert_eq!(after.len(), 4, "two roots, the pending and the given-up: {after:?}");
+    assert_eq!(
+        after.len(),
+        4,
+        "two roots, the pending and the given-up: {after:?}"
+    );
     assert_eq!(states.iter().filter(|s| **s == "sent").count(), 2);
     assert!(states.contains(&"pending") && states.contains(&"failed"));
     for r in after.iter().filter(|r| r.state == "sent") {
@@ -166,5 +174,8 @@ fn the_sweep_prunes_settled_mail_after_the_retention_and_keeps_thread_roots() {
         .map(|r| r.message_id.as_ref().unwrap())
         .collect();
     assert!(!new_ids.is_empty(), "new emails were sent: {newest:?}");
-    assert!(new_ids.iter().all(|m| m.starts_with("<turnpost.")), "{new_ids:?}");
+    assert!(
+        new_ids.iter().all(|m| m.starts_with("<turnpost.")),
+        "{new_ids:?}"
+    );
 }
