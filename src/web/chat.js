@@ -100,7 +100,8 @@ export function chatPanel(game, show) {
 
   function draw() {
     const s = state[channel];
-    fill(listEl, s.list.length ? s.list.map(line) : h('li', { class: 'muted' }, 'No messages yet.'));
+    fill(listEl, s.list.length ? s.list.map(line)
+      : h('li', { class: 'muted' }, muted.size ? 'No messages to show: those of muted players are hidden.' : 'No messages yet.'));
     listEl.scrollTop = listEl.scrollHeight;
   }
 
