@@ -8,6 +8,7 @@ use crate::domain::Domain;
 use crate::domain::chat::{
     ChatMessage, ChatPage, ChatParams, ChatReadMark, ChatReport, ChatUnread, NewChatMessage,
 };
+use crate::domain::mutes::MutedPlayer;
 use crate::store::kinds::{AccountId, GameId};
 
 /// A page of the game's chat, oldest first: the newest page by default, an older one with
@@ -192,4 +193,25 @@ pub async fn unmute(
     let other = id.into_inner();
     web::block(move || domain.set_mute(caller.0, other, false)).await??;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// The players the caller muted, most recently muted first (for unmuting them).
+#[utoipa::path(
+    tag = "chat",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = Vec<MutedPlayer>),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`insufficient_scope`: a personal access token needs the `account` scope", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/me/mutes")]
+pub async fn list_mutes(
+    domain: web::Data<Domain>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let list = web::block(move || domain.list_mutes(caller.0)).await??;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "private, no-store"))
+        .json(list))
 }

@@ -168,6 +168,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(chat::chat_unread)
                 .service(chat::mute)
                 .service(chat::unmute)
+                .service(chat::list_mutes)
                 .service(notes::get_note)
                 .service(notes::put_note)
                 .service(notes::account_reliability)

@@ -56,6 +56,7 @@ pub const ROUTES: &[(&str, &str, Scope)] = &[
     ("POST", "/api/v1/me/stream-tickets", Play),
     ("PATCH", "/api/v1/me", Account),
     ("GET", "/api/v1/me/export", Account),
+    ("GET", "/api/v1/me/mutes", Account),
     ("POST", "/api/v1/me/delete", Account),
     // The feed's address is a secret of the account's.
     ("GET", "/api/v1/me/calendar", Account),

@@ -26,6 +26,7 @@ pub mod locked;
 pub mod mail_events;
 pub mod mail_links;
 pub mod mail_status;
+pub mod mutes;
 pub mod notes;
 pub mod password_reset;
 pub mod problem_codes;

@@ -4,7 +4,7 @@
 // is put in the page as text (textContent through `h`), never as HTML.
 
 import { get, post, request } from './api.js';
-import { h, fill, shortWhen } from './dom.js';
+import { h, fill, nextId, shortWhen } from './dom.js';
 import * as live from './live.js';
 
 /**
@@ -36,8 +36,38 @@ export function chatPanel(game, show) {
       },
     }, c === 'table' ? 'Table' : 'Team'))) : null;
   const form = h('form', { class: 'chat-form' }, input, sendBtn);
+  // Players of this game the caller muted (account id → name), with an Unmute button each.
+  const muted = new Map();
+  const mutedEl = h('p', { class: 'chat-muted muted', hidden: true });
+  const reportDialog = reportBox(id, show);
+  const askReport = (m) => reportDialog.ask(m);
+  function drawMuted() {
+    mutedEl.hidden = muted.size === 0;
+    fill(mutedEl, muted.size ? 'Muted: ' : null, [...muted].map(([who, name], i) => [i ? ', ' : null, name, ' ',
+      h('button', {
+        type: 'button',
+        class: 'link',
+        'aria-label': `Unmute ${name}`,
+        dataset: { unmute: who },
+        onclick: () => request('DELETE', `/api/v1/accounts/${who}/mute`)
+          .then(() => {
+            muted.delete(who);
+            drawMuted();
+            show(`${name} is no longer muted.`, 'info');
+            state.table = { list: [], last: 0 };
+            state.team = { list: [], last: 0 };
+            catchUp('table').catch(() => {});
+            if (teams) catchUp('team').catch(() => {});
+          })
+          .catch((e) => show(e.message, 'error')),
+      }, 'Unmute')]));
+  }
+  get('/api/v1/me/mutes').then((list) => {
+    for (const x of list) if ((game.seats || []).some((s) => s.account_id === x.account_id)) muted.set(x.account_id, x.name);
+    drawMuted();
+  }).catch(() => {});
   const el = h('details', { id: 'chat', open: true },
-    h('summary', {}, 'Chat'), tabs, listEl, form);
+    h('summary', {}, 'Chat'), tabs, listEl, mutedEl, form, reportDialog.el);
 
   function line(m) {
     const menu = m.seat === game.your_seat ? null : h('span', { class: 'chat-menu' },
@@ -48,8 +78,10 @@ export function chatPanel(game, show) {
         onclick: () => post(`/api/v1/accounts/${m.author_id}/mute`, {})
           .then(() => {
             for (const c of Object.values(state)) c.list = c.list.filter((x) => x.author_id !== m.author_id);
+            muted.set(m.author_id, m.author_name);
             draw();
-            show(`${m.author_name} is muted.`, 'info');
+            drawMuted();
+            show(`${m.author_name} is muted: their messages are hidden until you unmute them.`, 'info');
           })
           .catch((e) => show(e.message, 'error')),
       }, 'Mute'),
@@ -57,9 +89,7 @@ export function chatPanel(game, show) {
         type: 'button',
         class: 'link',
         title: 'Report this message to the server\'s operator',
-        onclick: () => post(`/api/v1/games/${id}/chat/${m.id}/report`, { reason: '' })
-          .then(() => show('Reported. Thank you.', 'info'))
-          .catch((e) => show(e.message, 'error')),
+        onclick: () => askReport(m),
       }, 'Report'));
     return h('li', { class: 'chat-message', dataset: { message: m.id } },
       h('span', { class: 'chat-author' }, m.author_name),
@@ -70,7 +100,8 @@ export function chatPanel(game, show) {
 
   function draw() {
     const s = state[channel];
-    fill(listEl, s.list.length ? s.list.map(line) : h('li', { class: 'muted' }, 'No messages yet.'));
+    fill(listEl, s.list.length ? s.list.map(line)
+      : h('li', { class: 'muted' }, muted.size ? 'No messages to show: those of muted players are hidden.' : 'No messages yet.'));
     listEl.scrollTop = listEl.scrollHeight;
   }
 
@@ -140,6 +171,63 @@ export function chatPanel(game, show) {
     stop: () => {
       unsubscribe();
       clearInterval(timer);
+    },
+  };
+}
+
+/** Reasons offered for a report; the one picked (and any detail) is the report's `reason`. */
+const REPORT_REASONS = ['Insults or harassment', 'Spam or advertising', 'Cheating or help from outside the game', 'Something else'];
+
+/** The dialog that asks why a message is reported, then reports it. */
+function reportBox(gameId, show) {
+  const titleId = nextId('report-h');
+  const selectId = nextId('report-reason');
+  const detailId = nextId('report-detail');
+  const quote = h('blockquote', { class: 'report-quote' });
+  const reason = h('select', { id: selectId, name: 'reason', 'aria-required': 'true' },
+    h('option', { value: '' }, 'Choose a reason'), REPORT_REASONS.map((r) => h('option', { value: r }, r)));
+  const detail = h('textarea', { id: detailId, name: 'detail', rows: 3, maxlength: 400 });
+  const error = h('p', { class: 'error', role: 'alert' });
+  const send = h('button', { type: 'submit', class: 'primary' }, 'Report');
+  const cancel = h('button', { type: 'button', value: 'cancel' }, 'Cancel');
+  const form = h('form', { method: 'dialog' },
+    h('h2', { id: titleId }, 'Report a message'),
+    quote,
+    h('div', { class: 'field' }, h('label', { for: selectId }, 'Why?'), reason),
+    h('div', { class: 'field' }, h('label', { for: detailId }, 'More detail for the server’s operator (optional)'), detail),
+    error,
+    h('div', { class: 'buttons' }, send, ' ', cancel));
+  const el = h('dialog', { class: 'report-dialog', 'aria-labelledby': titleId }, form);
+  let message = null;
+  cancel.addEventListener('click', () => el.close());
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    if (!message) return;
+    if (!reason.value) {
+      fill(error, 'Choose a reason.');
+      reason.focus();
+      return;
+    }
+    const why = detail.value.trim() ? `${reason.value}: ${detail.value.trim()}` : reason.value;
+    send.disabled = true;
+    post(`/api/v1/games/${gameId}/chat/${message.id}/report`, { reason: why })
+      .then(() => {
+        el.close();
+        show('Reported. Thank you: the server’s operator will read it.', 'info');
+      })
+      .catch((e) => fill(error, e.message))
+      .finally(() => { send.disabled = false; });
+  });
+  return {
+    el,
+    ask(m) {
+      message = m;
+      fill(quote, `${m.author_name}: ${m.text}`);
+      reason.value = '';
+      detail.value = '';
+      fill(error);
+      el.showModal();
+      reason.focus();
     },
   };
 }

@@ -175,6 +175,7 @@ export async function gamePage(main, [idText], app) {
     noteSaved = n.body;
     noteText.value = n.body;
     if (n.body) note.open = true;
+    note.dataset.loaded = 'true';
   }
   // A long log scrolls in its box, which therefore takes the keyboard focus.
   const logList = h('ol', { class: 'log', tabindex: 0, 'aria-label': 'The moves so far' });

@@ -104,12 +104,19 @@ function createForm(types, app) {
         ? 'Game created: every seat is taken, it has started.'
         : 'Game created. It starts when every seat is taken.');
     } catch (e) {
-      fill(error, e.message);
+      fill(error, refusal(e, 'The game was not created'));
     } finally {
       button.disabled = false;
     }
   });
   return form;
+}
+
+/** A refusal of the lobby's rules (requirements, the cap on games) said as a sentence. */
+function refusal(e, what) {
+  if (e.code !== 'join_requirement_not_met' && e.code !== 'too_many_active_games') return e.message;
+  const why = e.message.replace(/ \((min_reliability|min_rating)\)$/, '');
+  return `${what}: ${why}.`;
 }
 
 function openGames(list, types, app, reload) {
@@ -122,7 +129,7 @@ function openGames(list, types, app, reload) {
         if (path === 'join') app.navigate(`#/game/${g.id}`, message);
         else reload(message);
       } catch (e) {
-        app.flash(e.message, 'error');
+        app.flash(refusal(e, `You cannot join game #${g.id}`), 'error');
         reload();
       }
     };
@@ -145,18 +152,61 @@ function openGames(list, types, app, reload) {
   }));
 }
 
+/**
+ * The lobby's filters (game type, seats, clock, the creator's rating): a form whose
+ * `query()` is the matching query string of GET /games; `onChange` runs on each change.
+ */
+function filterBar(types, onChange) {
+  const counts = [...new Set(types.flatMap((t) => t.player_counts))].sort((a, b) => a - b);
+  // Named `filter_…` (the create form beside it has fields called `game_type`, `players`).
+  const type = select('Game', 'filter_game_type', [['', 'Any game'], ...types.map((t) => [t.id, t.name])]);
+  const players = select('Players', 'filter_players', [['', 'Any number'], ...counts.map((n) => [n, `${n} players`])]);
+  const clock = select('Clock', 'filter_clock', [['', 'With or without'], ['true', 'With a clock'], ['false', 'No clock']]);
+  const ratingBox = (label, name) => {
+    const id = nextId(name);
+    return h('div', { class: 'field' }, h('label', { for: id }, label),
+      h('input', { id, name: `filter_${name}`, type: 'number', min: 0, max: 4000, step: 50, inputmode: 'numeric' }));
+  };
+  const error = h('p', { class: 'error', role: 'alert' });
+  const form = h('form', { class: 'filters', id: 'lobby-filters', 'aria-label': 'Filter open games' },
+    type, players, clock, ratingBox('Creator rated from', 'min_rating'), ratingBox('Creator rated up to', 'max_rating'),
+    h('button', { type: 'reset' }, 'Clear'), error);
+  const query = () => {
+    const d = new FormData(form);
+    return ['game_type', 'players', 'clock', 'min_rating', 'max_rating']
+      .filter((k) => String(d.get(`filter_${k}`) || '').trim() !== '')
+      .map((k) => `&${k}=${encodeURIComponent(String(d.get(`filter_${k}`)).trim())}`).join('');
+  };
+  let timer = null;
+  const changed = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      fill(error);
+      onChange().catch((e) => fill(error, e.message));
+    }, 250);
+  };
+  form.addEventListener('change', changed);
+  form.addEventListener('input', changed);
+  form.addEventListener('reset', () => setTimeout(changed));
+  form.addEventListener('submit', (ev) => ev.preventDefault());
+  return { el: form, query };
+}
+
 export async function lobby(main, _params, app) {
   const types = await gameTypes();
   const listBox = h('section', { 'aria-labelledby': 'open-games' });
+  const results = h('div', { id: 'lobby-results' });
+  const filters = filterBar(types, () => reload());
   const reload = async (message) => {
-    const list = await get('/api/v1/games?open=true&per_page=50');
+    const list = await get(`/api/v1/games?open=true&per_page=50${filters.query()}`);
     const full = list.max_active_games !== undefined && list.your_active_games >= list.max_active_games;
-    fill(listBox, h('h2', { id: 'open-games' }, 'Open games'),
+    fill(results,
       full ? h('p', { class: 'notice', id: 'active-cap', role: 'status' },
         `You are in ${list.your_active_games} unfinished games, the most this server allows (${list.max_active_games}). Finish or leave one before you start or join another.`) : null,
-      openGames(list, types, app, reload));
+      filters.query() && !list.items.length ? h('p', { class: 'muted' }, 'No open game matches these filters.') : openGames(list, types, app, reload));
     if (message) app.flash(message);
   };
+  fill(listBox, h('h2', { id: 'open-games' }, 'Open games'), filters.el, results);
   await reload();
   fill(main, h('h1', {}, 'Lobby'), h('div', { class: 'columns' }, listBox, createForm(types, app)));
   // Events cover the caller's own games; others' new games show up on a slow poll.

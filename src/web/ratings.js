@@ -68,7 +68,7 @@ export async function ratingsPage(main, [who, page], app) {
     h('h2', { id: 'rel-h' }, 'Reliability'),
     h('p', {}, rel.share === null
       ? 'No game has ended for this player yet.'
-      : `Plays ${rel.share}% of games to the end: ${rel.games_finished} finished, ${rel.resigned} resigned, ${rel.lost_on_time} lost on time.`)) : null;
+      : `Plays ${rel.share}% of games to the end (${rel.games_finished} game${rel.games_finished === 1 ? '' : 's'} ended: ${rel.resigned} resigned, ${rel.lost_on_time} lost on time).`)) : null;
   const current = r.ratings.length
     ? h('div', { class: 'table-wrap' }, h('table', { class: 'ratings' },
       h('thead', {}, h('tr', {}, ['Game', 'Rating', 'Deviation', 'Games'].map((c) => h('th', { scope: 'col' }, c)))),

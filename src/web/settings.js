@@ -2,7 +2,7 @@
 // zone, quiet hours (PATCH /api/v1/me), vacation (POST /api/v1/me/vacation), webhooks and
 // the calendar feed (integrations.js).
 
-import { get, patch, post } from './api.js';
+import { get, patch, post, request } from './api.js';
 import { h, fill, nextId, when } from './dom.js';
 import { calendarCard, webhooksCard } from './integrations.js';
 
@@ -99,7 +99,7 @@ export async function settings(main, _params, app) {
       app.flash(`Vacation booked until ${when(v.until)}; ${v.days_left_this_year} days left this year.`);
     });
 
-  fill(main, h('h1', {}, 'Settings'), h('div', { class: 'columns' }, prefs, vacation, webhooksCard(app), calendarCard(), yourData(app, me)));
+  fill(main, h('h1', {}, 'Settings'), h('div', { class: 'columns' }, prefs, vacation, webhooksCard(app), calendarCard(), mutedCard(app), yourData(app, me)));
   syncDigest();
 }
 
@@ -144,4 +144,34 @@ function yourData(app, me) {
     h('h2', { id: 'data-h' }, 'Your data'),
     h('p', { class: 'muted' }, 'Everything Turnpost keeps about your account, as one JSON file: your profile, every game with your seat as you see it and its log, your ratings, tokens and webhooks (without their secrets).'),
     download, status, remove);
+}
+
+// Muted players (GET /api/v1/me/mutes): their chat messages are hidden; each can be unmuted.
+function mutedCard(app) {
+  const list = h('ul', { class: 'muted-players' });
+  const card = h('section', { class: 'card', id: 'muted-players', 'aria-labelledby': 'muted-h' },
+    h('h2', { id: 'muted-h' }, 'Muted players'),
+    h('p', { class: 'muted' }, 'Their chat messages are hidden from you in every game. Mute a player from a message of theirs in a game’s chat.'),
+    list);
+  const draw = (players) => fill(list, players.length
+    ? players.map((p) => h('li', { dataset: { account: p.account_id } },
+      h('a', { href: `#/ratings/${p.account_id}` }, p.name), ' ',
+      h('span', { class: 'muted' }, `since ${when(p.muted_at)}`), ' ',
+      h('button', {
+        type: 'button',
+        'aria-label': `Unmute ${p.name}`,
+        onclick: async (ev) => {
+          ev.currentTarget.disabled = true;
+          try {
+            await request('DELETE', `/api/v1/accounts/${p.account_id}/mute`);
+            app.flash(`${p.name} is no longer muted.`);
+            draw(players.filter((x) => x.account_id !== p.account_id));
+          } catch (e) {
+            app.flash(e.message, 'error');
+          }
+        },
+      }, 'Unmute')))
+    : h('li', { class: 'muted' }, 'Nobody is muted.'));
+  get('/api/v1/me/mutes').then(draw).catch((e) => fill(list, h('li', { class: 'error' }, e.message)));
+  return card;
 }

@@ -18,6 +18,8 @@ use crate::helpers::{Player, TestApp, fresh_email, spawn_app, spawn_app_with};
 mod chat;
 mod email_pages;
 mod kasino_editor;
+mod lobby;
+mod notes;
 mod password_reset;
 mod reference;
 mod tabs;

@@ -661,3 +661,65 @@ fn the_chat_migration_refuses_to_go_down_while_messages_exist() {
     );
     assert_eq!(texts(&app, id, &bo, ""), ["keep me"], "nothing lost");
 }
+
+#[test]
+fn the_muted_players_are_listed_for_their_muter_alone() {
+    let app = spawn_app();
+    let (ada, bo, cy) = (app.player("Ada"), app.player("Bo"), app.player("Cy"));
+    let list = |p: &Player| -> Value {
+        let r = app.get("/api/v1/me/mutes", Some(&p.token));
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+        assert_eq!(
+            r.headers()
+                .get("cache-control")
+                .and_then(|v| v.to_str().ok()),
+            Some("private, no-store")
+        );
+        r.json().unwrap()
+    };
+    assert_eq!(list(&bo), json!([]));
+    for p in [&ada, &cy, &ada] {
+        let r = app.post(
+            &format!("/api/v1/accounts/{}/mute", p.id),
+            Some(&bo.token),
+            &json!({}),
+        );
+        assert_eq!(r.status(), 204);
+    }
+    let muted = list(&bo);
+    let ids: Vec<i64> = muted
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["account_id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [cy.id, ada.id], "once each, the newest first");
+    assert_eq!(muted[1]["name"], "Ada");
+    assert!(muted[1]["muted_at"].is_string());
+    assert_eq!(list(&ada), json!([]), "each account sees its own list");
+
+    let r = app
+        .client
+        .delete(app.url(&format!("/api/v1/accounts/{}/mute", cy.id)))
+        .bearer_auth(&bo.token)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    assert_eq!(list(&bo).as_array().unwrap().len(), 1);
+
+    let (s, c) = code_of(app.get("/api/v1/me/mutes", None), "no token");
+    assert_eq!((s, c.as_str()), (401, "unauthorized"));
+    // A personal access token with the `play` scope alone may mute but not read the list.
+    let r = app.post(
+        "/api/v1/me/tokens",
+        Some(&bo.token),
+        &json!({"name": "bot", "scopes": ["play"]}),
+    );
+    assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
+    let play = r.json::<Value>().unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (s, c) = code_of(app.get("/api/v1/me/mutes", Some(&play)), "play scope");
+    assert_eq!((s, c.as_str()), (403, "insufficient_scope"));
+}
