@@ -31,6 +31,7 @@ pub mod problem_codes;
 pub mod rating_math;
 pub mod ratings;
 pub mod rematch;
+pub mod replacement;
 pub mod replay;
 pub mod sessions;
 pub mod shapes;

@@ -20,6 +20,7 @@ mod email_pages;
 mod kasino_editor;
 mod password_reset;
 mod reference;
+mod replacement;
 mod tabs;
 mod your_data;
 

@@ -42,6 +42,7 @@ mod rate_limits;
 mod ratings;
 mod readiness;
 mod rematch;
+mod replacement;
 mod response_headers;
 mod secret_rotation;
 mod send_refusals;
