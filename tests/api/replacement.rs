@@ -165,6 +165,24 @@ fn a_seat_given_up_is_offered_taken_and_played_on_by_its_replacement_who_is_not_
 
     // Dee plays on to the end, as seat 1.
     play_random(&app, id, &[&ada, &dee, &cy], 7, 5000);
+    // The seat's turn emails went to Dee from the hand-over on, none to Bo.
+    {
+        use diesel::prelude::*;
+        let mut conn = PgConnection::establish(&app.database_url).unwrap();
+        let turns = |conn: &mut PgConnection, account: i64| -> i64 {
+            diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(&format!(
+                "(SELECT count(*) FROM outbox WHERE kind = 'turn' AND account_id = {account} \
+                  AND game_id = {id} AND version >= {version})"
+            )))
+            .get_result(conn)
+            .unwrap()
+        };
+        assert!(
+            turns(&mut conn, dee.id) > 0,
+            "Dee is told when it is the seat's turn"
+        );
+        assert_eq!(turns(&mut conn, bo.id), 0, "Bo is told nothing more");
+    }
     let g = app.game(id, &ada);
     assert_eq!(g["status"], "finished");
     let log = app.log(id, &ada);
@@ -192,7 +210,15 @@ fn a_seat_given_up_is_offered_taken_and_played_on_by_its_replacement_who_is_not_
     };
     let bo_rated = history(&bo);
     assert_eq!(bo_rated.len(), 1, "the leaver is rated");
-    assert_eq!(bo_rated[0]["rank"], 3, "last of three");
+    let worst_other = [&ada, &cy]
+        .iter()
+        .map(|p| history(p)[0]["rank"].as_i64().unwrap())
+        .max()
+        .unwrap();
+    assert!(
+        bo_rated[0]["rank"].as_i64().unwrap() > worst_other,
+        "the leaver ranks below every rated player: {bo_rated:?}"
+    );
     assert!(bo_rated[0]["rating_after"].as_f64() < bo_rated[0]["rating_before"].as_f64());
     assert!(history(&dee).is_empty(), "the replacement is not rated");
     let r = app.get(
