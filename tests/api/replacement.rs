@@ -359,6 +359,31 @@ fn every_wrong_offer_or_take_is_refused_with_its_code_and_changes_nothing() {
         refused(offer(&app, two, 1, &fay), "a game of two"),
         (409, "game_not_active".into())
     );
+    // A private game's seats are not offered in the lobby.
+    let (hal, ivy, jo) = (app.player("Hal"), app.player("Ivy"), app.player("Jo"));
+    let r = app.post(
+        "/api/v1/games",
+        Some(&hal.token),
+        &json!({"game_type": "kasino", "players": 3, "private": true,
+                "invite": [ivy.email.clone(), jo.email.clone()]}),
+    );
+    assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
+    let private = r.json::<Value>().unwrap()["id"].as_i64().unwrap();
+    for p in [&ivy, &jo] {
+        let token = crate::helpers::invitation_token(&app, &p.email);
+        let r = app.post(
+            &format!("/api/v1/invitations/{token}/accept"),
+            Some(&p.token),
+            &json!({}),
+        );
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    }
+    resign(&app, private, &jo);
+    assert_eq!(
+        refused(offer(&app, private, 2, &hal), "a private game"),
+        (409, "seat_offer_private".into())
+    );
+    assert!(replacements(&app, private, &hal).is_empty());
     // A game not started: nothing given up.
     let r = app.post(
         "/api/v1/games",
