@@ -693,6 +693,14 @@ export async function gamePage(main, [idText], app) {
         }
       }
     }
+    if (game.status === 'finished') {
+      // The result: who left a seat (and keeps the loss), who played it on unrated.
+      const handed = list.filter((r) => r.text !== null);
+      fill(replacements, handed.length ? [h('h2', {}, 'Seats handed over'),
+        h('ul', { class: 'offers' }, handed.map((r) => h('li', { dataset: { seat: r.seat } },
+          `${r.left_name} left seat ${r.seat + 1} and keeps the loss; ${r.replacement_name} played it on as a replacement, unrated.`)))] : []);
+      return;
+    }
     fill(replacements, items.length ? [h('h2', {}, 'Seats given up'), h('ul', { class: 'offers' }, items)] : []);
   }
 

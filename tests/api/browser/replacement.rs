@@ -89,6 +89,30 @@ fn a_player_offers_a_given_up_seat_and_another_takes_it_in_the_lobby_by_clicking
         let seated = js(&c, "return document.getElementById('game').dataset.version;").await;
         assert!(!seated.is_null());
         let _ = c.close().await;
+
+        // Played to the end: the result says who left the seat and who played it on.
+        tokio::task::block_in_place(|| {
+            crate::helpers::play_random(&app, id, &[&ada, &dee, &cy], 3, 5000);
+        });
+        let c = driver.browser().await;
+        remember(&c, &app, &ada.token).await;
+        c.goto(&app.url(&format!("/#/game/{id}")))
+            .await
+            .expect("open the game");
+        let said = wait_for(
+            &c,
+            "the hand-over in the result",
+            "return document.getElementById('game')?.dataset.status === 'finished' \
+               && document.querySelector(\"#replacements li[data-seat='1']\")?.textContent || '';",
+        )
+        .await;
+        assert_eq!(
+            said,
+            json!("Bo left seat 2 and keeps the loss; Dee played it on as a replacement, unrated.")
+        );
+        screenshot(&driver, &c, "replacement-finished.png").await;
+        assert_eq!(driver.severe(&c).await, Vec::<String>::new(), "browser errors");
+        let _ = c.close().await;
     });
     let g: Value = app.game(id, &dee);
     assert_eq!(g["your_seat"], 1);
