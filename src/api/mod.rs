@@ -26,6 +26,7 @@ pub mod problem_types;
 pub mod rate_limit;
 pub mod ratings;
 pub mod reference;
+pub mod replacement;
 pub mod request_id;
 pub mod scopes;
 pub mod spec;
@@ -158,6 +159,11 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(games::resign)
                 .service(games::rematch)
                 .service(games::resume)
+                .service(replacement::offer_seat)
+                .service(replacement::withdraw_seat_offer)
+                .service(replacement::take_seat)
+                .service(replacement::game_replacements)
+                .service(replacement::seat_offers)
                 .service(games::ask_takeback)
                 .service(games::answer_takeback)
                 .service(games::nudge)

@@ -84,16 +84,31 @@ pub fn reliability(
     conn: &mut PgConnection,
     account: AccountId,
 ) -> DomainResult<ReliabilityResponse> {
+    // Seats the account holds (for a seat it took over as a replacement, only what
+    // happened after), and seats it left that a replacement took over (ended for it then).
     let c: Counts = diesel::sql_query(
         "SELECT \
-           count(*) FILTER (WHERE g.status = 'finished' OR s.seat = ANY(g.forfeited)) AS ended, \
-           count(*) FILTER (WHERE g.status = 'finished') AS finished, \
-           count(*) FILTER (WHERE s.seat = ANY(g.forfeited) AND NOT t.timed_out) AS resigned, \
-           count(*) FILTER (WHERE t.timed_out) AS timed_out \
-         FROM game_seats s JOIN games g ON g.id = s.game_id \
-         CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM game_timeouts x WHERE x.game_id = s.game_id \
-           AND x.seat = s.seat AND x.policy = 'forfeit') AS timed_out) t \
-         WHERE s.account_id = $1",
+           count(*) FILTER (WHERE c.ended) AS ended, \
+           count(*) FILTER (WHERE c.finished) AS finished, \
+           count(*) FILTER (WHERE c.resigned) AS resigned, \
+           count(*) FILTER (WHERE c.timed_out) AS timed_out \
+         FROM ( \
+           SELECT g.status = 'finished' OR s.seat = ANY(g.forfeited) AS ended, \
+             g.status = 'finished' AS finished, \
+             s.seat = ANY(g.forfeited) AND NOT t.timed_out AS resigned, \
+             t.timed_out AS timed_out \
+           FROM game_seats s JOIN games g ON g.id = s.game_id \
+           LEFT JOIN seat_replacements r ON r.game_id = s.game_id AND r.seat = s.seat \
+             AND r.replacement_id = s.account_id \
+           CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM game_timeouts x WHERE x.game_id = s.game_id \
+             AND x.seat = s.seat AND x.policy = 'forfeit' \
+             AND (r.taken_at_version IS NULL OR x.version > r.taken_at_version)) AS timed_out) t \
+           WHERE s.account_id = $1 \
+           UNION ALL \
+           SELECT true, g.status = 'finished', NOT r.left_on_time, r.left_on_time \
+           FROM seat_replacements r JOIN games g ON g.id = r.game_id \
+           WHERE r.left_account_id = $1 AND r.replacement_id IS NOT NULL \
+         ) c",
     )
     .bind::<BigInt, _>(account)
     .get_result(conn)?;

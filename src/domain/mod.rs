@@ -33,6 +33,7 @@ pub mod problem_codes;
 pub mod rating_math;
 pub mod ratings;
 pub mod rematch;
+pub mod replacement;
 pub mod replay;
 pub mod retention;
 pub mod sessions;

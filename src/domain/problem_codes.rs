@@ -334,6 +334,36 @@ problem_codes! {
         409,
         "The computer is not playing this seat: its player plays it already."
     ),
+    SeatNotAbandoned = (
+        "seat_not_abandoned",
+        409,
+        "Only a seat that resigned or forfeited on time, and that the computer plays on for in a game of three or more, can be offered to a replacement."
+    ),
+    SeatAlreadyOffered = (
+        "seat_already_offered",
+        409,
+        "The seat is offered in the lobby already (see GET /api/v1/games/{id}/replacements); withdraw the offer with DELETE first."
+    ),
+    SeatNotOffered = (
+        "seat_not_offered",
+        409,
+        "Nobody offers this seat: a player still in the game must offer it (POST /api/v1/games/{id}/seats/{seat}/offer) before it can be taken, or withdrawn."
+    ),
+    SeatAlreadyReplaced = (
+        "seat_already_replaced",
+        409,
+        "Someone took this seat over already (a seat is handed over once); see GET /api/v1/games/{id}/replacements."
+    ),
+    LeaverCannotTake = (
+        "leaver_cannot_take",
+        409,
+        "The account that gave the seat up cannot come back to it as its replacement: it keeps the loss."
+    ),
+    SeatOfferPrivate = (
+        "seat_offer_private",
+        409,
+        "A private game's seats are not offered in the lobby: invite someone to a new game instead."
+    ),
     GameNotFinished = (
         "game_not_finished",
         409,

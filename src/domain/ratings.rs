@@ -142,6 +142,24 @@ pub(crate) fn rate_finished(
             Some((p, account))
         })
         .collect();
+    // A seat a replacement took over: the account that left it is rated, last (it keeps
+    // the loss); the replacement is not rated for the game.
+    let taken = super::replacement::taken_seats(conn, row.id)?;
+    if !taken.is_empty() {
+        let stayed = |p: &Placed| !taken.iter().any(|(s, _)| *s as usize == p.seat);
+        let worst = placed
+            .iter()
+            .filter(|(p, _)| stayed(p))
+            .map(|(p, _)| p.rank)
+            .max()
+            .unwrap_or(0);
+        for (p, account) in &mut placed {
+            if let Some(&(_, leaver)) = taken.iter().find(|(s, _)| *s as usize == p.seat) {
+                *account = leaver;
+                p.rank = worst + 1;
+            }
+        }
+    }
     let only: Vec<Placed> = placed.iter().map(|(p, _)| *p).collect();
     if !rating_math::is_contest(&only) {
         return Ok(());

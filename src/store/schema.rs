@@ -287,6 +287,21 @@ diesel::table! {
 
 diesel::joinable!(game_seats -> games (game_id));
 diesel::table! {
+    seat_replacements (game_id, seat) {
+        game_id -> Int8,
+        seat -> Int4,
+        left_account_id -> Int8,
+        offered_by -> Int8,
+        offered_at -> Timestamptz,
+        replacement_id -> Nullable<Int8>,
+        taken_at -> Nullable<Timestamptz>,
+        taken_at_version -> Nullable<Int8>,
+        left_on_time -> Bool,
+    }
+}
+
+diesel::joinable!(seat_replacements -> games (game_id));
+diesel::table! {
     game_notes (game_id, account_id) {
         game_id -> Int8,
         account_id -> Int8,
@@ -340,5 +355,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     chat_reads,
     chat_mailed,
     game_notes,
-    game_requirements
+    game_requirements,
+    seat_replacements
 );

@@ -137,6 +137,8 @@ export async function gamePage(main, [idText], app) {
   const editor = h('section', { id: 'editor' });
   const tools = h('div', { class: 'tools' });
   const invitations = h('section', { id: 'invitations', 'aria-label': 'Invitations' });
+  // Seats given up and offered to a replacement (issue 35, point 3).
+  const replacements = h('section', { id: 'replacements', 'aria-label': 'Seats given up' });
   // The seat's private note (PUT /games/{id}/note): seen by its author alone. Its text
   // lives in a textarea's value and the status line's textContent, never as markup.
   const noteText = h('textarea', { id: 'note-text', rows: 5, maxlength: 4000, 'aria-label': 'Your private note' });
@@ -183,7 +185,7 @@ export async function gamePage(main, [idText], app) {
   const root = h('section', { id: 'game' }, heading, status, seats,
     // An editor sits under the board: grids and maps need the width.
     h('div', { class: 'game-grid' }, h('div', { class: 'main-col' }, board, boardChoices, editor),
-      h('div', { class: 'side' }, hand, actions, preview, tools, invitations, note, log)));
+      h('div', { class: 'side' }, hand, actions, preview, tools, replacements, invitations, note, log)));
   fill(main, root);
 
   const show = (message, kind) => app.flash(message, kind);
@@ -240,12 +242,13 @@ export async function gamePage(main, [idText], app) {
     drawActions();
     drawTools();
     drawInvitations().catch(() => fill(invitations));
+    if (!moved) drawReplacements().catch(() => fill(replacements));
     loadNote().catch((e) => { noteState.textContent = e.message; });
     if (moved) {
       keepPreview();
       picked = [];
       loadBoard().catch((e) => fill(board, h('p', { class: 'error' }, e.message)));
-      loadLog().then(drawTools).catch(() => {});
+      loadLog().then(drawTools).then(drawReplacements).catch(() => {});
       mountEditor().catch((e) => fill(editor, h('p', { class: 'error' }, `The move editor failed: ${e.message}`)));
     }
   }
@@ -392,6 +395,7 @@ export async function gamePage(main, [idText], app) {
         }
         logList.append(h('li', {
           value: e.seq,
+          dataset: { seat: e.seat },
           class: e.undone_by ? 'undone' : (e.takeback_to !== null && e.takeback_to !== undefined ? 'takeback' : null),
           title: e.undone_by ? `Taken back (entry ${e.undone_by})` : null,
         },
@@ -625,6 +629,80 @@ export async function gamePage(main, [idText], app) {
     } else if (saved.some((s) => s.changed)) {
       el.prepend(h('p', { class: 'muted', role: 'status' }, 'The game moved on; your move is as you left it.'));
     }
+  }
+
+  /**
+   * Seats given up in a game of three or more, which the computer plays on: a player still
+   * in the game offers one in the lobby (or withdraws the offer); anyone else signed in may
+   * take an offered seat. A hand-over is written into the log after the move it followed.
+   */
+  async function drawReplacements() {
+    if (game.status === 'open') {
+      fill(replacements);
+      return;
+    }
+    let list;
+    try {
+      list = await get(`/api/v1/games/${id}/replacements`);
+    } catch {
+      fill(replacements);
+      return;
+    }
+    for (const r of list) {
+      if (r.text === null || r.taken_at_version > lastSeq) continue;
+      // The seat's entries up to the hand-over were the leaver's (or the computer's for them).
+      for (const li of logList.querySelectorAll(`li[data-seat="${r.seat}"]:not(.handover)`)) {
+        const who = li.querySelector('.who');
+        if (who && Number(li.value) <= r.taken_at_version && who.textContent.startsWith(r.replacement_name)) {
+          who.textContent = r.left_name + who.textContent.slice(r.replacement_name.length);
+        }
+      }
+      if (logList.querySelector(`li.handover[data-seat="${r.seat}"]`)) continue;
+      const line = h('li', { class: 'handover', dataset: { seat: r.seat } }, r.text);
+      const after = [...logList.children].find((li) => Number(li.value) === r.taken_at_version && !li.classList.contains('handover'));
+      if (after) after.after(line);
+      else if (r.taken_at_version === 0) logList.prepend(line);
+      else logList.append(line);
+    }
+    const stillIn = game.status === 'active' && game.your_seat !== null && !game.forfeited.includes(game.your_seat);
+    const send = (method, path, done) => request(method, `/api/v1/games/${id}/seats/${path}`, { body: method === 'POST' ? {} : undefined })
+      .then((res) => {
+        show(done);
+        if (res.data && res.data.id === id) setGame(res.data, null);
+        else drawReplacements().catch(() => {});
+      })
+      .catch((e) => show(e.message, 'error'));
+    const items = [];
+    if (game.status === 'active' && game.players >= 3) {
+      for (const seat of game.forfeited) {
+        const offer = list.find((r) => r.seat === seat);
+        if (offer && offer.replacement_account_id !== null) continue;
+        const who = seatName(game, seat);
+        if (offer) {
+          items.push(h('li', { dataset: { seat, offered: 'true' } },
+            `${who} gave up; the seat is offered in the lobby to a replacement. `,
+            stillIn ? h('button', { type: 'button', onclick: () => send('DELETE', `${seat}/offer`, `The offer of ${who}’s seat is withdrawn.`) }, 'Withdraw the offer') : null,
+            !stillIn && game.your_seat === null && token() ? h('button', {
+              type: 'button',
+              class: 'primary',
+              onclick: () => send('POST', `${seat}/take`, `You took over ${who}’s seat: you play on from its position, unrated.`),
+            }, 'Take this seat') : null));
+        } else if (stillIn && !game.private) {
+          items.push(h('li', { dataset: { seat, offered: 'false' } },
+            `${who} gave up; the computer plays their seat. `,
+            h('button', { type: 'button', onclick: () => send('POST', `${seat}/offer`, `${who}’s seat is offered in the lobby.`) }, 'Offer this seat')));
+        }
+      }
+    }
+    if (game.status === 'finished') {
+      // The result: who left a seat (and keeps the loss), who played it on unrated.
+      const handed = list.filter((r) => r.text !== null);
+      fill(replacements, handed.length ? [h('h2', {}, 'Seats handed over'),
+        h('ul', { class: 'offers' }, handed.map((r) => h('li', { dataset: { seat: r.seat } },
+          `${r.left_name} left seat ${r.seat + 1} and keeps the loss; ${r.replacement_name} played it on as a replacement, unrated.`)))] : []);
+      return;
+    }
+    fill(replacements, items.length ? [h('h2', {}, 'Seats given up'), h('ul', { class: 'offers' }, items)] : []);
   }
 
   /** The game's invitations, for the player who opened it while it waits for players. */

@@ -192,18 +192,47 @@ function filterBar(types, onChange) {
   return { el: form, query };
 }
 
+/** Seats given up in games under way, offered to a replacement (GET /seat-offers). */
+function seatOffers(offers, types, app, reload) {
+  if (!offers.items.length) return null;
+  return [h('h2', { id: 'seat-offers' }, 'Seats to take over'),
+    h('p', { class: 'muted' }, 'A player gave up and the computer plays on for them. Take the seat to play on from its position: you see only what the seat sees, and the game is not rated for you.'),
+    h('ul', { class: 'games seat-offers' }, offers.items.map((o) => h('li', { class: 'game-row', dataset: { game: o.game_id, seat: o.seat } },
+      h('div', {},
+        h('a', { href: `#/game/${o.game_id}` }, `${typeName(types, o.game_type)} #${o.game_id}`),
+        h('div', { class: 'muted' }, `Seat ${o.seat + 1} of ${o.players}, given up by ${o.left_name}; offered by ${o.offered_by_name}`,
+          o.clock ? ' · clock' : ' · no clock', ` · ${when(o.offered_at)}`)),
+      h('button', {
+        type: 'button',
+        class: 'primary',
+        onclick: async () => {
+          try {
+            await post(`/api/v1/games/${o.game_id}/seats/${o.seat}/take`, {});
+            app.navigate(`#/game/${o.game_id}`, `You took over seat ${o.seat + 1} of game #${o.game_id}: you play on from its position, unrated.`);
+          } catch (e) {
+            app.flash(e.message, 'error');
+            reload();
+          }
+        },
+      }, 'Take this seat'))))];
+}
+
 export async function lobby(main, _params, app) {
   const types = await gameTypes();
   const listBox = h('section', { 'aria-labelledby': 'open-games' });
   const results = h('div', { id: 'lobby-results' });
   const filters = filterBar(types, () => reload());
   const reload = async (message) => {
-    const list = await get(`/api/v1/games?open=true&per_page=50${filters.query()}`);
+    const [list, offers] = await Promise.all([
+      get(`/api/v1/games?open=true&per_page=50${filters.query()}`),
+      get('/api/v1/seat-offers').catch(() => ({ items: [] })),
+    ]);
     const full = list.max_active_games !== undefined && list.your_active_games >= list.max_active_games;
     fill(results,
       full ? h('p', { class: 'notice', id: 'active-cap', role: 'status' },
         `You are in ${list.your_active_games} unfinished games, the most this server allows (${list.max_active_games}). Finish or leave one before you start or join another.`) : null,
-      filters.query() && !list.items.length ? h('p', { class: 'muted' }, 'No open game matches these filters.') : openGames(list, types, app, reload));
+      filters.query() && !list.items.length ? h('p', { class: 'muted' }, 'No open game matches these filters.') : openGames(list, types, app, reload),
+      seatOffers(offers, types, app, reload));
     if (message) app.flash(message);
   };
   fill(listBox, h('h2', { id: 'open-games' }, 'Open games'), filters.el, results);

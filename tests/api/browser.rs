@@ -22,6 +22,7 @@ mod lobby;
 mod notes;
 mod password_reset;
 mod reference;
+mod replacement;
 mod tabs;
 mod your_data;
 

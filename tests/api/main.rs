@@ -43,6 +43,7 @@ mod rate_limits;
 mod ratings;
 mod readiness;
 mod rematch;
+mod replacement;
 mod response_headers;
 mod retention;
 mod secret_rotation;
