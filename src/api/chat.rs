@@ -178,10 +178,9 @@ pub async fn mute(
     security(("bearer" = [])),
     params(("id" = i64, Path, description = "The account to unmute")),
     responses(
-        (status = 204, description = "Not muted (any more)"),
+        (status = 204, description = "Not muted (any more); unmuting yourself changes nothing"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`: no such account", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`cannot_mute_yourself`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/accounts/{id}/mute")]

@@ -478,10 +478,15 @@ impl Domain {
     /// Mutes (or unmutes) `other` for `account`.
     pub fn set_mute(&self, account: AccountId, other: AccountId, mute: bool) -> DomainResult<()> {
         if account == other {
-            return Err(DomainError::invalid(
-                ProblemCode::CannotMuteYourself,
-                "you cannot mute yourself",
-            ));
+            // Nobody mutes themselves; unmuting yourself asks for what already holds.
+            return if mute {
+                Err(DomainError::invalid(
+                    ProblemCode::CannotMuteYourself,
+                    "you cannot mute yourself",
+                ))
+            } else {
+                Ok(())
+            };
         }
         let mut conn = self.conn()?;
         let exists = diesel::select(diesel::dsl::exists(

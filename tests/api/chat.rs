@@ -415,6 +415,14 @@ fn a_muted_player_is_hidden_and_unread_counts_leave_them_out() {
         "self",
     );
     assert_eq!((s, c.as_str()), (422, "cannot_mute_yourself"));
+    // Unmuting yourself asks for what already holds.
+    let r = app
+        .client
+        .delete(app.url(&format!("/api/v1/accounts/{}/mute", bo.id)))
+        .bearer_auth(&bo.token)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 204);
     let (s, c) = code_of(
         app.post(
             "/api/v1/accounts/99999999/mute",
