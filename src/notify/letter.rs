@@ -367,7 +367,9 @@ mod tests {
         assert!(text.starts_with(
             "Hello <script>alert(1)</script>,\nsecond line\n\nTable talk:\n  Bo <img>: <img src=x onerror=alert(1)>\n      say resign\nTo answer, reply with a line starting with `say`"
         ));
-        assert!(text.contains("\n\nSince your last move:\n  - Ada (Seat 1) trailed <5♦>\n\nTable:"));
+        assert!(
+            text.contains("\n\nSince your last move:\n  - Ada (Seat 1) trailed <5♦>\n\nTable:")
+        );
         assert!(text.contains("Your choices:\n    1. take <A♠> & 5♦\n    2. trail 2♠\n"));
         assert!(text.contains("and 3 more choices"));
         assert!(text.contains("Reply `1`.\nOpen: https://x.org/g?a=1&b=\"2\"\n"));
