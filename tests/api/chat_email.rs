@@ -378,3 +378,43 @@ fn mute_stop_quiet_hours_and_digest_are_respected() {
         digests[0].text
     );
 }
+
+/// Team talk by email reaches the team alone: in Partners, seat 1's partner gets it, the
+/// opponents get only what was said to the table.
+#[test]
+fn team_talk_is_emailed_to_the_team_alone() {
+    let app = spawn_app();
+    let people: Vec<Player> = ["Ada", "Bo", "Cy", "Di"]
+        .into_iter()
+        .map(|n| app.player(n))
+        .collect();
+    let seated: Vec<&Player> = people.iter().collect();
+    let id = app.start_game("partners", json!({}), &seated);
+    settle(&app);
+    let r = app.post(
+        &format!("/api/v1/games/{id}/chat"),
+        Some(&people[0].token),
+        &json!({ "text": "lead hearts, partner", "channel": "team" }),
+    );
+    assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
+    say(&app, id, &people[0], "good luck all");
+    app.domain().sweep(Utc::now() + Duration::hours(1)).unwrap();
+    settle(&app);
+    let mate: Vec<Mail> = chat_mails(&app, &people[2]);
+    assert_eq!(mate.len(), 1);
+    assert!(
+        mate[0]
+            .text
+            .contains("Ada (to your team): lead hearts, partner"),
+        "{}",
+        mate[0].text
+    );
+    assert!(mate[0].text.contains("Ada: good luck all"));
+    for opponent in [&people[1], &people[3]] {
+        let mails = chat_mails(&app, opponent);
+        assert_eq!(mails.len(), 1);
+        assert!(mails[0].text.contains("good luck all"));
+        assert!(!mails[0].text.contains("hearts"), "{}", mails[0].text);
+        assert!(!mails[0].html.contains("hearts"));
+    }
+}
