@@ -17,6 +17,7 @@ use utoipa::ToSchema;
 
 use super::access_tokens::AccessTokenResponse;
 use super::chat::ChatMessage;
+use super::mutes::MutedPlayer;
 use super::ratings::{AccountRatingsResponse, Page};
 use super::sessions::SessionKey;
 use super::shapes::{AccountResponse, GameResponse, LogEntry};
@@ -44,17 +45,6 @@ pub struct AccountExport {
     pub muted: Vec<MutedPlayer>,
     /// Chat messages the account reported, with its reasons.
     pub reports: Vec<ExportedReport>,
-}
-
-/// A player the account muted.
-#[derive(Debug, Serialize, ToSchema, QueryableByName)]
-pub struct MutedPlayer {
-    #[diesel(sql_type = BigInt)]
-    pub account_id: AccountId,
-    #[diesel(sql_type = Text)]
-    pub name: String,
-    #[diesel(sql_type = Timestamptz)]
-    pub since: DateTime<Utc>,
 }
 
 /// A report the account made.
@@ -149,14 +139,8 @@ impl Domain {
                 chat,
             });
         }
+        let muted = self.list_mutes(account)?;
         let mut conn = self.conn()?;
-        let muted = diesel::sql_query(
-            "SELECT u.muted_id AS account_id, a.name, u.created_at AS since \
-             FROM chat_mutes u JOIN accounts a ON a.id = u.muted_id \
-             WHERE u.account_id = $1 ORDER BY u.created_at, u.muted_id",
-        )
-        .bind::<BigInt, _>(account)
-        .load(&mut conn)?;
         let reports = diesel::sql_query(
             "SELECT r.message_id, m.game_id, r.reason, r.created_at \
              FROM chat_reports r JOIN chat_messages m ON m.id = r.message_id \
