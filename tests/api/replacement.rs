@@ -304,26 +304,36 @@ fn every_wrong_offer_or_take_is_refused_with_its_code_and_changes_nothing() {
     assert_eq!(app.game(id, &ada)["version"], before["version"]);
 
     assert_eq!(offer(&app, id, 1, &cy).status(), 201);
-    assert_eq!(
-        refused(offer(&app, id, 1, &ada), "offered twice"),
-        (409, "seat_already_offered".into())
-    );
-    assert_eq!(
-        refused(take(&app, id, 1, &bo), "the leaver"),
-        (409, "leaver_cannot_take".into())
-    );
-    assert_eq!(
-        refused(take(&app, id, 1, &ada), "a player already seated"),
-        (409, "already_joined".into())
-    );
-    assert_eq!(
-        refused(withdraw(&app, id, 1, &bo), "the leaver withdraws"),
-        (409, "already_forfeited".into())
-    );
-    assert_eq!(
-        refused(withdraw(&app, id, 1, &dee), "a stranger withdraws"),
-        (403, "not_a_player".into())
-    );
+    // Each refused in turn, changing nothing.
+    for (r, what, want) in [
+        (
+            offer(&app, id, 1, &ada),
+            "offered twice",
+            (409, "seat_already_offered"),
+        ),
+        (
+            take(&app, id, 1, &bo),
+            "the leaver",
+            (409, "leaver_cannot_take"),
+        ),
+        (
+            take(&app, id, 1, &ada),
+            "a player already seated",
+            (409, "already_joined"),
+        ),
+        (
+            withdraw(&app, id, 1, &bo),
+            "the leaver withdraws",
+            (409, "already_forfeited"),
+        ),
+        (
+            withdraw(&app, id, 1, &dee),
+            "a stranger withdraws",
+            (403, "not_a_player"),
+        ),
+    ] {
+        assert_eq!(refused(r, what), (want.0, want.1.into()), "{what}");
+    }
     assert_eq!(refused(take(&app, id, 5, &dee), "no such seat").0, 404);
     // Withdrawn: gone from the lobby, not to be taken; offered again.
     assert_eq!(withdraw(&app, id, 1, &ada).status(), 204);
@@ -335,18 +345,17 @@ fn every_wrong_offer_or_take_is_refused_with_its_code_and_changes_nothing() {
     assert_eq!(offer(&app, id, 1, &ada).status(), 201);
     assert_eq!(take(&app, id, 1, &dee).status(), 200);
     // Taken: once only.
-    assert_eq!(
-        refused(take(&app, id, 1, &eve), "taken"),
-        (409, "seat_already_replaced".into())
-    );
-    assert_eq!(
-        refused(offer(&app, id, 1, &ada), "taken"),
-        (409, "seat_already_replaced".into())
-    );
-    assert_eq!(
-        refused(withdraw(&app, id, 1, &cy), "taken"),
-        (409, "seat_already_replaced".into())
-    );
+    for (r, what) in [
+        (take(&app, id, 1, &eve), "taken again"),
+        (offer(&app, id, 1, &ada), "offered once taken"),
+        (withdraw(&app, id, 1, &cy), "withdrawn once taken"),
+    ] {
+        assert_eq!(
+            refused(r, what),
+            (409, "seat_already_replaced".into()),
+            "{what}"
+        );
+    }
     let handed = replacements(&app, id, &ada);
     assert_eq!(handed.len(), 1);
     assert_eq!(handed[0]["replacement_account_id"], dee.id);
