@@ -187,10 +187,11 @@ impl Letter {
                     esc(text).replace('\n', "<br>")
                 );
             }
+            // The reply hint's `say` as code, as in the notes.
             let _ = write!(
                 b,
-                "</ul><p style=\"margin:0 0 14px;font-size:14px;color:#555\">{}</p>",
-                esc(CHAT_REPLY)
+                "</ul><div style=\"margin:0 0 14px;font-size:14px;color:#555\">{}</div>",
+                words_html::to_html(CHAT_REPLY, Maps::AsDrawn)
             );
         }
         if !self.recent.is_empty() {
