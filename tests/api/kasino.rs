@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::helpers::{Player, TestApp, forced_moves, run_verify, spawn_app};
 
 /// Every string anywhere in a JSON value (cards serialise as strings like "10H").
-fn strings(v: &Value, out: &mut BTreeSet<String>) {
+pub fn strings(v: &Value, out: &mut BTreeSet<String>) {
     match v {
         Value::String(s) => {
             out.insert(s.clone());
@@ -18,7 +18,8 @@ fn strings(v: &Value, out: &mut BTreeSet<String>) {
     }
 }
 
-fn hand(game: &Value) -> BTreeSet<String> {
+/// The cards of the seat's own hand in its view.
+pub fn hand(game: &Value) -> BTreeSet<String> {
     game["view"]["your_hand"]
         .as_array()
         .expect("a player's view shows their hand")

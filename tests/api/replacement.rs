@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 use crate::helpers::{Player, TestApp, assert_problem, play_random, spawn_app};
+use crate::kasino::{hand, strings};
 
 fn offer(app: &TestApp, id: i64, seat: i64, p: &Player) -> reqwest::blocking::Response {
     app.post(
@@ -61,26 +62,6 @@ fn lobby(app: &TestApp, p: &Player) -> Vec<Value> {
 fn refused(r: reqwest::blocking::Response, what: &str) -> (u16, String) {
     let (s, v) = assert_problem(r, what);
     (s, v["code"].as_str().unwrap_or_default().to_string())
-}
-
-fn strings(v: &Value, out: &mut BTreeSet<String>) {
-    match v {
-        Value::String(s) => {
-            out.insert(s.clone());
-        }
-        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
-        Value::Object(o) => o.values().for_each(|x| strings(x, out)),
-        _ => {}
-    }
-}
-
-fn hand(game: &Value) -> BTreeSet<String> {
-    game["view"]["your_hand"]
-        .as_array()
-        .expect("a player's view shows their hand")
-        .iter()
-        .filter_map(|c| c.as_str().map(String::from))
-        .collect()
 }
 
 /// A three-seat Kasino game (Ada, Bo, Cy) in which Bo resigned: the computer plays seat 1.
