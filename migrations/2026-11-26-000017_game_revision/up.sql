@@ -5,6 +5,12 @@
 -- revision is still the one it was worked out on (record_move). Triggers bump it, so no
 -- code path that changes a game can forget to.
 ALTER TABLE games ADD COLUMN revision BIGINT NOT NULL DEFAULT 0;
+-- Going down drops the column, and a node that was not restarted may still hold a game at
+-- revision 5; after going up again, counting from 0 would reach 5 again for a different
+-- game state, and that node would trust its stale copy. So existing games start at the
+-- clock in microseconds, above any count they could have reached before (a fresh database
+-- has no games, and new games count from 0: their ids were never cached).
+UPDATE games SET revision = (extract(epoch FROM clock_timestamp()) * 1000000)::BIGINT;
 
 CREATE FUNCTION turnpost_next_revision() RETURNS trigger AS $$
 BEGIN

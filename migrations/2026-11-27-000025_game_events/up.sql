@@ -10,6 +10,18 @@ CREATE TABLE game_events (
     created_at TIMESTAMPTZ NOT NULL DEFAULT now()
 );
 CREATE INDEX game_events_created_at_idx ON game_events (created_at);
+-- Ids never go back, not even after this migration goes down and up again: a browser tab
+-- open across it reconnects with the id it last saw, and a new count from 1 would reach it
+-- and send that tab the wrong events as the ones it missed. On a database that already has
+-- games, the count starts at the clock in microseconds, above any id drawn before it.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM games) THEN
+        PERFORM setval('game_events_id_seq',
+                       (extract(epoch FROM clock_timestamp()) * 1000000)::BIGINT);
+    END IF;
+END
+$$;
 
 -- Stores one announcement and notifies it with its id. Ids must be handed out in commit
 -- order: a client that saw id 11 and reconnects is sent ids after 11, so an id 10 that

@@ -318,6 +318,55 @@ fn games_of_every_type_survive_every_down_that_runs_and_the_schema_comes_back_th
     );
 }
 
+/// Going down past the revision (000017) and the event buffer (000025) and up again must
+/// not count either from the start again: a node that was not restarted would trust a stale
+/// copy of a game whose revision came round to the same number, and a browser tab open
+/// across it would reconnect with its last event id and be sent the wrong events.
+#[test]
+fn revisions_and_event_ids_only_grow_across_a_down_and_up() {
+    let app = spawn_app();
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let id = app.start_game("kasino", json!({}), &[&ada, &bo]);
+    crate::browser::advance_public(&app, id, &[&ada, &bo], 6);
+    let url = app.database_url.clone();
+    drop(app);
+    let mut conn = PgConnection::establish(&url).unwrap();
+    let revision = format!("(SELECT revision FROM games WHERE id = {id})");
+    let newest_event = "(SELECT coalesce(max(id), 0) FROM game_events)";
+    let (revision_before, event_before) =
+        (count(&mut conn, &revision), count(&mut conn, newest_event));
+    assert!(revision_before > 0 && event_before > 0);
+
+    loop {
+        let name = turnpost::store::revert_last(&mut conn).unwrap();
+        if name == "2026-11-26-000017_game_revision" {
+            break;
+        }
+    }
+    turnpost::store::migrate(&mut conn).unwrap();
+    let revision_after = count(&mut conn, &revision);
+    assert!(
+        revision_after > revision_before,
+        "{revision_before} -> {revision_after}"
+    );
+
+    let node = spawn_app_on(url.clone(), |_| {});
+    crate::browser::advance_public(&node, id, &[&ada, &bo], 1);
+    // The server announces a move just after its commit.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut event_after = count(&mut conn, newest_event);
+    while event_after == 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        event_after = count(&mut conn, newest_event);
+    }
+    assert!(
+        event_after > event_before,
+        "{event_before} -> {event_after}"
+    );
+    assert!(count(&mut conn, &revision) > revision_after);
+    assert_eq!(verify_clean(&url), 1);
+}
+
 fn turnpost_cli(url: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_turnpost"))
         .args(args)
