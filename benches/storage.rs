@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 mod support;
 
 use anyhow::{Context, bail};
+use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use reqwest::blocking::Client;
@@ -45,6 +46,60 @@ fn wal(conn: &mut PgConnection) -> anyhow::Result<i64> {
         conn,
         "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS n",
     )
+}
+
+fn lsn(conn: &mut PgConnection) -> anyhow::Result<String> {
+    Ok(diesel::sql_query("SELECT pg_current_wal_lsn()::text AS t")
+        .get_result::<Label>(conn)?
+        .t)
+}
+
+#[derive(QueryableByName)]
+struct Label {
+    #[diesel(sql_type = Text)]
+    t: String,
+}
+
+#[derive(QueryableByName)]
+struct WalPart {
+    #[diesel(sql_type = Text)]
+    name: String,
+    #[diesel(sql_type = BigInt)]
+    records: i64,
+    #[diesel(sql_type = BigInt)]
+    bytes: i64,
+    #[diesel(sql_type = BigInt)]
+    fpi: i64,
+}
+
+/// Where the WAL between two positions went (pg_walinspect), by the relation a record's
+/// first block belongs to (a TOAST table under its owner's name), per move: what to cut.
+fn wal_detail(conn: &mut PgConnection, from: &str, to: &str, moves: usize) -> anyhow::Result<()> {
+    diesel::sql_query("CREATE EXTENSION IF NOT EXISTS pg_walinspect").execute(conn)?;
+    let parts: Vec<WalPart> = diesel::sql_query(
+        "SELECT COALESCE(o.relname || ' (toast)', c.relname, r.rm) || ' ' || r.rt AS name, \
+                count(*)::bigint AS records, sum(r.record_length)::bigint AS bytes, \
+                sum(r.fpi_length)::bigint AS fpi \
+         FROM (SELECT resource_manager AS rm, record_type AS rt, record_length, fpi_length, \
+                      substring(block_ref from 'rel [0-9]+/[0-9]+/([0-9]+)')::oid AS node \
+               FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)) r \
+         LEFT JOIN pg_class c ON c.relfilenode = r.node \
+         LEFT JOIN pg_class o ON o.reltoastrelid = c.oid \
+         GROUP BY 1 ORDER BY 3 DESC LIMIT 14",
+    )
+    .bind::<Text, _>(from)
+    .bind::<Text, _>(to)
+    .load(conn)?;
+    for p in parts {
+        println!(
+            "    {:<40} {:>7.1} rec/mv {:>8.0} B/mv ({:>6.0} B full pages)",
+            p.name,
+            p.records as f64 / moves.max(1) as f64,
+            p.bytes as f64 / moves.max(1) as f64,
+            p.fpi as f64 / moves.max(1) as f64
+        );
+    }
+    Ok(())
 }
 
 fn db_size(conn: &mut PgConnection) -> anyhow::Result<i64> {
@@ -107,13 +162,15 @@ impl Api {
     }
 }
 
-/// Plays game `id` for at most `moves` random legal moves; returns how many were played.
+/// Plays game `id` for at most `moves` random legal moves, calling `before_move` before
+/// each; returns how many were played.
 fn play(
     api: &Api,
     id: i64,
     tokens: &[String],
     moves: usize,
     rng: &mut GameRng,
+    before_move: &mut dyn FnMut() -> anyhow::Result<()>,
 ) -> anyhow::Result<usize> {
     let mut played = 0;
     while played < moves {
@@ -130,6 +187,7 @@ fn play(
                 continue;
             }
             let action = legal[rng.below(legal.len())].clone();
+            before_move()?;
             api.post(
                 &format!("/games/{id}/actions"),
                 token,
@@ -171,6 +229,176 @@ struct Sizes {
     entry_bytes: i64,
     #[diesel(sql_type = BigInt)]
     snapshot_bytes: i64,
+    #[diesel(sql_type = BigInt)]
+    state_bytes: i64,
+}
+
+/// How the database stored a move, before issue 36's point 4 and after it, in one run.
+#[derive(Clone, Copy)]
+enum Phase {
+    /// As before migration 000033 (its down), and full-page images uncompressed.
+    Before,
+    /// Migration 000033 (a BRIN index on the event buffer) and `wal_compression`, as the
+    /// embedded default runs.
+    After,
+}
+
+impl Phase {
+    fn title(self) -> &'static str {
+        match self {
+            Phase::Before => "before: B-tree on game_events.created_at, wal_compression off",
+            Phase::After => "after: BRIN on game_events.created_at (000033), wal_compression on",
+        }
+    }
+
+    fn tag(self) -> &'static str {
+        match self {
+            Phase::Before => "b",
+            Phase::After => "a",
+        }
+    }
+
+    fn apply(self, conn: &mut PgConnection) -> anyhow::Result<()> {
+        let database = turnpost::embedded_pg::DATABASE;
+        let sql = match self {
+            Phase::Before => format!(
+                "{}\nALTER DATABASE {database} SET wal_compression = off;",
+                include_str!("../migrations/2026-11-28-000033_event_buffer_brin/down.sql")
+            ),
+            Phase::After => format!(
+                "{}\nALTER DATABASE {database} RESET wal_compression;",
+                include_str!("../migrations/2026-11-28-000033_event_buffer_brin/up.sql")
+            ),
+        };
+        conn.batch_execute(&sql)?;
+        Ok(())
+    }
+}
+
+/// Starts `turnpost serve` on the cluster and waits until it answers.
+fn start_server(url: &str, var: &std::path::Path) -> anyhow::Result<(std::process::Child, Api)> {
+    let port = free_port()?;
+    let server = Command::new(env!("CARGO_BIN_EXE_turnpost"))
+        .arg("serve")
+        .env("DATABASE_URL", url)
+        .env("TURNPOST_BIND", format!("127.0.0.1:{port}"))
+        .env("TURNPOST_VAR_DIR", var)
+        .env("TURNPOST_JWT_SECRET", "bench-secret-".repeat(3))
+        .env("TURNPOST_REQUIRE_EMAIL_VERIFICATION", "false")
+        .env("TURNPOST_TURN_EMAIL_GRACE_SECS", "0")
+        .env("TURNPOST_EMAIL_PICTURES", "false")
+        .env("TURNPOST_SWEEP_INTERVAL_SECS", "1")
+        .env("TURNPOST_RATE_LIMIT_PER_TOKEN", "100000000")
+        .env("TURNPOST_RATE_LIMIT_PER_ADDRESS", "100000000")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting turnpost serve")?;
+    let api = Api {
+        client: Client::builder().timeout(Duration::from_secs(60)).build()?,
+        base: format!("http://127.0.0.1:{port}/api/v1"),
+    };
+    let up = Instant::now();
+    while api
+        .client
+        .get(format!("http://127.0.0.1:{port}/healthz"))
+        .send()
+        .map_or(true, |r| !r.status().is_success())
+    {
+        if up.elapsed() > Duration::from_secs(60) {
+            bail!("turnpost serve did not come up");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok((server, api))
+}
+
+/// One game type's figures per move.
+struct Run {
+    played: usize,
+    wal: f64,
+    growth: f64,
+    entry: f64,
+    /// The snapshot as the engine wrote it (text bytes).
+    state: f64,
+    /// The snapshot as the table holds it (compressed or not).
+    stored: f64,
+    lsns: (String, String),
+}
+
+/// Plays `games` games of `kind` and measures what their moves wrote. `cold`: a checkpoint
+/// before every move, so each first touch of a page writes its full image, as in games
+/// whose moves come minutes or days apart.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    api: &Api,
+    conn: &mut PgConnection,
+    kind: &str,
+    seats: usize,
+    games: usize,
+    moves: usize,
+    cold: bool,
+    prefix: &str,
+    rng: &mut GameRng,
+) -> anyhow::Result<Run> {
+    let mut tables = Vec::new();
+    for g in 0..games {
+        let tokens: Vec<String> = (0..seats)
+            .map(|s| api.player(&format!("p{prefix}x{g}x{s}@bench.example")))
+            .collect::<anyhow::Result<_>>()?;
+        let created = api.post(
+            "/games",
+            &tokens[0],
+            &json!({"game_type": kind, "players": seats}),
+        )?;
+        let id = created["id"].as_i64().context("game id")?;
+        for token in &tokens[1..] {
+            api.post(&format!("/games/{id}/join"), token, &json!({}))?;
+        }
+        tables.push((id, tokens));
+    }
+    diesel::sql_query("UPDATE accounts SET email_verified_at = now()").execute(conn)?;
+    settle(conn)?;
+    let (wal0, size0) = (wal(conn)?, db_size(conn)?);
+    let wal0 = wal0.max(wal(conn)?);
+    let lsn0 = lsn(conn)?;
+    let mut played = 0;
+    let checkpoint = |conn: &mut PgConnection| -> anyhow::Result<()> {
+        if cold {
+            diesel::sql_query("CHECKPOINT").execute(conn)?;
+        }
+        Ok(())
+    };
+    for (id, tokens) in &tables {
+        played += play(api, *id, tokens, moves, rng, &mut || checkpoint(conn))?;
+    }
+    settle(conn)?;
+    let wal1 = wal(conn)?;
+    let lsn1 = lsn(conn)?;
+    let size1 = db_size(conn)?;
+    let ids: Vec<String> = tables.iter().map(|t| t.0.to_string()).collect();
+    let sizes: Sizes = diesel::sql_query(format!(
+        "SELECT (SELECT count(*) FROM game_actions WHERE game_id IN ({ids}))::bigint AS entries, \
+                (SELECT COALESCE(sum(pg_column_size(a.*)), 0) FROM game_actions a \
+                 WHERE game_id IN ({ids}))::bigint AS entry_bytes, \
+                (SELECT COALESCE(sum(pg_column_size(g.snapshot)), 0) FROM games g \
+                 WHERE id IN ({ids}))::bigint AS snapshot_bytes, \
+                (SELECT COALESCE(sum(octet_length(g.snapshot)), 0) FROM games g \
+                 WHERE id IN ({ids}))::bigint AS state_bytes",
+        ids = ids.join(",")
+    ))
+    .get_result(conn)?;
+    let per = |x: i64| x as f64 / played.max(1) as f64;
+    Ok(Run {
+        played,
+        wal: per(wal1 - wal0),
+        growth: per(size1 - size0),
+        entry: sizes.entry_bytes as f64 / sizes.entries.max(1) as f64,
+        state: sizes.state_bytes as f64 / tables.len() as f64,
+        stored: sizes.snapshot_bytes as f64 / tables.len() as f64,
+        lsns: (lsn0, lsn1),
+    })
 }
 
 fn main() -> anyhow::Result<()> {
@@ -188,109 +416,71 @@ fn main() -> anyhow::Result<()> {
     let cluster = PrivateCluster::ensure_running(&var.join("pg"))?;
     let url = cluster.database_url();
     rig.cluster = Some(cluster);
-    let port = free_port()?;
-    let server = Command::new(env!("CARGO_BIN_EXE_turnpost"))
-        .arg("serve")
-        .env("DATABASE_URL", &url)
-        .env("TURNPOST_BIND", format!("127.0.0.1:{port}"))
-        .env("TURNPOST_VAR_DIR", &var)
-        .env("TURNPOST_JWT_SECRET", "bench-secret-".repeat(3))
-        .env("TURNPOST_REQUIRE_EMAIL_VERIFICATION", "false")
-        .env("TURNPOST_TURN_EMAIL_GRACE_SECS", "0")
-        .env("TURNPOST_EMAIL_PICTURES", "false")
-        .env("TURNPOST_SWEEP_INTERVAL_SECS", "1")
-        .env("TURNPOST_RATE_LIMIT_PER_TOKEN", "100000000")
-        .env("TURNPOST_RATE_LIMIT_PER_ADDRESS", "100000000")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("starting turnpost serve")?;
-    rig.server = Some(server);
-    let api = Api {
-        client: Client::builder().timeout(Duration::from_secs(60)).build()?,
-        base: format!("http://127.0.0.1:{port}/api/v1"),
-    };
-    let up = Instant::now();
-    while api
-        .client
-        .get(format!("http://127.0.0.1:{port}/healthz"))
-        .send()
-        .map_or(true, |r| !r.status().is_success())
-    {
-        if up.elapsed() > Duration::from_secs(60) {
-            bail!("turnpost serve did not come up");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
     let mut conn = PgConnection::establish(&url)?;
-    let types: Value = api
-        .client
-        .get(format!("{}/game-types", api.base))
-        .send()?
-        .json()?;
+    turnpost::store::migrate(&mut conn)?;
     let mut rng = GameRng::seed_from_u64(36);
     let mut total_moves = 0usize;
-    println!(
-        "{:<16} {:>6} {:>10} {:>10} {:>10} {:>10} {:>8}",
-        "game type", "moves", "WAL B/mv", "DB B/mv", "entry B", "snap B", "WAL/(e+s)"
-    );
-    for (t, game_type) in types.as_array().context("types")?.iter().enumerate() {
-        let kind = game_type["id"].as_str().context("id")?;
-        let seats = game_type["player_counts"][0].as_u64().context("counts")? as usize;
-        let mut tables = Vec::new();
-        for g in 0..games {
-            let tokens: Vec<String> = (0..seats)
-                .map(|s| api.player(&format!("p{t}x{g}x{s}@bench.example")))
-                .collect::<anyhow::Result<_>>()?;
-            let created = api.post(
-                "/games",
-                &tokens[0],
-                &json!({"game_type": kind, "players": seats}),
-            )?;
-            let id = created["id"].as_i64().context("game id")?;
-            for token in &tokens[1..] {
-                api.post(&format!("/games/{id}/join"), token, &json!({}))?;
-            }
-            tables.push((id, tokens));
+    for phase in [Phase::Before, Phase::After] {
+        phase.apply(&mut conn)?;
+        // A new server, so that its pooled connections take the phase's settings.
+        if let Some(mut old) = rig.server.take() {
+            let _ = old.kill();
+            let _ = old.wait();
         }
-        diesel::sql_query("UPDATE accounts SET email_verified_at = now()").execute(&mut conn)?;
-        settle(&mut conn)?;
-        let (wal0, size0) = (wal(&mut conn)?, db_size(&mut conn)?);
-        let wal0 = wal0.max(wal(&mut conn)?);
-        let mut played = 0;
-        for (id, tokens) in &tables {
-            played += play(&api, *id, tokens, moves, &mut rng)?;
-        }
-        settle(&mut conn)?;
-        let wal1 = wal(&mut conn)?;
-        let size1 = db_size(&mut conn)?;
-        let ids: Vec<String> = tables.iter().map(|t| t.0.to_string()).collect();
-        let sizes: Sizes = diesel::sql_query(format!(
-            "SELECT (SELECT count(*) FROM game_actions WHERE game_id IN ({ids}))::bigint AS entries, \
-                    (SELECT COALESCE(sum(pg_column_size(a.*)), 0) FROM game_actions a \
-                     WHERE game_id IN ({ids}))::bigint AS entry_bytes, \
-                    (SELECT COALESCE(sum(pg_column_size(g.snapshot)), 0) FROM games g \
-                     WHERE id IN ({ids}))::bigint AS snapshot_bytes",
-            ids = ids.join(",")
-        ))
-        .get_result(&mut conn)?;
-        let per = |x: i64| x as f64 / played.max(1) as f64;
-        let entry = sizes.entry_bytes as f64 / sizes.entries.max(1) as f64;
-        let snapshot = sizes.snapshot_bytes as f64 / tables.len() as f64;
+        let (server, current) = start_server(&url, &var)?;
+        rig.server = Some(server);
+        let types: Value = current
+            .client
+            .get(format!("{}/game-types", current.base))
+            .send()?
+            .json()?;
+        println!("\n{}", phase.title());
         println!(
-            "{:<16} {:>6} {:>10.0} {:>10.0} {:>10.0} {:>10.0} {:>8.1}",
-            kind,
-            played,
-            per(wal1 - wal0),
-            per(size1 - size0),
-            entry,
-            snapshot,
-            per(wal1 - wal0) / (entry + snapshot)
+            "{:<16} {:>5} {:>9} {:>9} {:>8} {:>7} {:>7} {:>7} {:>9} {:>9}",
+            "game type",
+            "moves",
+            "WAL B/mv",
+            "cold B/mv",
+            "DB B/mv",
+            "entry B",
+            "state B",
+            "stored",
+            "WAL/(e+s)",
+            "cold/(e+s)"
         );
-        total_moves += played;
+        for (t, game_type) in types.as_array().context("types")?.iter().enumerate() {
+            let kind = game_type["id"].as_str().context("id")?;
+            let seats = game_type["player_counts"][0].as_u64().context("counts")? as usize;
+            let mut runs = Vec::new();
+            for cold in [false, true] {
+                let prefix = format!("{}{}t{t}", phase.tag(), u8::from(cold));
+                runs.push(measure(
+                    &current, &mut conn, kind, seats, games, moves, cold, &prefix, &mut rng,
+                )?);
+            }
+            let (warm, cold) = (&runs[0], &runs[1]);
+            let basis = warm.entry + warm.state;
+            println!(
+                "{:<16} {:>5} {:>9.0} {:>9.0} {:>8.0} {:>7.0} {:>7.0} {:>7.0} {:>9.2} {:>9.2}",
+                kind,
+                warm.played,
+                warm.wal,
+                cold.wal,
+                warm.growth,
+                warm.entry,
+                warm.state,
+                warm.stored,
+                warm.wal / basis,
+                cold.wal / (cold.entry + cold.state)
+            );
+            total_moves += warm.played + cold.played;
+            if std::env::var_os("STORAGE_WAL_DETAIL").is_some() {
+                for run in &runs {
+                    wal_detail(&mut conn, &run.lsns.0, &run.lsns.1, run.played)?;
+                }
+            }
+        }
     }
-
     // Retention: age what settled past the retention; the server's sweep prunes it.
     settle(&mut conn)?;
     let outbox = |conn: &mut PgConnection| -> anyhow::Result<(i64, i64)> {

@@ -219,6 +219,12 @@ impl PrivateCluster {
         }
         let port = free_port()?;
         let log = data.join("server.log");
+        let mut options = server_options(port, 200);
+        // The first change to a page after a checkpoint writes the whole 8 KiB page to the
+        // WAL, and in games played over days nearly every move is such a first change:
+        // compressed (pglz, which every build has), those images shrink several times
+        // (`cargo bench --bench storage`, cold moves).
+        options.extend(["-c".to_string(), "wal_compression=on".to_string()]);
         let out = pg_command(&bin.join("pg_ctl"))
             .arg("-D")
             .arg(&data)
@@ -226,7 +232,7 @@ impl PrivateCluster {
             .arg(&log)
             .args(["-w", "-t", "60", "-o"])
             .arg(
-                server_options(port, 200)
+                options
                     .iter()
                     .map(|a| shell_quote(a))
                     .collect::<Vec<_>>()
