@@ -786,7 +786,7 @@ fn moves_alone(
     let script = format!(
         "\\set gid :client_id + {first_game}\n\
          SELECT revision AS rev FROM games WHERE id = :gid \\gset\n\
-         SELECT record_move(g.id, g.version, :rev, m.entry, m.snapshot, 'active', '{{1}}', \
+         SELECT record_move(g.id, g.version, :rev, m.entry, m.snapshot, 'active', '{{1}}', '{{1}}', \
          NULL, 'kasino', '{{}}', '{{}}', '{{}}', '{{1}}', ARRAY[m.account], ARRAY[m.email], \
          ARRAY[format('turn:%s:%s:1', g.id, g.version + 1)], 3600) \
          FROM bench_move m, games g WHERE g.id = :gid;\n"
