@@ -179,7 +179,7 @@ fn make_overdue(conn: &mut PgConnection, n: usize) -> anyhow::Result<usize> {
     .execute(conn)?)
 }
 
-fn domain(url: &str) -> anyhow::Result<Domain> {
+fn new_domain(url: &str) -> anyhow::Result<Domain> {
     let settings = turnpost::settings::Settings::load()?;
     let pool = turnpost::store::pool(url, 2, Duration::from_secs(30))?;
     turnpost::app::domain(
@@ -222,7 +222,7 @@ fn main() -> anyhow::Result<()> {
     rig.cluster = Some(cluster);
     let seed = seed_game(&mut rig, &url)?;
     let mut conn = PgConnection::establish(&url)?;
-    let domain = domain(&url)?;
+    let domain = new_domain(&url)?;
 
     // The baseline: a pass with no other clocked game than the seed.
     let mut base = (0..repeat)
@@ -306,8 +306,8 @@ fn main() -> anyhow::Result<()> {
     let (a, b) = std::thread::scope(|s| -> anyhow::Result<_> {
         let url_a = url.clone();
         let url_b = url.clone();
-        let one = s.spawn(move || domain(&url_a).and_then(|d| Ok(d.sweep(now)?)));
-        let two = s.spawn(move || domain(&url_b).and_then(|d| Ok(d.sweep(now)?)));
+        let one = s.spawn(move || new_domain(&url_a).and_then(|d| Ok(d.sweep(now)?)));
+        let two = s.spawn(move || new_domain(&url_b).and_then(|d| Ok(d.sweep(now)?)));
         let a = one.join().expect("sweeper thread")?;
         let b = two.join().expect("sweeper thread")?;
         Ok((a, b))

@@ -201,6 +201,7 @@ async fn play(
 ) -> anyhow::Result<Vec<Duration>> {
     let mut tasks = Vec::new();
     let end = tokio::time::Instant::now() + Duration::from_secs(secs);
+    let count = tables.len() as u64;
     for (i, tokens) in tables.iter().enumerate() {
         let client = client.clone();
         let base = base.to_string();
@@ -210,8 +211,8 @@ async fn play(
             let mut lat = Vec::new();
             let mut id = new_game(&client, &base, &tokens).await?;
             // Spread the games over the second.
-            let mut next = tokio::time::Instant::now()
-                + Duration::from_millis(1000 * i as u64 / tables.len() as u64);
+            let mut next =
+                tokio::time::Instant::now() + Duration::from_millis(1000 * i as u64 / count);
             while next < end {
                 tokio::time::sleep_until(next).await;
                 next += Duration::from_secs(1);
