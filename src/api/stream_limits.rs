@@ -137,8 +137,24 @@ pub fn raise_open_file_limit() -> u64 {
             }
         }
     }
+    // Issue 36: each event stream holds a descriptor; an operator reads here what this
+    // node can hold (README, "Scale": `LimitNOFILE=65536` under systemd).
+    if lim.rlim_cur < LOW_OPEN_FILE_LIMIT {
+        tracing::warn!(
+            nofile = lim.rlim_cur,
+            "open-file limit (raised to the hard limit) is low: event streams are capped at it less {RESERVED_DESCRIPTORS}; raise LimitNOFILE"
+        );
+    } else {
+        tracing::info!(
+            nofile = lim.rlim_cur,
+            "open-file limit raised to the hard limit"
+        );
+    }
     lim.rlim_cur
 }
+
+/// Under this many descriptors a node cannot hold the 10,000 streams issue 36 asks of it.
+const LOW_OPEN_FILE_LIMIT: u64 = 16_384;
 
 #[cfg(test)]
 mod tests {

@@ -83,12 +83,7 @@ impl Domain {
     /// own, under its row lock.
     pub fn sweep(&self, now: DateTime<Utc>) -> DomainResult<SweepReport> {
         let mut conn = self.conn()?;
-        let ids: Vec<GameId> = games::table
-            .filter(games::status.eq(GameStatus::Active))
-            .filter(games::time_control.is_not_null())
-            .order(games::id.asc())
-            .select(games::id)
-            .load(&mut conn)?;
+        let ids = due_games(&mut conn, now)?;
         let mut report = SweepReport::default();
         for id in ids {
             let r = conn.transaction::<_, DomainError, _>(|conn| self.sweep_game(conn, id, now))?;
@@ -252,6 +247,52 @@ impl Domain {
         }
         self.forfeit_locked(conn, row, seats, seat, &why, now)
     }
+}
+
+/// The active clocked games that may owe a reminder or a timeout at `now`, in id order.
+///
+/// Issue 36: the sweep used to lock and read every active clocked game in a transaction of
+/// its own (with a vacation query per running clock): 100,000 games took far more than
+/// the 2 s a pass may take. One read of the running clocks now picks the games to look at:
+/// a clock whose wall time since it started is under half its time owes nothing
+/// (vacations only take time off), and one past a stage whose reminder was sent owes
+/// nothing until it is out of time. `sweep_game` still decides, under the row lock, with
+/// vacations counted; this only skips games it would leave alone.
+fn due_games(conn: &mut PgConnection, now: DateTime<Utc>) -> QueryResult<Vec<GameId>> {
+    let clocks: Vec<(
+        GameId,
+        Option<serde_json::Value>,
+        Option<i64>,
+        Option<DateTime<Utc>>,
+        i32,
+    )> = game_seats::table
+        .inner_join(games::table)
+        .filter(games::status.eq(GameStatus::Active))
+        .filter(games::time_control.is_not_null())
+        .filter(game_seats::clock_since.is_not_null())
+        .select((
+            games::id,
+            games::time_control,
+            game_seats::clock_ms,
+            game_seats::clock_since,
+            game_seats::reminders_sent,
+        ))
+        .load(conn)?;
+    let mut ids: Vec<GameId> = clocks
+        .into_iter()
+        .filter_map(|(id, tc, clock_ms, since, sent)| {
+            let tc: TimeControl = serde_json::from_value(tc?).ok()?;
+            let wall = (now - since?).num_milliseconds();
+            let total = clock_ms.unwrap_or(tc.per_move_ms()).max(1);
+            let due = wall >= total
+                || (sent < 1 && wall * 2 >= total)
+                || (sent < 2 && wall * 10 >= total * 9);
+            due.then_some(id)
+        })
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(ids)
 }
 
 /// When this node's sweeper last began a pass, and the pause it keeps between passes

@@ -46,6 +46,7 @@ mod rematch;
 mod replacement;
 mod response_headers;
 mod retention;
+mod scale;
 mod secret_rotation;
 mod send_refusals;
 mod service_unit;
