@@ -410,7 +410,7 @@ fn main() -> anyhow::Result<()> {
         );
         let lat = play(&client, &base, &quiet, secs, 1).await?;
         println!("{header}");
-        let base_p99 = report("1 baseline, 0 streams", &lat, 1.0, 0.0);
+        let base_p99 = report("1 baseline, 0 streams", &lat, percentile(&lat, 0.99), 0.0);
 
         let counts = Arc::new(Counts::default());
         let accounts: Vec<String> = watched.iter().flatten().cloned().collect();

@@ -252,8 +252,9 @@ impl Domain {
 /// The active clocked games that may owe a reminder or a timeout at `now`, in id order.
 ///
 /// Issue 36: the sweep used to lock and read every active clocked game in a transaction of
-/// its own (with a vacation query per running clock): 100,000 games took far more than
-/// the 2 s a pass may take. One read of the running clocks now picks the games to look at:
+/// its own (with a vacation query per running clock), so a pass cost several statements
+/// per clocked game, due or not, against the 2 s a pass may take at 100,000 games (the old
+/// pass was not timed there). One read of the running clocks now picks the games to look at:
 /// a clock whose wall time since it started is under half its time owes nothing
 /// (vacations only take time off), and one past a stage whose reminder was sent owes
 /// nothing until it is out of time. `sweep_game` still decides, under the row lock, with
