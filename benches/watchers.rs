@@ -423,10 +423,10 @@ fn main() -> anyhow::Result<()> {
             let counts = counts.clone();
             let permit = gate.clone().acquire_owned().await?;
             handles.push(tokio::spawn(async move {
-                if let Err(e) = stream(port, token, counts.clone(), Some(permit)).await {
-                    if counts.failed.fetch_add(1, Ordering::Relaxed) < 3 {
-                        eprintln!("stream: {e:#}");
-                    }
+                if let Err(e) = stream(port, token, counts.clone(), Some(permit)).await
+                    && counts.failed.fetch_add(1, Ordering::Relaxed) < 3
+                {
+                    eprintln!("stream: {e:#}");
                 }
             }));
         }

@@ -249,6 +249,16 @@ impl Domain {
     }
 }
 
+/// A running clock as `due_games` reads it: its game, the time control, the seat's time
+/// left, since when it runs, and the reminders sent.
+type RunningClock = (
+    GameId,
+    Option<serde_json::Value>,
+    Option<i64>,
+    Option<DateTime<Utc>>,
+    i32,
+);
+
 /// The active clocked games that may owe a reminder or a timeout at `now`, in id order.
 ///
 /// Issue 36: the sweep used to lock and read every active clocked game in a transaction of
@@ -260,13 +270,7 @@ impl Domain {
 /// nothing until it is out of time. `sweep_game` still decides, under the row lock, with
 /// vacations counted; this only skips games it would leave alone.
 fn due_games(conn: &mut PgConnection, now: DateTime<Utc>) -> QueryResult<Vec<GameId>> {
-    let clocks: Vec<(
-        GameId,
-        Option<serde_json::Value>,
-        Option<i64>,
-        Option<DateTime<Utc>>,
-        i32,
-    )> = game_seats::table
+    let clocks: Vec<RunningClock> = game_seats::table
         .inner_join(games::table)
         .filter(games::status.eq(GameStatus::Active))
         .filter(games::time_control.is_not_null())
