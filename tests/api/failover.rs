@@ -439,6 +439,62 @@ fn new_game(app: &TestApp, players: &[Player; 2]) -> Result<i64, (u16, String, S
     Ok(id)
 }
 
+/// A live event reaches a stream opened after the failover: the event listener (`LISTEN`
+/// on a connection of its own) found the new primary by itself. Moves are made until one
+/// is seen, since those made before the listener is back are announced to nobody.
+fn live_events_flow(app: &TestApp, players: &[Player; 2]) {
+    use std::io::BufRead;
+    let id = new_game(app, players).expect("a game after the failover");
+    let url = app.url(&format!(
+        "/api/v1/me/events?ticket={}",
+        app.ticket(&players[0].token)
+    ));
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    std::thread::spawn(move || {
+        let Ok(resp) = reqwest::blocking::Client::new().get(url).send() else {
+            return;
+        };
+        for line in std::io::BufReader::new(resp).lines() {
+            let Ok(line) = line else { break };
+            if let Some(d) = line.strip_prefix("data: ")
+                && let Ok(v) = serde_json::from_str(d)
+                && tx.send(v).is_err()
+            {
+                break;
+            }
+        }
+    });
+    for _ in 0..20 {
+        let g = app.game(id, &players[0]);
+        let seat = &g["to_act"][0];
+        let p = players
+            .iter()
+            .find(|p| {
+                g["seats"].as_array().is_some_and(|s| {
+                    s.iter()
+                        .any(|s| &s["seat"] == seat && s["account_id"] == p.id)
+                })
+            })
+            .expect("a player to act");
+        let mine = app.game(id, p);
+        let r = app.post(
+            &format!("/api/v1/games/{id}/actions"),
+            Some(&p.token),
+            &json!({"expected_version": mine["version"], "action": mine["legal_actions"][0]}),
+        );
+        assert_eq!(r.status(), 200, "a move after the failover");
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match rx.recv_timeout(left) {
+                Ok(v) if v["id"] == id && v["version"].as_i64() > Some(0) => return,
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    }
+    panic!("no live event after the failover");
+}
+
 /// The `(game, seq)` of every logged action in the database at `url`.
 fn logged(url: &str) -> BTreeSet<(i64, i64)> {
     #[derive(QueryableByName)]
@@ -582,6 +638,7 @@ fn failover_run(setup: Setup) -> Outcome {
         "acknowledged moves missing from the new primary"
     );
     let vanished = seen.vanished.len();
+    live_events_flow(&app, &games[0].1);
     let report =
         turnpost::domain::verify::verify_all(&setup.url, &turnpost::games::Registry::standard())
             .expect("verify");
