@@ -21,6 +21,7 @@ mod deliver_agent;
 mod email_delivery;
 mod email_play;
 mod events;
+mod failover;
 mod fair_play;
 mod fuldrigger;
 mod games;
