@@ -727,22 +727,3 @@ fn an_asynchronous_standby_promoted_under_load_serves_again_and_says_what_it_los
         );
     }
 }
-
-/// The same run against a pg_auto_failover formation set up by hand (README, "Failover"):
-/// `FAILOVER_URL` is the formation's URI (`pg_autoctl show uri --formation
-/// default`, with a user), `FAILOVER_KILL_PID` the pid of the primary's
-/// `pg_autoctl run`, killed with its Postgres; the monitor promotes the secondary.
-#[test]
-#[ignore = "needs a pg_auto_failover formation; see the README"]
-fn a_pg_auto_failover_formation_fails_over_under_load() {
-    let var = |k: &str| std::env::var(k).unwrap_or_else(|_| panic!("{k} is not set"));
-    let pid: i32 = var("FAILOVER_KILL_PID").parse().expect("a pid");
-    let o = failover_run(Setup {
-        name: "pg_auto_failover",
-        url: var("FAILOVER_URL"),
-        kill: Box::new(move || kill_tree(pid)),
-        promote: None,
-        patience: Duration::from_secs(120),
-    });
-    assert!(o.acked_before > 0, "moves were played before the kill");
-}
