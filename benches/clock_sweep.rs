@@ -37,7 +37,6 @@ use secrecy::SecretString;
 use serde_json::{Value, json};
 use support::{Rig, env_usize};
 use turnpost::domain::Domain;
-use turnpost::embedded_pg::PrivateCluster;
 
 #[derive(QueryableByName)]
 struct Num {
@@ -210,16 +209,7 @@ fn main() -> anyhow::Result<()> {
     let due_per_mille = env_usize("SWEEP_DUE_PER_MILLE", 1);
     let race = env_usize("SWEEP_RACE", 2000);
     let repeat = env_usize("SWEEP_REPEAT", 3).max(1);
-    let var = std::env::temp_dir().join(format!("turnpost-sweep-{}", std::process::id()));
-    std::fs::create_dir_all(&var)?;
-    let mut rig = Rig {
-        var: var.clone(),
-        cluster: None,
-        server: None,
-    };
-    let cluster = PrivateCluster::ensure_running(&var.join("pg"))?;
-    let url = cluster.database_url();
-    rig.cluster = Some(cluster);
+    let (mut rig, url) = Rig::start("sweep")?;
     let seed = seed_game(&mut rig, &url)?;
     let mut conn = PgConnection::establish(&url)?;
     let domain = new_domain(&url)?;

@@ -28,7 +28,6 @@ use diesel::sql_types::{BigInt, Text};
 use reqwest::blocking::Client;
 use serde_json::{Value, json};
 use support::{Rig, env_usize};
-use turnpost::embedded_pg::PrivateCluster;
 use turnpost::engine::GameRng;
 
 #[derive(QueryableByName)]
@@ -406,16 +405,8 @@ fn main() -> anyhow::Result<()> {
     turnpost::notify::webhook::install_tls_provider();
     let games = env_usize("STORAGE_GAMES", 3);
     let moves = env_usize("STORAGE_MOVES", 60);
-    let var = std::env::temp_dir().join(format!("turnpost-storage-{}", std::process::id()));
-    std::fs::create_dir_all(&var)?;
-    let mut rig = Rig {
-        var: var.clone(),
-        cluster: None,
-        server: None,
-    };
-    let cluster = PrivateCluster::ensure_running(&var.join("pg"))?;
-    let url = cluster.database_url();
-    rig.cluster = Some(cluster);
+    let (mut rig, url) = Rig::start("storage")?;
+    let var = rig.var.clone();
     let mut conn = PgConnection::establish(&url)?;
     turnpost::store::migrate(&mut conn)?;
     let mut rng = GameRng::seed_from_u64(36);

@@ -19,7 +19,6 @@ use anyhow::{Context, bail};
 use diesel::prelude::*;
 use serde_json::{Value, json};
 use support::{Rig, env_usize};
-use turnpost::embedded_pg::PrivateCluster;
 use turnpost::engine::{GameRng, Status};
 use turnpost::games::Registry;
 use turnpost::store::models::NewAction;
@@ -157,16 +156,8 @@ fn verify(url: &str, var: &std::path::Path, one_core: bool) -> anyhow::Result<(S
 fn main() -> anyhow::Result<()> {
     let n_games = env_usize("VERIFY_GAMES", 1000);
     let n_actions = env_usize("VERIFY_ACTIONS", 100);
-    let var = std::env::temp_dir().join(format!("turnpost-verify-{}", std::process::id()));
-    std::fs::create_dir_all(&var)?;
-    let mut rig = Rig {
-        var: var.clone(),
-        cluster: None,
-        server: None,
-    };
-    let cluster = PrivateCluster::ensure_running(&var.join("pg"))?;
-    let url = cluster.database_url();
-    rig.cluster = Some(cluster);
+    let (rig, url) = Rig::start("verify")?;
+    let var = rig.var.clone();
     let mut conn = PgConnection::establish(&url)?;
     turnpost::store::migrate(&mut conn)?;
     let account: i64 = diesel::insert_into(accounts::table)

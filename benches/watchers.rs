@@ -35,7 +35,6 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use support::{Rig, env_usize};
-use turnpost::embedded_pg::PrivateCluster;
 use turnpost::engine::GameRng;
 
 fn free_port() -> anyhow::Result<u16> {
@@ -304,16 +303,8 @@ fn main() -> anyhow::Result<()> {
     let secs = env_usize("WATCH_SECS", 30) as u64;
     let nofile = raise_nofile();
     println!("bench process: open-file limit {nofile}");
-    let var = std::env::temp_dir().join(format!("turnpost-watchers-{}", std::process::id()));
-    std::fs::create_dir_all(&var)?;
-    let mut rig = Rig {
-        var: var.clone(),
-        cluster: None,
-        server: None,
-    };
-    let cluster = PrivateCluster::ensure_running(&var.join("pg"))?;
-    let url = cluster.database_url();
-    rig.cluster = Some(cluster);
+    let (mut rig, url) = Rig::start("watchers")?;
+    let var = rig.var.clone();
     let port = free_port()?;
     let binary =
         std::env::var("WATCH_SERVER").unwrap_or_else(|_| env!("CARGO_BIN_EXE_turnpost").into());

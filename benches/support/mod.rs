@@ -20,6 +20,26 @@ pub struct Rig {
     pub server: Option<Child>,
 }
 
+impl Rig {
+    /// A private cluster (started as `turnpost serve` starts its own) in a fresh directory
+    /// named for the bench, and its database URL. (`http_load` starts its cluster with
+    /// `pg_stat_statements` loaded, so not every bench calls this.)
+    #[allow(dead_code)]
+    pub fn start(name: &str) -> anyhow::Result<(Rig, String)> {
+        let var = std::env::temp_dir().join(format!("turnpost-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&var)?;
+        let mut rig = Rig {
+            var,
+            cluster: None,
+            server: None,
+        };
+        let cluster = PrivateCluster::ensure_running(&rig.var.join("pg"))?;
+        let url = cluster.database_url();
+        rig.cluster = Some(cluster);
+        Ok((rig, url))
+    }
+}
+
 impl Drop for Rig {
     fn drop(&mut self) {
         if let Some(mut s) = self.server.take() {
