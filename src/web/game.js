@@ -506,6 +506,9 @@ export async function gamePage(main, [idText], app) {
       previewing = null;
       fill(preview);
       setGame(r.data, r.etag);
+      // The event stream often brings this same game before the move's own answer, and
+      // drew it while the move was on its way, buttons held; setGame keeps that drawing.
+      for (const b of root.querySelectorAll('button.action')) b.disabled = false;
       show('Move played.');
       status.focus();
       return r.data;

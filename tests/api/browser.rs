@@ -47,19 +47,30 @@ impl Driver {
                 "{bin} is missing: apt-get install chromium chromium-driver (.ci/run does)"
             );
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        // Chromedriver picks its own free port and says which: a port found free here and
+        // handed over could be taken by another test's driver first, and the two tests
+        // would then share one driver and kill each other's browsers.
+        use std::io::BufRead;
         use std::os::unix::process::CommandExt;
-        let child = Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
+        let mut child = Command::new(CHROMEDRIVER)
+            .arg("--port=0")
             .process_group(0)
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .expect("start chromedriver");
+        let mut lines = std::io::BufReader::new(child.stdout.take().expect("its output")).lines();
+        let port: u16 = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find_map(|l| {
+                l.split_once("started successfully on port ")
+                    .and_then(|(_, p)| p.trim_end_matches('.').parse().ok())
+            })
+            .expect("chromedriver names its port");
+        // The rest of its output is read and dropped, so the pipe never fills.
+        std::thread::spawn(move || lines.for_each(drop));
         let start = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(
@@ -358,7 +369,14 @@ fn two_people_sign_up_open_join_and_play_kasino_to_the_end_by_clicking() {
                     mover = Some((c, i as usize));
                 }
             }
-            let (c, i) = mover.expect("someone has an action button");
+            let Some((c, i)) = mover else {
+                let mut pages = Vec::new();
+                for p in players {
+                    screenshot(&driver, p, "no-action.png").await;
+                    pages.push(js(p, "return document.getElementById('game')?.outerHTML;").await);
+                }
+                panic!("move {moves}: nobody has an action button at version {va}: {pages:#?}");
+            };
             let buttons = c
                 .find_all(Locator::Css("#actions button.action"))
                 .await
@@ -483,7 +501,11 @@ fn a_sign_up_that_waits_for_its_address_says_to_check_the_mailbox() {
 }
 
 /// The player of `players` the game waits for first, with their view of it.
-fn mover<'a>(app: &TestApp, id: i64, players: &[&'a Player]) -> Option<(&'a Player, Value)> {
+pub(super) fn mover<'a>(
+    app: &TestApp,
+    id: i64,
+    players: &[&'a Player],
+) -> Option<(&'a Player, Value)> {
     let g = app.game(id, players[0]);
     if g["status"] != "active" {
         return None;
@@ -833,7 +855,7 @@ async fn axe(c: &Client) -> Vec<String> {
 }
 
 /// Opens game `id` in `c` as the holder of `token`, and waits for its board.
-async fn open_game(c: &Client, app: &TestApp, id: i64, token: &str) {
+pub(super) async fn open_game(c: &Client, app: &TestApp, id: i64, token: &str) {
     // The origin's storage is reachable once a page of it is open.
     c.goto(&app.url("/")).await.expect("open the client");
     js(

@@ -353,3 +353,74 @@ fn a_game_opened_elsewhere_appears_in_an_open_lobby_at_once() {
         let _ = c.close().await;
     });
 }
+
+#[test]
+fn a_move_answered_after_its_own_event_leaves_the_next_move_playable() {
+    // The event stream often tells a page about a move before the move's own answer
+    // arrives. The page then drew the new position while the move was on its way, with
+    // its buttons held disabled; the answer, the same game, was not drawn again, so a
+    // player who moves twice in a row (a Fuldrigger turn is several actions) was left
+    // with nothing to click. The answer is held back here to make that order certain.
+    let app = spawn_app();
+    let (ada, bo) = (app.player("Ada"), app.player("Bo"));
+    let id = app.start_game("fuldrigger", json!({}), &[&ada, &bo]);
+    // Past the choice of home ports (one action each) into the first turn.
+    super::advance_public(&app, id, &[&ada, &bo], 2);
+    let (p, before) = super::mover(&app, id, &[&ada, &bo]).expect("someone to move");
+    runtime().block_on(async {
+        let mut driver = Driver::start();
+        let c = driver.browser().await;
+        super::open_game(&c, &app, id, &p.token).await;
+        js(
+            &c,
+            "const plain = window.fetch; \
+             window.fetch = async (input, init) => { \
+               const r = await plain(input, init); \
+               if (init && init.method === 'POST' && String(input).endsWith('/actions')) { \
+                 window.heldAnswers = (window.heldAnswers || 0) + 1; \
+                 await new Promise((done) => setTimeout(done, 2000)); \
+               } \
+               return r; }; \
+             return true;",
+        )
+        .await;
+        let enabled = "return [...document.querySelectorAll('#actions button.action')].filter((b) => !b.disabled).length;";
+        assert!(js(&c, enabled).await.as_u64() > Some(0), "a first move to choose");
+        js(
+            &c,
+            "[...document.querySelectorAll('#actions button.action')].find((b) => !b.disabled).click(); return true;",
+        )
+        .await;
+        css(&c, "#preview button.play:not([disabled])")
+            .await
+            .click()
+            .await
+            .expect("play");
+        wait_for(
+            &c,
+            "the move's own answer",
+            "return window.heldAnswers === 1 && /Move played/.test(document.getElementById('flash')?.textContent || '');",
+        )
+        .await;
+        let after = tokio::task::block_in_place(|| app.game(id, p));
+        assert!(
+            after["version"].as_i64() > before["version"].as_i64(),
+            "the move was played"
+        );
+        assert!(
+            !after["legal_actions"].as_array().expect("actions").is_empty(),
+            "the same player moves again: {before} then {after}"
+        );
+        let shown = js(&c, enabled).await;
+        if shown.as_u64() == Some(0) {
+            screenshot(&driver, &c, "next-move-disabled.png").await;
+        }
+        assert!(
+            shown.as_u64() > Some(0),
+            "the next move's buttons are enabled: {}",
+            js(&c, "return document.getElementById('actions').outerHTML;").await
+        );
+        assert_eq!(driver.severe(&c).await, Vec::<String>::new(), "browser errors");
+        let _ = c.close().await;
+    });
+}
