@@ -285,6 +285,8 @@ async fn stream(
         }
         let frames = got.windows(6).filter(|w| w == b"event:").count();
         counts.events.fetch_add(frames as u64, Ordering::Relaxed);
+        let lobby = got.windows(LOBBY.len()).filter(|w| *w == LOBBY).count();
+        counts.lobby.fetch_add(lobby as u64, Ordering::Relaxed);
     }
 }
 
@@ -294,7 +296,12 @@ struct Counts {
     opened: AtomicU64,
     failed: AtomicU64,
     events: AtomicU64,
+    /// Of the events, `lobby_changed`: sent to every stream when a public game opens or
+    /// fills (the bench replaces each finished game with a new one).
+    lobby: AtomicU64,
 }
+
+const LOBBY: &[u8] = b"event: lobby_changed";
 
 fn main() -> anyhow::Result<()> {
     turnpost::notify::webhook::install_tls_provider();
@@ -364,7 +371,7 @@ fn main() -> anyhow::Result<()> {
             ]);
         }
         let header = format!(
-            "{:<26} {:>7} {:>8} {:>8} {:>7} {:>8} {:>9} {:>6} {:>8} {:>11}",
+            "{:<26} {:>7} {:>8} {:>8} {:>7} {:>8} {:>9} {:>6} {:>8} {:>11} {:>9}",
             "phase",
             "moves",
             "p50 ms",
@@ -374,13 +381,14 @@ fn main() -> anyhow::Result<()> {
             "peak MiB",
             "fds",
             "threads",
-            "events/s/st"
+            "events/s/st",
+            "of lobby"
         );
-        let report = |name: &str, lat: &[Duration], base_p99: f64, ev: f64| {
+        let report = |name: &str, lat: &[Duration], base_p99: f64, (ev, lobby): (f64, f64)| {
             let (rss, peak, fds, threads) = server_use(pid);
             let p99 = percentile(lat, 0.99);
             println!(
-                "{:<26} {:>7} {:>8.1} {:>8.1} {:>7.2} {:>8.0} {:>9.0} {:>6} {:>8} {:>11.2}",
+                "{:<26} {:>7} {:>8.1} {:>8.1} {:>7.2} {:>8.0} {:>9.0} {:>6} {:>8} {:>11.2} {:>9.2}",
                 name,
                 lat.len(),
                 percentile(lat, 0.5),
@@ -390,7 +398,8 @@ fn main() -> anyhow::Result<()> {
                 peak,
                 fds,
                 threads,
-                ev
+                ev,
+                lobby
             );
             p99
         };
@@ -401,7 +410,12 @@ fn main() -> anyhow::Result<()> {
         );
         let lat = play(&client, &base, &quiet, secs, 1).await?;
         println!("{header}");
-        let base_p99 = report("1 baseline, 0 streams", &lat, percentile(&lat, 0.99), 0.0);
+        let base_p99 = report(
+            "1 baseline, 0 streams",
+            &lat,
+            percentile(&lat, 0.99),
+            (0.0, 0.0),
+        );
 
         let counts = Arc::new(Counts::default());
         let accounts: Vec<String> = watched.iter().flatten().cloned().collect();
@@ -428,23 +442,32 @@ fn main() -> anyhow::Result<()> {
             opening.elapsed().as_secs_f64(),
             counts.failed.load(Ordering::Relaxed)
         );
-        let e0 = counts.events.load(Ordering::Relaxed);
+        let seen = || {
+            (
+                counts.events.load(Ordering::Relaxed),
+                counts.lobby.load(Ordering::Relaxed),
+            )
+        };
+        let e0 = seen();
         let lat = play(&client, &base, &quiet, secs, 2).await?;
-        let e1 = counts.events.load(Ordering::Relaxed);
-        let per_stream = |e: u64| e as f64 / secs as f64 / streams.max(1) as f64;
+        let e1 = seen();
+        let per_stream = |(e, l): (u64, u64), (e0, l0): (u64, u64)| {
+            let per = |n: u64| n as f64 / secs as f64 / streams.max(1) as f64;
+            (per(e - e0), per(l - l0))
+        };
         report(
             &format!("2 {streams} idle streams"),
             &lat,
             base_p99,
-            per_stream(e1 - e0),
+            per_stream(e1, e0),
         );
         let lat = play(&client, &base, &watched, secs, 3).await?;
-        let e2 = counts.events.load(Ordering::Relaxed);
+        let e2 = seen();
         report(
             &format!("3 {streams} streams, busy"),
             &lat,
             base_p99,
-            per_stream(e2 - e1),
+            per_stream(e2, e1),
         );
         let failed = counts.failed.load(Ordering::Relaxed);
         if failed > 0 {
