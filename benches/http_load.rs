@@ -71,6 +71,33 @@ fn cpu_ticks(pid: u32) -> u64 {
     f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0)
 }
 
+/// CPU time (clock ticks) of each of `pid`'s threads so far, summed by thread name (an
+/// unnamed thread has its creator's name): the request workers apart from the email
+/// senders, the event announcer and the sweeper.
+fn thread_ticks(pid: u32) -> std::collections::BTreeMap<String, u64> {
+    let mut by_name = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let Some((head, rest)) = stat.rsplit_once(") ") else {
+            continue;
+        };
+        let name = head.split_once(" (").map_or(head, |(_, n)| n);
+        // Worker threads are numbered (actix-rt|system:0|arbiter:3): one group for them.
+        let name: String = name.trim_end_matches(|c: char| c.is_ascii_digit()).into();
+        let f: Vec<u64> = rest
+            .split_whitespace()
+            .map(|v| v.parse().unwrap_or(0))
+            .collect();
+        *by_name.entry(name).or_insert(0) +=
+            f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
+    }
+    by_name
+}
+
 /// The PostgreSQL server's processes: the postmaster of `data` and its children.
 fn postgres_ticks(data: &std::path::Path) -> u64 {
     let Some(master) = std::fs::read_to_string(data.join("postmaster.pid"))
@@ -553,9 +580,11 @@ fn main() -> anyhow::Result<()> {
     if stats {
         reset_statement_calls(&url)?;
     }
+    let threads_before = thread_ticks(pid);
     let cpu_before = CpuUse::now(pid, &var.join("pg"));
     let full = rt.block_on(play(&client, &base, &mut tables, secs, None));
     let cpu = CpuUse::now(pid, &var.join("pg")).since(cpu_before);
+    let threads = thread_ticks(pid);
     let calls = if stats {
         statement_calls(&url)?
     } else {
@@ -583,6 +612,23 @@ fn main() -> anyhow::Result<()> {
             per_move(cpu.server),
             per_move(cpu.postgres),
             per_move(cpu.load)
+        );
+        let mut split: Vec<(u64, &String)> = threads
+            .iter()
+            .map(|(name, t)| {
+                let before = threads_before.get(name).copied().unwrap_or(0);
+                (t.saturating_sub(before), name)
+            })
+            .filter(|(t, _)| *t > 0)
+            .collect();
+        split.sort_by(|a, b| b.cmp(a));
+        let split: Vec<String> = split
+            .iter()
+            .map(|(t, name)| format!("{name} {:.0}", per_move(*t)))
+            .collect();
+        println!(
+            "  the server's by thread (µs per move): {}",
+            split.join(", ")
         );
     }
     if stats && moves > 0 {
