@@ -237,8 +237,11 @@ struct Sizes {
 enum Phase {
     /// As before migration 000033 (its down), and full-page images uncompressed.
     Before,
-    /// Migration 000033 (a BRIN index on the event buffer) and `wal_compression`, as the
-    /// embedded default runs.
+    /// Migration 000033 (a BRIN index on the event buffer), full-page images compressed
+    /// with pglz (`wal_compression = on`, which every build has).
+    Pglz,
+    /// As the embedded default runs: 000033, and `wal_compression = zstd` where the build
+    /// has it.
     After,
 }
 
@@ -246,13 +249,15 @@ impl Phase {
     fn title(self) -> &'static str {
         match self {
             Phase::Before => "before: B-tree on game_events.created_at, wal_compression off",
-            Phase::After => "after: BRIN on game_events.created_at (000033), wal_compression on",
+            Phase::Pglz => "BRIN on game_events.created_at (000033), wal_compression pglz",
+            Phase::After => "after: as the embedded default runs (000033, wal_compression zstd)",
         }
     }
 
     fn tag(self) -> &'static str {
         match self {
             Phase::Before => "b",
+            Phase::Pglz => "p",
             Phase::After => "a",
         }
     }
@@ -264,10 +269,11 @@ impl Phase {
                 "{}\nALTER DATABASE {database} SET wal_compression = off;",
                 include_str!("../migrations/2026-11-28-000033_event_buffer_brin/down.sql")
             ),
-            Phase::After => format!(
-                "{}\nALTER DATABASE {database} RESET wal_compression;",
+            Phase::Pglz => format!(
+                "{}\nALTER DATABASE {database} SET wal_compression = pglz;",
                 include_str!("../migrations/2026-11-28-000033_event_buffer_brin/up.sql")
             ),
+            Phase::After => format!("ALTER DATABASE {database} RESET wal_compression;"),
         };
         conn.batch_execute(&sql)?;
         Ok(())
@@ -411,7 +417,7 @@ fn main() -> anyhow::Result<()> {
     turnpost::store::migrate(&mut conn)?;
     let mut rng = GameRng::seed_from_u64(36);
     let mut total_moves = 0usize;
-    for phase in [Phase::Before, Phase::After] {
+    for phase in [Phase::Before, Phase::Pglz, Phase::After] {
         phase.apply(&mut conn)?;
         // A new server, so that its pooled connections take the phase's settings.
         if let Some(mut old) = rig.server.take() {
@@ -425,7 +431,14 @@ fn main() -> anyhow::Result<()> {
             .get(format!("{}/game-types", current.base))
             .send()?
             .json()?;
-        println!("\n{}", phase.title());
+        // What the server's connections (opened after the phase's settings) run with.
+        let compression: Setting = diesel::sql_query("SHOW wal_compression")
+            .get_result(&mut PgConnection::establish(&url)?)?;
+        println!(
+            "\n{} (the server's connections: wal_compression = {})",
+            phase.title(),
+            compression.wal_compression
+        );
         println!(
             "{:<16} {:>5} {:>9} {:>9} {:>8} {:>7} {:>7} {:>7} {:>9} {:>9}",
             "game type",
@@ -531,6 +544,12 @@ fn main() -> anyhow::Result<()> {
     );
     drop(rig);
     Ok(())
+}
+
+#[derive(QueryableByName)]
+struct Setting {
+    #[diesel(sql_type = Text)]
+    wal_compression: String,
 }
 
 #[derive(QueryableByName)]

@@ -73,6 +73,21 @@ fn pg_command(bin: &Path) -> Command {
     }
 }
 
+/// How the cluster compresses full-page images in the WAL: zstd where the build has it
+/// (Debian's does, from PostgreSQL 15), else pglz, which every build has. zstd left a cold
+/// move's WAL smaller than pglz did (`cargo bench --bench storage`). The server itself
+/// answers whether it takes the value, without starting.
+fn wal_compression(bin: &Path, data: &Path) -> &'static str {
+    let zstd = pg_command(&bin.join("postgres"))
+        .args(["-C", "wal_compression", "-c", "wal_compression=zstd", "-D"])
+        .arg(data)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .output()
+        .is_ok_and(|out| out.status.success() && out.stdout.starts_with(b"zstd"));
+    if zstd { "zstd" } else { "pglz" }
+}
+
 /// Hands `dir` to the postgres user when we are root.
 fn give_to_postgres(dir: &Path) -> Result<()> {
     if running_as_root() {
@@ -222,9 +237,12 @@ impl PrivateCluster {
         let mut options = server_options(port, 200);
         // The first change to a page after a checkpoint writes the whole 8 KiB page to the
         // WAL, and in games played over days nearly every move is such a first change:
-        // compressed (pglz, which every build has), those images shrink several times
-        // (`cargo bench --bench storage`, cold moves).
-        options.extend(["-c".to_string(), "wal_compression=on".to_string()]);
+        // compressed, those images shrink several times (`cargo bench --bench storage`,
+        // cold moves).
+        options.extend([
+            "-c".to_string(),
+            format!("wal_compression={}", wal_compression(&bin, &data)),
+        ]);
         let out = pg_command(&bin.join("pg_ctl"))
             .arg("-D")
             .arg(&data)

@@ -91,6 +91,8 @@ pub(crate) fn serve(
     }
     let mut child = cmd.spawn().expect("spawn turnpost serve");
     let start = Instant::now();
+    // A test that starts no in-process app has not installed the TLS provider yet.
+    turnpost::notify::webhook::install_tls_provider();
     let client = Client::new();
     loop {
         if client
@@ -696,6 +698,28 @@ fn cluster_running(var: &std::path::Path) -> bool {
     var.join("pg").join("postmaster.pid").exists()
 }
 
+/// `wal_compression` of the private cluster under `var`, as a new connection sees it.
+fn wal_compression(var: &std::path::Path) -> String {
+    #[derive(QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        wal_compression: String,
+    }
+    let pid = std::fs::read_to_string(var.join("pg").join("postmaster.pid")).unwrap();
+    let port = pid.lines().nth(3).unwrap().trim();
+    let password = std::fs::read_to_string(var.join("pg.password")).unwrap();
+    let url = format!(
+        "postgres://turnpost:{}@127.0.0.1:{port}/{}",
+        password.trim(),
+        turnpost::embedded_pg::DATABASE
+    );
+    let mut conn = PgConnection::establish(&url).unwrap();
+    diesel::sql_query("SHOW wal_compression")
+        .get_result::<Setting>(&mut conn)
+        .unwrap()
+        .wal_compression
+}
+
 #[test]
 fn a_private_cluster_left_by_a_crash_is_adopted_and_stopped() {
     let var = std::env::temp_dir().join(format!(
@@ -706,6 +730,23 @@ fn a_private_cluster_left_by_a_crash_is_adopted_and_stopped() {
     let port = free_port();
     let mut first = serve(&envs, port, Duration::from_secs(180), None);
     assert!(cluster_running(&var));
+    // Full-page images in its WAL are compressed, with zstd where this build has it.
+    // pg_config sits beside the real binary (PATH may hold only links to some of them).
+    let postgres = turnpost::embedded_pg::find_bin_dir()
+        .unwrap()
+        .join("postgres");
+    let bin = std::fs::canonicalize(postgres).unwrap();
+    let configure = Command::new(bin.with_file_name("pg_config"))
+        .arg("--configure")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let expected = if configure.contains("--with-zstd") {
+        "zstd"
+    } else {
+        "pglz"
+    };
+    assert_eq!(wal_compression(&var), expected, "server {bin:?}");
     // kill -9: the server cannot stop its cluster.
     first.kill().unwrap();
     first.wait().unwrap();
