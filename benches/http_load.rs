@@ -580,11 +580,20 @@ fn main() -> anyhow::Result<()> {
     if stats {
         reset_statement_calls(&url)?;
     }
+    let mails = |dir: &std::path::Path| {
+        std::fs::read_dir(dir).map_or(0, |d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "eml"))
+                .count()
+        })
+    };
+    let mails_before = mails(&var.join("mail"));
     let threads_before = thread_ticks(pid);
     let cpu_before = CpuUse::now(pid, &var.join("pg"));
     let full = rt.block_on(play(&client, &base, &mut tables, secs, None));
     let cpu = CpuUse::now(pid, &var.join("pg")).since(cpu_before);
     let threads = thread_ticks(pid);
+    let mailed = mails(&var.join("mail")).saturating_sub(mails_before);
     let calls = if stats {
         statement_calls(&url)?
     } else {
@@ -629,6 +638,30 @@ fn main() -> anyhow::Result<()> {
         println!(
             "  the server's by thread (µs per move): {}",
             split.join(", ")
+        );
+        // Emails (the game-over ones; turn emails wait out their grace period) are sent
+        // as games happen to end, so their share of the server's time varies from run to
+        // run: the CPU of the request threads alone compares builds more steadily.
+        let senders: u64 = threads
+            .iter()
+            .filter(|(name, _)| name.starts_with("outbox"))
+            .map(|(name, t)| t.saturating_sub(threads_before.get(name).copied().unwrap_or(0)))
+            .sum();
+        println!(
+            "  emails sent: {mailed} ({:.2} per 100 moves), {:.1} ms of CPU each; the server \
+             without its email senders: {:.0} µs per move",
+            100.0 * mailed as f64 / moves as f64,
+            senders as f64 * 10.0 / mailed.max(1) as f64,
+            per_move(cpu.server.saturating_sub(senders))
+        );
+        // The load generator's work per move is the same for every server build, so its CPU
+        // time tracks how fast the machine runs just now (it varied by a fifth between runs
+        // minutes apart): server CPU in those units compares builds across runs.
+        println!(
+            "  server CPU per move in units of the load generator's: {:.2} (without the email \
+             senders: {:.2})",
+            cpu.server as f64 / cpu.load.max(1) as f64,
+            cpu.server.saturating_sub(senders) as f64 / cpu.load.max(1) as f64
         );
     }
     if stats && moves > 0 {
