@@ -698,26 +698,32 @@ fn cluster_running(var: &std::path::Path) -> bool {
     var.join("pg").join("postmaster.pid").exists()
 }
 
-/// `wal_compression` of the private cluster under `var`, as a new connection sees it.
-fn wal_compression(var: &std::path::Path) -> String {
+/// `wal_compression` of the private cluster under `var`, as a new connection sees it (or
+/// why it could not be read).
+fn wal_compression(var: &std::path::Path) -> Result<String, String> {
     #[derive(QueryableByName)]
     struct Setting {
         #[diesel(sql_type = diesel::sql_types::Text)]
         wal_compression: String,
     }
-    let pid = std::fs::read_to_string(var.join("pg").join("postmaster.pid")).unwrap();
-    let port = pid.lines().nth(3).unwrap().trim();
-    let password = std::fs::read_to_string(var.join("pg.password")).unwrap();
+    let pid = std::fs::read_to_string(var.join("pg").join("postmaster.pid"))
+        .map_err(|e| e.to_string())?;
+    let port = pid
+        .lines()
+        .nth(3)
+        .ok_or("no port in postmaster.pid")?
+        .trim();
+    let password = std::fs::read_to_string(var.join("pg.password")).map_err(|e| e.to_string())?;
     let url = format!(
         "postgres://turnpost:{}@127.0.0.1:{port}/{}",
         password.trim(),
         turnpost::embedded_pg::DATABASE
     );
-    let mut conn = PgConnection::establish(&url).unwrap();
+    let mut conn = PgConnection::establish(&url).map_err(|e| e.to_string())?;
     diesel::sql_query("SHOW wal_compression")
         .get_result::<Setting>(&mut conn)
-        .unwrap()
-        .wal_compression
+        .map(|s| s.wal_compression)
+        .map_err(|e| e.to_string())
 }
 
 #[test]
@@ -728,8 +734,6 @@ fn a_private_cluster_left_by_a_crash_is_adopted_and_stopped() {
     ));
     let envs = [("TURNPOST_VAR_DIR", var.display().to_string())];
     let port = free_port();
-    let mut first = serve(&envs, port, Duration::from_secs(180), None);
-    assert!(cluster_running(&var));
     // Full-page images in its WAL are compressed, with zstd where this build has it.
     // pg_config sits beside the real binary (PATH may hold only links to some of them).
     let postgres = turnpost::embedded_pg::find_bin_dir()
@@ -746,7 +750,10 @@ fn a_private_cluster_left_by_a_crash_is_adopted_and_stopped() {
     } else {
         "pglz"
     };
-    assert_eq!(wal_compression(&var), expected, "server {bin:?}");
+    let mut first = serve(&envs, port, Duration::from_secs(180), None);
+    assert!(cluster_running(&var));
+    // Asserted at the end, after the cleanup: a failure here must not leave a cluster.
+    let compression = wal_compression(&var);
     // kill -9: the server cannot stop its cluster.
     first.kill().unwrap();
     first.wait().unwrap();
@@ -777,6 +784,7 @@ fn a_private_cluster_left_by_a_crash_is_adopted_and_stopped() {
     }
     let _ = std::fs::remove_dir_all(&var);
     assert!(!left_running, "the adopted cluster was left running");
+    assert_eq!(compression.as_deref(), Ok(expected), "server {bin:?}");
 }
 
 /// Random JSON of every kind a careless or hostile client sends.
