@@ -307,11 +307,12 @@ mod tests {
         let first = t.verify(&tok).unwrap();
         assert_eq!(t.verified.len(), 1, "the verified token is remembered");
         assert_eq!(t.clone().verify(&tok), Some(first));
-        // One character changed anywhere (here in the signature) is another token: it is
-        // checked, and fails.
+        // One character changed (here the signature's first, all of whose bits count) is
+        // another token: it is checked, and fails.
+        let at = tok.rfind('.').unwrap() + 1;
         let mut forged = tok.clone();
-        let last = forged.pop().unwrap();
-        forged.push(if last == 'A' { 'B' } else { 'A' });
+        let first_char = if tok[at..].starts_with('A') { "B" } else { "A" };
+        forged.replace_range(at..at + 1, first_char);
         assert_eq!(t.verify(&forged), None);
         assert_eq!(t.verified.len(), 1, "a token that fails is not remembered");
         // A remembered token past its expiry (and the leeway) no longer passes.
