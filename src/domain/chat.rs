@@ -522,7 +522,7 @@ impl Domain {
         let game = LockedGame::read(&mut conn, id)?;
         let seat = self.seat_or_hidden(&mut conn, &game, account)?;
         let team = team_of(&game.row, seat);
-        let n = diesel::sql_query(
+        let inserted = diesel::sql_query(
             "INSERT INTO chat_reports (message_id, reporter_id, reason) \
              SELECT m.id, $3, $4 FROM chat_messages m \
              WHERE m.id = $1 AND m.game_id = $2 \
@@ -534,7 +534,16 @@ impl Domain {
         .bind::<BigInt, _>(account)
         .bind::<Text, _>(&reason)
         .bind::<Nullable<Integer>, _>(team)
-        .execute(&mut conn)?;
+        .execute(&mut conn);
+        let n = match inserted {
+            // The message was deleted (with its game, say) after the insert read it and
+            // before its foreign key was checked: it is gone, as if never found.
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::ForeignKeyViolation,
+                _,
+            )) => 0,
+            other => other?,
+        };
         if n == 0 {
             let known = diesel::sql_query(
                 "SELECT 1::BIGINT AS recent, 1::BIGINT AS wait FROM chat_reports WHERE message_id = $1 AND reporter_id = $2",

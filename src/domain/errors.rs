@@ -169,6 +169,16 @@ impl From<diesel::result::Error> for DomainError {
                     retry_after_secs: 5,
                 }
             }
+            // A row this write refers to was deleted by another request after this one read
+            // it (a game whose last player left, and its chat with it): it is gone, as a
+            // read a moment later would say, and nothing was written.
+            Error::DatabaseError(DatabaseErrorKind::ForeignKeyViolation, info) => {
+                tracing::warn!(
+                    message = info.message(),
+                    "a write referred to a row deleted meanwhile"
+                );
+                DomainError::not_found("what this refers to")
+            }
             Error::DatabaseError(
                 DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
                 info,
@@ -201,3 +211,26 @@ impl From<diesel::r2d2::PoolError> for DomainError {
 }
 
 pub type DomainResult<T> = Result<T, DomainError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diesel::result::{DatabaseErrorKind, Error};
+
+    #[test]
+    fn a_write_whose_referenced_row_was_deleted_meanwhile_is_not_found() {
+        let e = Error::DatabaseError(
+            DatabaseErrorKind::ForeignKeyViolation,
+            Box::new(String::from(
+                "insert or update on table \"chat_messages\" violates foreign key constraint",
+            )),
+        );
+        assert!(matches!(
+            DomainError::from(e),
+            DomainError::NotFound {
+                code: ProblemCode::NotFound,
+                ..
+            }
+        ));
+    }
+}
