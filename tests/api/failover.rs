@@ -366,6 +366,21 @@ fn client(app: &TestApp, id: i64, players: &[Player; 2], stop: &AtomicBool, seen
             }
             continue;
         }
+        if g["status"] == "open" {
+            // A join the old primary acknowledged and a lagging asynchronous standby never
+            // received (what asynchronous replication loses): join again.
+            let r = app.post(
+                &format!("/api/v1/games/{id}/join"),
+                Some(&players[1].token),
+                &json!({}),
+            );
+            if r.status() != 200 {
+                let (s, ct) = (r.status().as_u16(), crate::helpers::content_type(&r));
+                note(s, ct, r.text().unwrap_or_default());
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            continue;
+        }
         let seat = &g["to_act"][0];
         let Some(p) = players.iter().find(|p| {
             g["seats"].as_array().is_some_and(|s| {
