@@ -365,7 +365,10 @@ fn two_people_sign_up_open_join_and_play_kasino_to_the_end_by_clicking() {
                 let pick = js(
                     c,
                     &format!(
-                        "const b = [...document.querySelectorAll('#actions button.action')]; \
+                        // A long list comes in groups, some folded: open them, as a player
+                        // clicks a group's summary to see its moves.
+                        "document.querySelectorAll('#actions details').forEach(d => d.open = true); \
+                         const b = [...document.querySelectorAll('#actions button.action')]; \
                          const ok = b.map((x, i) => [x, i]).filter(([x]) => !x.disabled && x.checkVisibility()); \
                          return ok.length ? ok[{moves} % ok.length][1] : null;"
                     ),
