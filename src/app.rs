@@ -114,9 +114,10 @@ pub fn domain(
                 Duration::from_secs(settings.password_reset_window_secs),
             ),
         )),
-        hashes: Arc::new(HashGate::new(
+        hashes: Arc::new(HashGate::with_cost(
             settings.password_hash_slots,
             Duration::from_secs(settings.password_queue_secs),
+            settings.password_hash_cost,
         )),
         public_url: settings.public_url(),
         reply,

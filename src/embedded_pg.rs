@@ -391,23 +391,69 @@ fn wait_for_connection(url: &str, patience: Duration) -> Result<diesel::PgConnec
 }
 
 /// A throwaway cluster for one test run, in a temporary directory. The server runs under
-/// a small shell watchdog that reads our stdin: when the test process exits (however it
-/// exits), the pipe closes, and the watchdog stops the server and deletes the directory.
+/// a small shell watchdog that stops it and deletes the directory when the run is over:
+/// when this process exits (however it exits, the pipe to the watchdog closes), or, for a
+/// runner that gives every test a process of its own, when that runner's process is gone.
 pub struct ThrowawayCluster {
-    _watchdog: Child,
-    _stdin: ChildStdin,
+    _watchdog: Option<Child>,
+    _stdin: Option<ChildStdin>,
     port: u16,
     password: String,
 }
 
+/// What ends a throwaway cluster.
+enum Lifetime {
+    /// The end of this process: the watchdog reads our stdin.
+    ThisProcess,
+    /// The end of process `pid`: the watchdog looks once a second, in a process group
+    /// of its own with no inherited output, so it outlives the process that started it.
+    /// The cluster lives in `root`, which goes with it.
+    WhileRunning { pid: u32, root: PathBuf },
+}
+
 impl ThrowawayCluster {
     pub fn start() -> Result<ThrowawayCluster> {
+        Self::start_for(Lifetime::ThisProcess)
+    }
+
+    /// A cluster in directory `root` that lives as long as process `pid` (for example
+    /// the test runner that started this test's process), for other processes to
+    /// [`ThrowawayCluster::attach`]; `root` is removed with it.
+    pub fn start_while_running(pid: u32, root: &Path) -> Result<ThrowawayCluster> {
+        Self::start_for(Lifetime::WhileRunning {
+            pid,
+            root: root.to_path_buf(),
+        })
+    }
+
+    /// A cluster another process started, by its port and superuser password.
+    pub fn attach(port: u16, password: String) -> ThrowawayCluster {
+        ThrowawayCluster {
+            _watchdog: None,
+            _stdin: None,
+            port,
+            password,
+        }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn password(&self) -> &str {
+        &self.password
+    }
+
+    fn start_for(lifetime: Lifetime) -> Result<ThrowawayCluster> {
         let bin = find_bin_dir()?;
-        let root = std::env::temp_dir().join(format!(
-            "turnpost-test-pg-{}-{}",
-            std::process::id(),
-            random_password()
-        ));
+        let root = match &lifetime {
+            Lifetime::ThisProcess => std::env::temp_dir().join(format!(
+                "turnpost-test-pg-{}-{}",
+                std::process::id(),
+                random_password()
+            )),
+            Lifetime::WhileRunning { root, .. } => root.clone(),
+        };
         fs::create_dir_all(&root)?;
         let data = root.join("data");
         let password = random_password();
@@ -425,10 +471,10 @@ impl ThrowawayCluster {
         // and an event listener.
         argv.extend(server_options(port, 1000));
         // Nothing here outlives the run, so durability buys nothing; and the WAL is kept
-        // small: a full run creates two hundred databases (each copy of the template goes
-        // through the WAL) while schemathesis writes thousands of games, and with the
-        // default 1 GB `max_wal_size` the cluster's directory (in the temporary directory,
-        // which may be a small tmpfs) may grow by that much before a checkpoint recycles it.
+        // small: a full run creates hundreds of databases while schemathesis writes
+        // thousands of games, and with the default 1 GB `max_wal_size` the cluster's
+        // directory (in the temporary directory, which may be a small tmpfs) may grow by
+        // that much before a checkpoint recycles it.
         for setting in [
             "fsync=off",
             "full_page_writes=off",
@@ -451,25 +497,39 @@ impl ThrowawayCluster {
         stop.extend(["stop", "-s", "-m", "immediate", "-D"].map(String::from));
         stop.push(data.display().to_string());
         let stop: Vec<String> = stop.iter().map(|a| shell_quote(a)).collect();
+        let wait = match &lifetime {
+            Lifetime::ThisProcess => "read _ignored".to_string(),
+            Lifetime::WhileRunning { pid, .. } => {
+                format!("while kill -0 {pid} 2>/dev/null && kill -0 $pid 2>/dev/null; do sleep 1; done")
+            }
+        };
         let script = format!(
-            "{server} >{log} 2>&1 & pid=$!; read _ignored; {stop} || kill -TERM $pid; wait $pid; rm -rf {root}",
+            "{server} >{log} 2>&1 & pid=$!; {wait}; {stop} || kill -TERM $pid; wait $pid; rm -rf {root}",
             server = quoted.join(" "),
             stop = stop.join(" "),
             log = shell_quote(&root.join("server.log").display().to_string()),
             root = shell_quote(&root.display().to_string())
         );
-        let mut watchdog = Command::new("sh")
-            .arg("-c")
-            .arg(script)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .context("starting the test cluster")?;
-        let stdin = watchdog
-            .stdin
-            .take()
-            .ok_or_else(|| anyhow!("no stdin for the watchdog"))?;
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(script);
+        match lifetime {
+            Lifetime::ThisProcess => {
+                command
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped());
+            }
+            Lifetime::WhileRunning { .. } => {
+                use std::os::unix::process::CommandExt;
+                command
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .process_group(0);
+            }
+        }
+        let mut watchdog = command.spawn().context("starting the test cluster")?;
+        let stdin = watchdog.stdin.take();
         if let Err(e) =
             wait_for_connection(&url(&password, port, "postgres"), Duration::from_secs(60))
         {
@@ -488,7 +548,7 @@ impl ThrowawayCluster {
             bail!("test cluster did not come up: {e}\n{log}\n{err}");
         }
         Ok(ThrowawayCluster {
-            _watchdog: watchdog,
+            _watchdog: Some(watchdog),
             _stdin: stdin,
             port,
             password,
@@ -499,6 +559,29 @@ impl ThrowawayCluster {
     pub fn new_database(&self) -> Result<String> {
         let name = format!("t_{}", random_password());
         create_database(&url(&self.password, self.port, "postgres"), &name)?;
+        Ok(url(&self.password, self.port, &name))
+    }
+
+    /// The address of database `name` in this cluster.
+    pub fn database_url(&self, name: &str) -> String {
+        url(&self.password, self.port, name)
+    }
+
+    /// A fresh database copied from `template` (which nobody may be connected to): a
+    /// file copy, far cheaper than running every migration again.
+    pub fn copy_of(&self, template: &str) -> Result<String> {
+        use diesel::RunQueryDsl;
+        let name = format!("t_{}", random_password());
+        let mut conn =
+            wait_for_connection(&url(&self.password, self.port, "postgres"), Duration::from_secs(30))?;
+        // Identifiers cannot be bound; both names are ours (never user input) and quoted.
+        diesel::sql_query(format!(
+            "CREATE DATABASE \"{}\" TEMPLATE \"{}\" STRATEGY FILE_COPY",
+            name.replace('"', ""),
+            template.replace('"', "")
+        ))
+        .execute(&mut conn)
+        .with_context(|| format!("copying database {template}"))?;
         Ok(url(&self.password, self.port, &name))
     }
 }

@@ -86,6 +86,10 @@ pub struct Settings {
     pub password_hash_slots: usize,
     /// How long a login waits for a hashing slot before 503.
     pub password_queue_secs: u64,
+    /// What a new password hash costs: always the production parameters, except where
+    /// code (the test suite) says otherwise; no file or variable reaches it.
+    #[serde(skip)]
+    pub password_hash_cost: crate::auth::password::HashCost,
     /// Time allowed for a request's head and body to arrive.
     pub request_timeout_secs: u64,
     pub db_pool_size: u32,

@@ -9,8 +9,8 @@
 use std::sync::{Condvar, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
-use argon2::Argon2;
 use argon2::password_hash::phc::PasswordHash;
+use argon2::{Algorithm, Argon2, Params, Version};
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 
 /// Why a hash was not computed.
@@ -23,9 +23,34 @@ pub enum HashError {
     Failed(String),
 }
 
+/// What a new hash costs. Verifying always costs what the stored hash names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HashCost {
+    /// Argon2id's recommended parameters (19 MiB, 2 passes): what every server uses.
+    #[default]
+    Production,
+    /// The smallest parameters Argon2 allows, for the test suite's thousand sign-ups. Only
+    /// code can choose it: no setting, variable or file reaches it.
+    Minimal,
+}
+
+impl HashCost {
+    fn hasher(self) -> Argon2<'static> {
+        match self {
+            HashCost::Production => Argon2::default(),
+            HashCost::Minimal => Argon2::new(
+                Algorithm::Argon2id,
+                Version::V0x13,
+                Params::new(Params::MIN_M_COST, 1, 1, None).unwrap_or(Params::DEFAULT),
+            ),
+        }
+    }
+}
+
 /// A counting semaphore for blocking threads: `slots` hashes at once, callers queue for
 /// at most `patience`.
 pub struct HashGate {
+    cost: HashCost,
     slots: usize,
     patience: Duration,
     /// Requests wait here, without a thread, before they take a blocking thread to hash.
@@ -47,12 +72,18 @@ impl Drop for Slot<'_> {
 impl HashGate {
     /// `slots == 0` means one per core (at most 8).
     pub fn new(slots: usize, patience: Duration) -> HashGate {
+        Self::with_cost(slots, patience, HashCost::Production)
+    }
+
+    /// A gate whose new hashes cost `cost`.
+    pub fn with_cost(slots: usize, patience: Duration, cost: HashCost) -> HashGate {
         let slots = if slots == 0 {
             std::thread::available_parallelism().map_or(2, |n| n.get().min(8))
         } else {
             slots
         };
         HashGate {
+            cost,
             slots,
             patience,
             admission: std::sync::Arc::new(tokio::sync::Semaphore::new(slots)),
@@ -92,14 +123,18 @@ impl HashGate {
 
     pub fn hash(&self, password: &str) -> Result<String, HashError> {
         let _slot = self.enter()?;
-        hash_now(password)
+        hash_now(self.cost, password)
     }
 
     /// True when `password` matches `stored`. With `stored == None`, does the same work
     /// and returns false, so "no such account" and "wrong password" take the same time.
     pub fn verify(&self, password: &str, stored: Option<&str>) -> Result<bool, HashError> {
         let _slot = self.enter()?;
-        let phc = stored.unwrap_or(DUMMY.as_str());
+        let dummy = match self.cost {
+            HashCost::Production => &DUMMY,
+            HashCost::Minimal => &DUMMY_MINIMAL,
+        };
+        let phc = stored.unwrap_or(dummy.as_str());
         let ok = PasswordHash::new(phc)
             .map(|parsed| {
                 Argon2::default()
@@ -111,16 +146,19 @@ impl HashGate {
     }
 }
 
-fn hash_now(password: &str) -> Result<String, HashError> {
-    Argon2::default()
+fn hash_now(cost: HashCost, password: &str) -> Result<String, HashError> {
+    cost.hasher()
         .hash_password(password.as_bytes())
         .map(|h| h.to_string())
         .map_err(|e| HashError::Failed(e.to_string()))
 }
 
 /// A hash of a password nobody knows, verified against when the email is unknown.
-static DUMMY: LazyLock<String> =
-    LazyLock::new(|| hash_now("turnpost-timing-equaliser").unwrap_or_default());
+static DUMMY: LazyLock<String> = LazyLock::new(|| {
+    hash_now(HashCost::Production, "turnpost-timing-equaliser").unwrap_or_default()
+});
+static DUMMY_MINIMAL: LazyLock<String> =
+    LazyLock::new(|| hash_now(HashCost::Minimal, "turnpost-timing-equaliser").unwrap_or_default());
 
 #[cfg(test)]
 mod tests {
@@ -128,6 +166,20 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
+
+    #[test]
+    fn a_server_hashes_at_production_cost_and_verifies_any_cost() {
+        let production = HashGate::new(1, Duration::from_secs(5));
+        let h = production.hash("correct horse battery").unwrap();
+        assert!(h.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{h}");
+        let minimal = HashGate::with_cost(1, Duration::from_secs(5), HashCost::Minimal);
+        let cheap = minimal.hash("correct horse battery").unwrap();
+        assert!(cheap.starts_with("$argon2id$v=19$m=8,t=1,p=1$"), "{cheap}");
+        // Each gate reads the cost from the stored hash.
+        assert!(production.verify("correct horse battery", Some(&cheap)).unwrap());
+        assert!(minimal.verify("correct horse battery", Some(&h)).unwrap());
+        assert!(!production.verify("correct horse batter", Some(&cheap)).unwrap());
+    }
 
     #[test]
     fn verifies_only_the_right_password() {

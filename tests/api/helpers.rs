@@ -15,13 +15,104 @@ use turnpost::settings::Settings;
 /// The inbound email secret of every test app.
 pub const INBOUND_SECRET: &str = "inbound-test-secret";
 
-static CLUSTER: OnceLock<ThrowawayCluster> = OnceLock::new();
+/// The suite's cluster and its migrated template database.
+struct TestCluster {
+    cluster: ThrowawayCluster,
+    template: String,
+}
 
-fn cluster() -> &'static ThrowawayCluster {
-    CLUSTER.get_or_init(|| match ThrowawayCluster::start() {
-        Ok(c) => c,
-        Err(e) => panic!("cannot start the test PostgreSQL cluster: {e:#}"),
+static CLUSTER: OnceLock<TestCluster> = OnceLock::new();
+
+/// The name of the migrated database every test's database is copied from.
+const TEMPLATE: &str = "turnpost_template";
+
+fn cluster() -> &'static TestCluster {
+    CLUSTER.get_or_init(|| {
+        let made = match std::env::var("NEXTEST_RUN_ID") {
+            Ok(run) => shared_cluster(&run),
+            Err(_) => own_cluster(),
+        };
+        match made {
+            Ok(c) => c,
+            Err(e) => panic!("cannot start the test PostgreSQL cluster: {e:#}"),
+        }
     })
+}
+
+/// `cargo test` runs a binary's tests as threads of one process: the cluster is this
+/// process's, and ends with it.
+fn own_cluster() -> anyhow::Result<TestCluster> {
+    let cluster = ThrowawayCluster::start()?;
+    migrate_template(&cluster)?;
+    Ok(TestCluster {
+        cluster,
+        template: TEMPLATE.into(),
+    })
+}
+
+/// cargo-nextest runs every test in a process of its own: the first one of a run starts
+/// the cluster and migrates the template, under a lock, for all the others; the cluster
+/// lives as long as the runner (this process's parent) and then removes itself.
+fn shared_cluster(run: &str) -> anyhow::Result<TestCluster> {
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    let run: String = run
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    let dir = std::env::temp_dir().join(format!("turnpost-tests-{run}"));
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e.into()),
+    }
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(dir.join("lock"))?;
+    // SAFETY: flock on a descriptor this function owns; released when `lock` closes.
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(std::io::Error::last_os_error().into());
+    }
+    let info = dir.join("cluster");
+    if let Ok(text) = std::fs::read_to_string(&info) {
+        let mut words = text.split_whitespace();
+        if let (Some(port), Some(password)) = (words.next(), words.next()) {
+            return Ok(TestCluster {
+                cluster: ThrowawayCluster::attach(port.parse()?, password.to_string()),
+                template: TEMPLATE.into(),
+            });
+        }
+    }
+    let cluster =
+        ThrowawayCluster::start_while_running(std::os::unix::process::parent_id(), &dir)?;
+    migrate_template(&cluster)?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .mode(0o600)
+        .open(&info)?;
+    writeln!(f, "{} {}", cluster.port(), cluster.password())?;
+    drop(lock);
+    Ok(TestCluster {
+        cluster,
+        template: TEMPLATE.into(),
+    })
+}
+
+/// Creates the template and runs every migration on it once; the connection closes
+/// before any copy is made (a template nobody is connected to).
+fn migrate_template(cluster: &ThrowawayCluster) -> anyhow::Result<()> {
+    use diesel::Connection;
+    let admin = cluster.database_url("postgres");
+    turnpost::embedded_pg::create_database(&admin, TEMPLATE)?;
+    let mut conn = diesel::PgConnection::establish(&cluster.database_url(TEMPLATE))?;
+    turnpost::store::migrate(&mut conn)?;
+    Ok(())
 }
 
 pub struct TestApp {
@@ -38,6 +129,10 @@ pub struct TestApp {
 impl Drop for TestApp {
     fn drop(&mut self) {
         self.server.stop();
+        // Its mail, secrets and files go with it: a run starts hundreds.
+        if self.settings.var_dir.starts_with(std::env::temp_dir()) {
+            let _ = std::fs::remove_dir_all(&self.settings.var_dir);
+        }
     }
 }
 
@@ -69,11 +164,17 @@ fn init_test_log() {
 /// A new, empty database on the test cluster (no migrations run), for tests that migrate
 /// it themselves.
 pub fn fresh_database() -> String {
-    cluster().new_database().expect("create test database")
+    cluster().cluster.new_database().expect("create test database")
+}
+
+/// A new database with every migration applied, copied from the suite's template.
+pub fn migrated_database() -> String {
+    let c = cluster();
+    c.cluster.copy_of(&c.template).expect("copy the template database")
 }
 
 pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
-    let database_url = cluster().new_database().expect("create test database");
+    let database_url = migrated_database();
     spawn_app_on(database_url, adjust)
 }
 
@@ -122,6 +223,9 @@ pub fn spawn_node(
     // defaults, still counted (tests/api/rate_limits.rs sets small ones).
     settings.rate_limit_per_token = 1_000_000;
     settings.rate_limit_per_address = 1_000_000;
+    // A thousand sign-ups per run: hashed at Argon2's smallest cost (the login flood test
+    // in hardening.rs runs the real binary, at the production cost).
+    settings.password_hash_cost = turnpost::auth::password::HashCost::Minimal;
     adjust(&mut settings);
     let mail_dir = settings.mail_dir();
     let server =
