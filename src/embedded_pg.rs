@@ -500,7 +500,9 @@ impl ThrowawayCluster {
         let wait = match &lifetime {
             Lifetime::ThisProcess => "read _ignored".to_string(),
             Lifetime::WhileRunning { pid, .. } => {
-                format!("while kill -0 {pid} 2>/dev/null && kill -0 $pid 2>/dev/null; do sleep 1; done")
+                format!(
+                    "while kill -0 {pid} 2>/dev/null && kill -0 $pid 2>/dev/null; do sleep 1; done"
+                )
             }
         };
         let script = format!(
@@ -572,8 +574,10 @@ impl ThrowawayCluster {
     pub fn copy_of(&self, template: &str) -> Result<String> {
         use diesel::RunQueryDsl;
         let name = format!("t_{}", random_password());
-        let mut conn =
-            wait_for_connection(&url(&self.password, self.port, "postgres"), Duration::from_secs(30))?;
+        let mut conn = wait_for_connection(
+            &url(&self.password, self.port, "postgres"),
+            Duration::from_secs(30),
+        )?;
         // Identifiers cannot be bound; both names are ours (never user input) and quoted.
         diesel::sql_query(format!(
             "CREATE DATABASE \"{}\" TEMPLATE \"{}\" STRATEGY FILE_COPY",

@@ -10,8 +10,8 @@ use std::sync::{Condvar, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 use argon2::password_hash::phc::PasswordHash;
-use argon2::{Algorithm, Argon2, Params, Version};
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+use argon2::{Algorithm, Argon2, Params, Version};
 
 /// Why a hash was not computed.
 #[derive(Debug, thiserror::Error)]
@@ -176,9 +176,17 @@ mod tests {
         let cheap = minimal.hash("correct horse battery").unwrap();
         assert!(cheap.starts_with("$argon2id$v=19$m=8,t=1,p=1$"), "{cheap}");
         // Each gate reads the cost from the stored hash.
-        assert!(production.verify("correct horse battery", Some(&cheap)).unwrap());
+        assert!(
+            production
+                .verify("correct horse battery", Some(&cheap))
+                .unwrap()
+        );
         assert!(minimal.verify("correct horse battery", Some(&h)).unwrap());
-        assert!(!production.verify("correct horse batter", Some(&cheap)).unwrap());
+        assert!(
+            !production
+                .verify("correct horse batter", Some(&cheap))
+                .unwrap()
+        );
     }
 
     #[test]

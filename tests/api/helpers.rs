@@ -87,8 +87,7 @@ fn shared_cluster(run: &str) -> anyhow::Result<TestCluster> {
             });
         }
     }
-    let cluster =
-        ThrowawayCluster::start_while_running(std::os::unix::process::parent_id(), &dir)?;
+    let cluster = ThrowawayCluster::start_while_running(std::os::unix::process::parent_id(), &dir)?;
     migrate_template(&cluster)?;
     let mut f = std::fs::OpenOptions::new()
         .create(true)
@@ -164,13 +163,18 @@ fn init_test_log() {
 /// A new, empty database on the test cluster (no migrations run), for tests that migrate
 /// it themselves.
 pub fn fresh_database() -> String {
-    cluster().cluster.new_database().expect("create test database")
+    cluster()
+        .cluster
+        .new_database()
+        .expect("create test database")
 }
 
 /// A new database with every migration applied, copied from the suite's template.
 pub fn migrated_database() -> String {
     let c = cluster();
-    c.cluster.copy_of(&c.template).expect("copy the template database")
+    c.cluster
+        .copy_of(&c.template)
+        .expect("copy the template database")
 }
 
 pub fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {

@@ -3,6 +3,10 @@
 // Tests may panic on what they set up themselves (the workspace denies it elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+// The servers under test run inside this process: with the real binary's allocator.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 mod abuse;
 mod access_tokens;
 mod account_data;
