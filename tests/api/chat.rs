@@ -536,7 +536,25 @@ fn a_report_of_a_message_deleted_meanwhile_is_not_found_not_a_server_error() {
                 "report of a message deleted meanwhile",
             )
         });
-        std::thread::sleep(Duration::from_millis(1500));
+        // The report's foreign-key check is waiting for the deleting session's lock.
+        let mut watch = PgConnection::establish(&app.database_url).unwrap();
+        let until = std::time::Instant::now() + Duration::from_secs(120);
+        loop {
+            let waiting: i64 = diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
+                "(SELECT count(*) FROM pg_stat_activity \
+                  WHERE datname = current_database() AND wait_event_type = 'Lock')",
+            ))
+            .get_result(&mut watch)
+            .unwrap();
+            if waiting > 0 {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < until,
+                "the report never reached the check"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         conn.batch_execute("COMMIT").unwrap();
         reporting.join().unwrap()
     });

@@ -62,7 +62,9 @@ fn shared_cluster(run: &str) -> anyhow::Result<TestCluster> {
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
         .collect();
     let dir = std::env::temp_dir().join(format!("turnpost-tests-{run}"));
-    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+    // The cluster's own directory inside is the postgres user's, who must reach it; what
+    // is secret here (the cluster's password) is in a file only its owner reads.
+    match std::fs::DirBuilder::new().mode(0o755).create(&dir) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(e.into()),

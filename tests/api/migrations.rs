@@ -12,7 +12,9 @@ use diesel::prelude::*;
 use serde_json::{Value, json};
 use turnpost::store::migrations::applied_count;
 
-use crate::helpers::{Player, TestApp, fresh_database, spawn_app, spawn_app_on, spawn_app_with};
+use crate::helpers::{
+    Player, TestApp, fresh_database, migrated_database, spawn_app, spawn_app_on, spawn_app_with,
+};
 
 #[test]
 fn the_newest_migration_reverts_and_reapplies_with_games_in_play() {
@@ -66,6 +68,20 @@ fn schema_dump(url: &str) -> String {
         .filter(|l| !l.starts_with("--") && !l.starts_with('\\') && !l.is_empty())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Every other test runs on a copy of the suite's template: the copy must be what the
+/// migrations make, and a server starting on it must find nothing left to apply.
+#[test]
+fn a_database_copied_from_the_template_is_a_freshly_migrated_one() {
+    let reference = fresh_database();
+    let applied =
+        turnpost::store::migrate(&mut PgConnection::establish(&reference).unwrap()).unwrap();
+    assert_eq!(applied.len(), migration_names().len());
+    let copy = migrated_database();
+    assert_eq!(schema_dump(&copy), schema_dump(&reference));
+    let again = turnpost::store::migrate(&mut PgConnection::establish(&copy).unwrap()).unwrap();
+    assert!(again.is_empty(), "left to apply on the copy: {again:?}");
 }
 
 #[test]

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Driver, axe, css, js, remember, runtime, screenshot, type_into, wait_for};
-use crate::helpers::{Player, TestApp, fresh_email, invitation_token, spawn_app};
+use super::{Driver, PATIENCE, axe, css, js, remember, runtime, screenshot, type_into, wait_for};
+use crate::helpers::{Player, TestApp, fresh_email, invitation_token, spawn_app, spawn_app_with};
 
 #[test]
 fn eight_game_pages_in_one_browser_each_show_their_board_within_seconds() {
@@ -309,9 +309,28 @@ fn every_page_type_has_no_serious_accessibility_violation() {
     });
 }
 
+const METRICS_TOKEN: &str = "metrics-test-token";
+
+/// The live streams the server counts open (its `turnpost_sse_streams_open` gauge).
+fn streams_open(app: &TestApp) -> u64 {
+    let r = app
+        .client
+        .get(app.url("/metrics"))
+        .bearer_auth(METRICS_TOKEN)
+        .send()
+        .expect("scrape");
+    assert_eq!(r.status(), 200);
+    r.text()
+        .expect("metrics")
+        .lines()
+        .find_map(|l| l.strip_prefix("turnpost_sse_streams_open "))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map_or(0, |v| v as u64)
+}
+
 #[test]
 fn a_game_opened_elsewhere_appears_in_an_open_lobby_at_once() {
-    let app = spawn_app();
+    let app = spawn_app_with(|s| s.metrics_token = Some(METRICS_TOKEN.into()));
     let (ada, bo) = (app.player("Ada"), app.player("Bo"));
     runtime().block_on(async {
         let mut driver = Driver::start();
@@ -327,7 +346,14 @@ fn a_game_opened_elsewhere_appears_in_an_open_lobby_at_once() {
             "return document.readyState === 'complete';",
         )
         .await;
-        tokio::time::sleep(Duration::from_secs(2)).await;
+        let until = Instant::now() + PATIENCE;
+        while tokio::task::block_in_place(|| streams_open(&app)) == 0 {
+            assert!(
+                Instant::now() < until,
+                "the page's live connection never opened"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         let id = tokio::task::block_in_place(|| {
             let r = app.post(
                 "/api/v1/games",
