@@ -23,13 +23,7 @@ fn email_status(app: &TestApp, p: &Player) -> String {
 }
 
 fn scrape(app: &TestApp) -> String {
-    let r = app
-        .client
-        .get(app.url("/metrics"))
-        .bearer_auth(METRICS_TOKEN)
-        .send()
-        .expect("scrape");
-    assert_eq!(r.status(), 200);
+    let r = app.metrics(METRICS_TOKEN);
     assert!(
         r.headers()["content-type"]
             .to_str()

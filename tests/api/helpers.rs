@@ -350,6 +350,18 @@ impl TestApp {
         id
     }
 
+    /// `GET /metrics` with the metrics token `token`: the answer, checked to be 200.
+    pub fn metrics(&self, token: &str) -> Response {
+        let r = self
+            .client
+            .get(self.url("/metrics"))
+            .bearer_auth(token)
+            .send()
+            .expect("scrape");
+        assert_eq!(r.status(), 200);
+        r
+    }
+
     /// The whole log of game `id` as `p` sees it.
     pub fn log(&self, id: i64, p: &Player) -> Vec<Value> {
         let r = self.get(

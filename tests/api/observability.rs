@@ -42,14 +42,7 @@ print(json.dumps(out))
 "#;
 
 fn scrape(app: &TestApp) -> Vec<Sample> {
-    let r = app
-        .client
-        .get(app.url("/metrics"))
-        .bearer_auth(METRICS_TOKEN)
-        .send()
-        .expect("scrape");
-    assert_eq!(r.status(), 200);
-    let text = r.text().expect("metrics text");
+    let text = app.metrics(METRICS_TOKEN).text().expect("metrics text");
     let mut parser = Command::new("python3")
         .args(["-c", PARSE])
         .stdin(Stdio::piped())

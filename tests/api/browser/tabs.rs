@@ -313,14 +313,8 @@ const METRICS_TOKEN: &str = "metrics-test-token";
 
 /// The live streams the server counts open (its `turnpost_sse_streams_open` gauge).
 fn streams_open(app: &TestApp) -> u64 {
-    let r = app
-        .client
-        .get(app.url("/metrics"))
-        .bearer_auth(METRICS_TOKEN)
-        .send()
-        .expect("scrape");
-    assert_eq!(r.status(), 200);
-    r.text()
+    app.metrics(METRICS_TOKEN)
+        .text()
         .expect("metrics")
         .lines()
         .find_map(|l| l.strip_prefix("turnpost_sse_streams_open "))
