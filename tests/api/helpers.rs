@@ -15,18 +15,13 @@ use turnpost::settings::Settings;
 /// The inbound email secret of every test app.
 pub const INBOUND_SECRET: &str = "inbound-test-secret";
 
-/// The suite's cluster and its migrated template database.
-struct TestCluster {
-    cluster: ThrowawayCluster,
-    template: String,
-}
-
-static CLUSTER: OnceLock<TestCluster> = OnceLock::new();
+/// The suite's cluster, holding the migrated [`TEMPLATE`].
+static CLUSTER: OnceLock<ThrowawayCluster> = OnceLock::new();
 
 /// The name of the migrated database every test's database is copied from.
 const TEMPLATE: &str = "turnpost_template";
 
-fn cluster() -> &'static TestCluster {
+fn cluster() -> &'static ThrowawayCluster {
     CLUSTER.get_or_init(|| {
         let made = match std::env::var("NEXTEST_RUN_ID") {
             Ok(run) => shared_cluster(&run),
@@ -41,19 +36,16 @@ fn cluster() -> &'static TestCluster {
 
 /// `cargo test` runs a binary's tests as threads of one process: the cluster is this
 /// process's, and ends with it.
-fn own_cluster() -> anyhow::Result<TestCluster> {
+fn own_cluster() -> anyhow::Result<ThrowawayCluster> {
     let cluster = ThrowawayCluster::start()?;
     migrate_template(&cluster)?;
-    Ok(TestCluster {
-        cluster,
-        template: TEMPLATE.into(),
-    })
+    Ok(cluster)
 }
 
 /// cargo-nextest runs every test in a process of its own: the first one of a run starts
 /// the cluster and migrates the template, under a lock, for all the others; the cluster
 /// lives as long as the runner (this process's parent) and then removes itself.
-fn shared_cluster(run: &str) -> anyhow::Result<TestCluster> {
+fn shared_cluster(run: &str) -> anyhow::Result<ThrowawayCluster> {
     use std::io::Write;
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -83,10 +75,10 @@ fn shared_cluster(run: &str) -> anyhow::Result<TestCluster> {
     if let Ok(text) = std::fs::read_to_string(&info) {
         let mut words = text.split_whitespace();
         if let (Some(port), Some(password)) = (words.next(), words.next()) {
-            return Ok(TestCluster {
-                cluster: ThrowawayCluster::attach(port.parse()?, password.to_string()),
-                template: TEMPLATE.into(),
-            });
+            return Ok(ThrowawayCluster::attach(
+                port.parse()?,
+                password.to_string(),
+            ));
         }
     }
     let cluster = ThrowawayCluster::start_while_running(std::os::unix::process::parent_id(), &dir)?;
@@ -99,10 +91,7 @@ fn shared_cluster(run: &str) -> anyhow::Result<TestCluster> {
         .open(&info)?;
     writeln!(f, "{} {}", cluster.port(), cluster.password())?;
     drop(lock);
-    Ok(TestCluster {
-        cluster,
-        template: TEMPLATE.into(),
-    })
+    Ok(cluster)
 }
 
 /// Creates the template and runs every migration on it once; the connection closes
@@ -165,17 +154,13 @@ fn init_test_log() {
 /// A new, empty database on the test cluster (no migrations run), for tests that migrate
 /// it themselves.
 pub fn fresh_database() -> String {
-    cluster()
-        .cluster
-        .new_database()
-        .expect("create test database")
+    cluster().new_database().expect("create test database")
 }
 
 /// A new database with every migration applied, copied from the suite's template.
 pub fn migrated_database() -> String {
-    let c = cluster();
-    c.cluster
-        .copy_of(&c.template)
+    cluster()
+        .copy_of(TEMPLATE)
         .expect("copy the template database")
 }
 
