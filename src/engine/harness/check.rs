@@ -35,6 +35,12 @@ pub fn check_picture(svg: &str) -> Result<(), String> {
 /// `<desc>` child. The full check converts the picture the way the PNG rasteriser does,
 /// which costs about as much as the rest of a deep step together; playouts run it on a
 /// sample (every [`FULL_PICTURE_CHECK_EVERY`]-th deep step, the first and the last).
+///
+/// Drawing and parsing every seat's picture at every deep step was more than half of a
+/// contract test's time, so playouts draw them on a sample too (every
+/// [`PICTURE_CHECK_EVERY`]-th deep step, the first and the last). A picture is drawn from
+/// a view alone, and every view is still checked at every deep step; the thousands of
+/// playouts a game's tests run still draw its pictures in thousands of positions.
 pub fn check_picture_markup(svg: &str) -> Result<(), String> {
     use resvg::usvg::roxmltree;
     let doc = roxmltree::Document::parse(svg).map_err(|e| e.to_string())?;
@@ -57,7 +63,12 @@ pub fn check_picture_markup(svg: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// How often (in deep steps) a playout also runs the full [`check_picture`].
+/// How often (in deep steps) a playout draws each viewer's picture and checks its markup
+/// and its click targets.
+pub const PICTURE_CHECK_EVERY: usize = 4;
+
+/// How often (in deep steps) a playout also runs the full [`check_picture`]; a multiple
+/// of [`PICTURE_CHECK_EVERY`], so it falls on a step whose pictures are drawn.
 pub const FULL_PICTURE_CHECK_EVERY: usize = 16;
 
 /// What a checked playout observed.
@@ -228,6 +239,112 @@ fn fold_path(exact: &str) -> String {
     out
 }
 
+/// Adds the folded path of every leaf of `v` (as [`leaves`] and [`fold_path`] name them) to
+/// `out`, folding as it walks: a playout does this for its state at every deep step.
+fn folded_leaves(v: &Value, path: &mut String, out: &mut BTreeSet<String>) {
+    let len = path.len();
+    match v {
+        Value::Object(map) if !map.is_empty() => {
+            for (k, child) in map {
+                push_folded_key(path, k);
+                folded_leaves(child, path, out);
+                path.truncate(len);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            path.push_str("[]");
+            for child in items {
+                folded_leaves(child, path, out);
+            }
+            path.truncate(len);
+        }
+        Value::Array(_) => {
+            path.push_str("[]");
+            if !out.contains(path.as_str()) {
+                out.insert(path.clone());
+            }
+            path.truncate(len);
+        }
+        _ => {
+            if !out.contains(path.as_str()) {
+                out.insert(path.clone());
+            }
+        }
+    }
+}
+
+/// Appends object key `k` to a folded path as [`fold_path`] would fold it.
+fn push_folded_key(path: &mut String, k: &str) {
+    let plain = !k.starts_with(|c: char| c.is_ascii_digit()) && !k.contains(['.', '[']);
+    if plain {
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(k);
+    } else {
+        let folded = fold_path(k);
+        if !path.is_empty() && !folded.starts_with("{}") {
+            path.push('.');
+        }
+        path.push_str(&folded);
+    }
+}
+
+/// Adds to `out` the folded path of every leaf in which `a` and `b` differ, or that only
+/// one of them has: the same paths as comparing their [`flatten`]ed leaves, without
+/// building them, since the two are mostly equal.
+fn differing_paths(a: &Value, b: &Value, path: &mut String, out: &mut BTreeSet<String>) {
+    let len = path.len();
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) if !x.is_empty() && !y.is_empty() => {
+            for (k, child) in x {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+                match y.get(k) {
+                    Some(other) => differing_paths(child, other, path, out),
+                    None => all_paths(child, path, out),
+                }
+                path.truncate(len);
+            }
+            for (k, child) in y {
+                if !x.contains_key(k) {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                    all_paths(child, path, out);
+                    path.truncate(len);
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if !x.is_empty() && !y.is_empty() => {
+            for i in 0..x.len().max(y.len()) {
+                path.push_str(&format!("[{i}]"));
+                match (x.get(i), y.get(i)) {
+                    (Some(p), Some(q)) => differing_paths(p, q, path, out),
+                    (Some(only), None) | (None, Some(only)) => all_paths(only, path, out),
+                    (None, None) => {}
+                }
+                path.truncate(len);
+            }
+        }
+        _ if a == b => {}
+        _ => {
+            all_paths(a, path, out);
+            all_paths(b, path, out);
+        }
+    }
+}
+
+/// Adds the folded path of every leaf of `v`, whose exact path is `path`, to `out`.
+fn all_paths(v: &Value, path: &mut String, out: &mut BTreeSet<String>) {
+    let mut exact = BTreeMap::new();
+    leaves(v, path, &mut exact);
+    out.extend(exact.keys().map(|p| fold_path(p)));
+}
+
 fn flatten(v: &Value) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     leaves(v, &mut String::new(), &mut out);
@@ -329,14 +446,12 @@ pub fn check_playout_steered<G: Game>(
         if deep {
             deep_steps = deep_steps.wrapping_add(1);
         }
-        let state_leaves = if deep {
-            let leaves = flatten(&serde_json::to_value(&state).unwrap_or(Value::Null));
-            stats
-                .state_paths
-                .extend(leaves.keys().map(|p| fold_path(p)));
-            leaves
+        let state_value = if deep {
+            let value = serde_json::to_value(&state).unwrap_or(Value::Null);
+            folded_leaves(&value, &mut String::new(), &mut stats.state_paths);
+            value
         } else {
-            BTreeMap::new()
+            Value::Null
         };
         if deep {
             // Descriptions are unique per seat: email replies can quote them.
@@ -372,29 +487,39 @@ pub fn check_playout_steered<G: Game>(
                     }
                 }
             }
+            // Every viewer's view of this state, compared below with the views of each
+            // resampled world.
+            let views: Vec<String> = viewers
+                .iter()
+                .map(|&w| json(&game.view(&state, w)))
+                .collect();
+            let drawn = deep_steps % PICTURE_CHECK_EVERY == 0 || status.is_finished();
+            let full = deep_steps % FULL_PICTURE_CHECK_EVERY == 0 || status.is_finished();
             // No view depends on what its viewer may not see.
-            for &viewer in &viewers {
+            for (i, &viewer) in viewers.iter().enumerate() {
                 let typed_view = game.view(&state, viewer);
                 if let Err(e) = common_fields_agree(&typed_view, viewer, seats, &status) {
                     return fail(format!("view of {viewer:?} at action {}: {e}", log.len()));
                 }
-                let view = json(&typed_view);
-                let _ = game.render_text(&state, viewer);
+                let view = &views[i];
+                let text = game.render_text(&state, viewer);
                 let people = test_people(viewer, seats_of(&viewers));
-                let picture = game.board_svg(&typed_view, &people);
-                let full = deep_steps % FULL_PICTURE_CHECK_EVERY == 0 || status.is_finished();
-                let checked = if full {
-                    check_picture(&picture)
-                } else {
-                    check_picture_markup(&picture)
-                };
-                if let Err(e) = checked {
-                    return fail(format!("board picture of {viewer:?} is not valid SVG: {e}"));
-                }
-                if let Viewer::Seat(s) = viewer
-                    && let Err(e) = targets_are_drawn(game, &state, s, &legal[s], &picture)
-                {
-                    return fail(e);
+                let picture = drawn.then(|| game.board_svg(&typed_view, &people));
+                if let Some(picture) = &picture {
+                    let checked = if full {
+                        check_picture(picture)
+                    } else {
+                        check_picture_markup(picture)
+                    };
+                    if let Err(e) = checked {
+                        return fail(format!("board picture of {viewer:?} is not valid SVG: {e}"));
+                    }
+                    if let Viewer::Seat(s) = viewer
+                        && let Err(e) = targets_are_drawn(game, &state, s, &legal[s], picture)
+                    {
+                        return fail(e);
+                    }
+                    stats.pictures_checked += 1;
                 }
                 let other = game.resample_hidden(&state, viewer, &mut agent);
                 stats.views_checked += 1;
@@ -404,42 +529,41 @@ pub fn check_playout_steered<G: Game>(
                 {
                     return fail(e);
                 }
-                let other_leaves = flatten(&serde_json::to_value(&other).unwrap_or(Value::Null));
-                for (path, leaf) in &other_leaves {
-                    if state_leaves.get(path) != Some(leaf) {
-                        stats.varied_paths.insert(fold_path(path));
-                    }
-                }
-                for path in state_leaves.keys() {
-                    if !other_leaves.contains_key(path) {
-                        stats.varied_paths.insert(fold_path(path));
-                    }
-                }
+                differing_paths(
+                    &state_value,
+                    &serde_json::to_value(&other).unwrap_or(Value::Null),
+                    &mut String::new(),
+                    &mut stats.varied_paths,
+                );
                 // Did resampling really change something another seat sees? (Changing only
                 // the RNG would make the leak check vacuous.)
-                if viewers.iter().any(|&w| {
-                    w != viewer && json(&game.view(&other, w)) != json(&game.view(&state, w))
-                }) {
+                if viewers
+                    .iter()
+                    .zip(&views)
+                    .any(|(&w, seen)| w != viewer && json(&game.view(&other, w)) != *seen)
+                {
                     stats.resamples_that_changed_state += 1;
                 }
                 let other_view = json(&game.view(&other, viewer));
-                if other_view != view {
+                if other_view != *view {
                     return fail(format!(
                         "view of {viewer:?} changed when only hidden information changed:\n  {view}\n  {other_view}"
                     ));
                 }
-                if game.render_text(&other, viewer) != game.render_text(&state, viewer) {
+                if game.render_text(&other, viewer) != text {
                     return fail(format!("text of {viewer:?} depends on hidden information"));
                 }
                 // The views are equal, so the pictures differ only if drawing reads more
                 // than the view's JSON shows or is not deterministic: checked on the same
                 // sample as the full picture check, since drawing is a large part of a step.
-                if full && game.board_svg(&game.view(&other, viewer), &people) != picture {
+                if full
+                    && let Some(picture) = &picture
+                    && game.board_svg(&game.view(&other, viewer), &people) != *picture
+                {
                     return fail(format!(
                         "board picture of {viewer:?} depends on hidden information (or is not deterministic)"
                     ));
                 }
-                stats.pictures_checked += 1;
                 if let Viewer::Seat(s) = viewer
                     && json(&game.legal_actions(&other, s)) != json(&legal[s])
                 {
@@ -1102,5 +1226,49 @@ mod tests {
     fn a_replay_that_differs_fails() {
         let e = run(Fault::ReplayDiverges).unwrap_err();
         assert!(e.contains("replay") || e.contains("round trip"), "{e}");
+    }
+
+    /// The old way: every leaf of both documents by exact path, compared, then folded.
+    fn varied_by_flattening(a: &Value, b: &Value) -> BTreeSet<String> {
+        let (x, y) = (flatten(a), flatten(b));
+        let mut out = BTreeSet::new();
+        for (path, leaf) in &y {
+            if x.get(path) != Some(leaf) {
+                out.insert(fold_path(path));
+            }
+        }
+        for path in x.keys() {
+            if !y.contains_key(path) {
+                out.insert(fold_path(path));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn walking_two_documents_finds_the_fields_that_flattening_them_finds() {
+        let docs = [
+            serde_json::json!({"hands": [[{"rank": 3, "suit": "h"}], []], "fleets": {"12": {"ships": 2}}, "rng": {"seed": 1}}),
+            serde_json::json!({"hands": [[{"rank": 4, "suit": "h"}, {"rank": 1, "suit": "s"}], []], "fleets": {"12": {"ships": 2}, "7x": 1}, "rng": {"seed": 1}}),
+            serde_json::json!({"hands": [[], [{"rank": 3}]], "fleets": {}, "rng": null, "bag": []}),
+            serde_json::json!({"hands": "none", "fleets": {"12": {"ships": [1, 2]}}, "a.b": {"3": true}}),
+            serde_json::json!({"hands": [[{"rank": 3, "suit": "h"}], []], "fleets": {"12": {"ships": 2.0}}, "rng": {"seed": 1}}),
+            serde_json::json!([1, {"x": [[], [2]]}]),
+            serde_json::json!(7),
+        ];
+        let mut some_differ = false;
+        for a in &docs {
+            let mut folded = BTreeSet::new();
+            folded_leaves(a, &mut String::new(), &mut folded);
+            let by_flattening: BTreeSet<String> = flatten(a).keys().map(|p| fold_path(p)).collect();
+            assert_eq!(folded, by_flattening, "{a}");
+            for b in &docs {
+                let mut walked = BTreeSet::new();
+                differing_paths(a, b, &mut String::new(), &mut walked);
+                assert_eq!(walked, varied_by_flattening(a, b), "{a} against {b}");
+                some_differ |= !walked.is_empty();
+            }
+        }
+        assert!(some_differ);
     }
 }
