@@ -18,6 +18,18 @@ use serde::{Deserialize, Serialize};
 
 pub use sources::{SettingsError, Sourced};
 
+/// Who sends the outbox's email.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EmailSenders {
+    /// The server's own sender threads: what every server runs.
+    #[default]
+    Running,
+    /// Nobody: queued email stays queued until its caller drives a worker itself. Tests that
+    /// read no mail use it, since rendering a turn email's picture after every move of a
+    /// whole game costs more than the game.
+    Driven,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
@@ -102,6 +114,10 @@ pub struct Settings {
     /// Sender threads of the outbox worker (each claims, renders and sends on its own;
     /// they share one pool of SMTP connections).
     pub outbox_senders: usize,
+    /// Whether those senders run at all: always, except where code (the test suite) says
+    /// otherwise; no file or variable reaches it.
+    #[serde(skip)]
+    pub email_senders: EmailSenders,
     /// A turn email waits this long and is dropped if the seat has acted (or the turn has
     /// passed) by then; pending ones for the same game and seat are coalesced.
     pub turn_email_grace_secs: u64,

@@ -70,7 +70,7 @@ pub struct Worker {
     pub max_attempts: i32,
     /// How long a claimed message is left alone before another worker may send it.
     pub lease: Duration,
-    /// Sender threads.
+    /// Sender threads (none: the worker's caller sends, as some tests do).
     pub senders: usize,
     pub stop: Arc<AtomicBool>,
 }
@@ -88,7 +88,7 @@ impl Worker {
             Lane::Webhooks => "webhooks",
         };
         std::thread::scope(|s| {
-            for i in 0..self.senders.max(1) {
+            for i in 0..self.senders {
                 let spawned = std::thread::Builder::new()
                     .name(format!("{name}-{i}"))
                     .spawn_scoped(s, move || me.run_sender(failing));

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, assert_problem, run_verify, spawn_app};
+use crate::helpers::{Player, TestApp, assert_problem, run_verify, spawn_app_without_mail};
 
 /// How many moves one request may play for the computer, with room for the only choices
 /// that play themselves in between (`autoplay::REQUEST_MOVES` is 32).
@@ -60,7 +60,7 @@ fn wait_for(
 /// with a bounded number of the computer's moves, and the game plays on to its end.
 #[test]
 fn an_all_computer_game_answers_the_resignation_at_once_and_still_finishes() {
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let ada = app.player("Ada");
     let g = computer_game(&app, &ada, "starfarers", 4, json!({"turn_limit": 16}));
     let id = g["id"].as_i64().unwrap();
@@ -109,7 +109,7 @@ fn an_all_computer_game_answers_the_resignation_at_once_and_still_finishes() {
 /// and the requests queued behind it ran out of connections and time.
 #[test]
 fn twenty_requests_at_once_on_a_computer_game_get_no_server_error() {
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let ada = app.player("Ada");
     let g = computer_game(&app, &ada, "starfarers", 4, json!({}));
     let id = g["id"].as_i64().unwrap();
@@ -166,7 +166,7 @@ fn twenty_requests_at_once_on_a_computer_game_get_no_server_error() {
 /// out, it is the default of 20; a number is kept.
 #[test]
 fn space_empires_without_a_round_cap_is_refused_at_creation() {
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let ada = app.player("Ada");
     let create = |options: Value| {
         app.post(
@@ -203,7 +203,7 @@ fn space_empires_without_a_round_cap_is_refused_at_creation() {
 /// and withdrew thousands of times, each within one request.
 #[test]
 fn the_starfarers_computer_waits_for_the_answer_to_each_offer() {
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let ada = app.player("Ada");
     let g = computer_game(&app, &ada, "starfarers", 3, json!({"turn_limit": 15}));
     let id = g["id"].as_i64().unwrap();

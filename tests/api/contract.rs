@@ -7,7 +7,7 @@ use std::process::Command;
 use reqwest::blocking::Client;
 use serde_json::{Value, json};
 
-use crate::helpers::{assert_problem, spawn_app, spawn_app_with};
+use crate::helpers::{assert_problem, spawn_app, spawn_app_with, spawn_app_without_mail};
 
 #[test]
 fn openapi_yaml_passes_openapi_spec_validator() {
@@ -382,7 +382,7 @@ fn each_game_serves_its_rules() {
 /// jsonschema took over a minute.
 #[test]
 fn every_game_answer_of_a_playout_validates_against_its_published_schema() {
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let watcher = app.player("Watcher");
     let mut instances: Vec<Value> = Vec::new();
     let mut add = |schema: &str, what: String, instance: Value, spoil: bool| {

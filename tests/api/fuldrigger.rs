@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, play_random, run_verify, spawn_app};
+use crate::helpers::{Player, TestApp, play_random, run_verify, spawn_app_without_mail};
 
 fn act(app: &TestApp, id: i64, p: &Player, action: &Value) -> Value {
     let g = app.game(id, p);
@@ -22,7 +22,7 @@ fn act(app: &TestApp, id: i64, p: &Player, action: &Value) -> Value {
 
 #[test]
 fn a_three_player_fuldrigger_game_with_a_deal() {
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let ps = [app.player("Ann"), app.player("Ben"), app.player("Cas")];
     let players: Vec<_> = ps.iter().collect();
     let id = app.start_game("fuldrigger", json!({"rounds": 4}), &players);

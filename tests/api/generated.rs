@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::helpers::spawn_app;
+use crate::helpers::spawn_app_without_mail;
 
 fn run(cmd: &mut Command, what: &str) -> (bool, String) {
     let out = cmd
@@ -37,7 +37,7 @@ const EXCLUDED: &[&str] = &[
 
 /// Runs schemathesis's `phases` against a server of their own; returns its report.
 fn schemathesis(phases: &str) -> String {
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let ada = app.player("Ada");
     let root = env!("CARGO_MANIFEST_DIR");
     let (ok, text) = run(
@@ -114,7 +114,7 @@ fn operations_in_openapi_yaml(excluded: &[&str]) -> usize {
 
 #[test]
 fn a_generated_python_client_plays_every_game_type_to_the_end() {
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let root = env!("CARGO_MANIFEST_DIR");
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("generated-client");
     let (ok, text) = run(
@@ -194,7 +194,7 @@ fn a_generated_typescript_client_plays_every_game_type_to_the_end() {
         ok,
         "the program does not compile against the generated types:\n{text}"
     );
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let (ok, text) = run(
         Command::new("node")
             .current_dir(&dir)

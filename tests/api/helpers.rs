@@ -252,6 +252,13 @@ pub fn spawn_app() -> TestApp {
     spawn_app_with(|_| {})
 }
 
+/// A test app whose email senders do not run, for tests that read no mail: a whole game
+/// queues a turn email (and its board picture) after every move, and rendering them cost
+/// more than the game. The moves still queue their email in the same transaction.
+pub fn spawn_app_without_mail() -> TestApp {
+    spawn_app_with(|s| s.email_senders = turnpost::settings::EmailSenders::Driven)
+}
+
 impl TestApp {
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.address, path)

@@ -2,11 +2,11 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{play_random, run_verify, spawn_app};
+use crate::helpers::{play_random, run_verify, spawn_app_without_mail};
 
 #[test]
 fn a_full_four_player_partners_game_over_http() {
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let ps = [
         app.player("North"),
         app.player("East"),

@@ -2,11 +2,11 @@
 
 use serde_json::json;
 
-use crate::helpers::{play_random, run_verify, spawn_app};
+use crate::helpers::{play_random, run_verify, spawn_app_without_mail};
 
 #[test]
 fn a_full_three_player_sp4x_game_over_http() {
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let ps = [app.player("Red"), app.player("Blue"), app.player("Green")];
     let players: Vec<_> = ps.iter().collect();
     let id = app.start_game("sp4x", json!({}), &players);

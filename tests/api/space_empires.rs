@@ -2,11 +2,11 @@
 
 use serde_json::json;
 
-use crate::helpers::{play_random, run_verify, spawn_app};
+use crate::helpers::{play_random, run_verify, spawn_app_without_mail};
 
 #[test]
 fn a_two_player_space_empires_game_reaches_round_three() {
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let ps = [app.player("Terrans"), app.player("Aliens")];
     let players: Vec<_> = ps.iter().collect();
     // With a round cap of 3 the game ends when round 3 is over: it has been played.

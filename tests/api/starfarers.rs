@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, play_random, run_verify, spawn_app};
+use crate::helpers::{Player, TestApp, play_random, run_verify, spawn_app_without_mail};
 
 fn act(app: &TestApp, id: i64, p: &Player, action: &Value) -> reqwest::blocking::Response {
     let g = app.game(id, p);
@@ -15,7 +15,7 @@ fn act(app: &TestApp, id: i64, p: &Player, action: &Value) -> reqwest::blocking:
 
 #[test]
 fn a_three_player_starfarers_game_with_a_trade() {
-    let app = spawn_app();
+    let app = spawn_app_without_mail();
     let ps = [app.player("Ann"), app.player("Ben"), app.player("Cas")];
     let players: Vec<_> = ps.iter().collect();
     let id = app.start_game("starfarers", json!({"turn_limit": 30}), &players);
