@@ -7,5 +7,7 @@
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> std::process::ExitCode {
+    // Before anything connects to PostgreSQL (see the function).
+    turnpost::store::keep_libcrypto_through_exit();
     turnpost::cli::main()
 }

@@ -3,12 +3,14 @@
 
 pub mod announcer;
 pub mod kinds;
+pub mod libcrypto_exit;
 pub mod migrations;
 pub mod models;
 pub mod pool_events;
 pub mod replaceable;
 pub mod schema;
 
+pub use libcrypto_exit::keep_libcrypto_through_exit;
 pub use migrations::{MIGRATION_LOCK_KEY, MigrationError, migrate, revert};
 
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -93,6 +95,7 @@ pub fn pool_with(
     checkout: std::time::Duration,
     session: Option<&'static str>,
 ) -> Result<PgPool> {
+    keep_libcrypto_through_exit();
     Ok(Pool::builder()
         .max_size(size)
         // Open connections as needed rather than all at start.

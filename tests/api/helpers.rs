@@ -23,6 +23,8 @@ const TEMPLATE: &str = "turnpost_template";
 
 fn cluster() -> &'static ThrowawayCluster {
     CLUSTER.get_or_init(|| {
+        // Before the first connection: a test process exits with pools still connecting.
+        turnpost::store::keep_libcrypto_through_exit();
         let made = match std::env::var("NEXTEST_RUN_ID") {
             Ok(run) => shared_cluster(&run),
             Err(_) => own_cluster(),
