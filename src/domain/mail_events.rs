@@ -89,16 +89,14 @@ impl Domain {
         // Webhooks take the same changes, whatever the account's email settings.
         let webhooks = super::webhooks::webhooks_owed(actors, after, seats, forfeited);
         let turns = match after {
-            // Everyone who now has something to decide and had not before: the seats to
-            // act, and others with legal actions (an offer made to them, a simultaneous step).
-            // A seat that acted and must decide again is owed one too: its earlier turn email
-            // is stale (the worker drops it), and the turn may have come back to it through
-            // moves that played themselves.
-            Status::Active { .. } => actors
-                .after
-                .iter()
-                .filter(|s| !actors.before.contains(s) || actors.acted.contains(s))
-                .filter_map(|&s| seats.iter().find(|i| i.seat as usize == s))
+            // The seats told of a new decision (see `Actors::told`): the seats to act and
+            // others with legal actions (an offer made to them, a simultaneous step). The
+            // turn may have come back to a seat through moves that played themselves; an
+            // earlier turn email of a seat that acted is stale, and the worker drops it.
+            Status::Active { to_act } => actors
+                .told(to_act)
+                .into_iter()
+                .filter_map(|s| seats.iter().find(|i| i.seat as usize == s))
                 .filter(|p| {
                     !forfeited.contains(&p.seat)
                         && !p.daily_digest

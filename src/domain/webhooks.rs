@@ -739,10 +739,9 @@ pub(crate) fn webhooks_owed(
 ) -> Vec<(i32, AccountId, WebhookEvent)> {
     match after {
         Status::Active { to_act } => actors
-            .after
-            .iter()
-            .filter(|s| !actors.before.contains(s) || actors.acted.contains(s))
-            .filter_map(|&s| seats.iter().find(|i| i.seat as usize == s))
+            .told(to_act)
+            .into_iter()
+            .filter_map(|s| seats.iter().find(|i| i.seat as usize == s))
             .filter(|p| !forfeited.contains(&p.seat))
             .map(|p| {
                 let event = if to_act.contains(&(p.seat as usize)) {

@@ -178,8 +178,10 @@ impl Domain {
             all.dedup();
             all
         };
+        let awaited_before: Vec<Seat> = row.to_act.iter().map(|&s| s as usize).collect();
         let actors = Actors {
             before: before_actors,
+            awaited_before: &awaited_before,
             after: &after_actors,
             acted: &acted,
         };

@@ -500,12 +500,44 @@ impl TestApp {
             }
             if start.elapsed() > Duration::from_secs(MAIL_PATIENCE_SECS) {
                 panic!(
-                    "timed out waiting for mails: {what} ({} mails so far)",
-                    mails.len()
+                    "timed out waiting for mails: {what} ({} mails so far); the outbox:\n{}",
+                    mails.len(),
+                    self.outbox_rows()
                 );
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+}
+
+impl TestApp {
+    /// The outbox as the workers see it, one row a line: what a failed wait for mail
+    /// prints, to tell a message never owed from one dropped, failing or still claimed.
+    pub fn outbox_rows(&self) -> String {
+        use diesel::{Connection, RunQueryDsl};
+        #[derive(diesel::QueryableByName)]
+        struct Line {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            line: String,
+        }
+        let Ok(mut conn) = diesel::PgConnection::establish(&self.database_url) else {
+            return "(the database does not answer)".into();
+        };
+        diesel::sql_query(
+            "SELECT concat_ws(' ', id, kind, 'game', game_id, 'seat', seat, 'v', version, \
+                    dedupe_key, to_address, 'next', next_attempt_at, 'due', due_at, \
+                    'claimed', claimed_until, 'sent', sent_at, 'dropped', dropped_at, \
+                    drop_reason, 'failed', failed_at, 'attempts', attempts, last_error) AS line \
+             FROM outbox ORDER BY id",
+        )
+        .load::<Line>(&mut conn)
+        .map(|rows| {
+            rows.into_iter()
+                .map(|r| r.line)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_else(|e| format!("(the outbox cannot be read: {e})"))
     }
 }
 
