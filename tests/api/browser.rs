@@ -73,10 +73,7 @@ impl Driver {
         std::thread::spawn(move || lines.for_each(drop));
         let start = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "chromedriver did not listen"
-            );
+            assert!(start.elapsed() < PATIENCE, "chromedriver did not listen");
             std::thread::sleep(Duration::from_millis(50));
         }
         Driver {
@@ -208,6 +205,86 @@ async fn wait_for(c: &Client, what: &str, script: &str) -> Value {
         assert!(start.elapsed() < PATIENCE, "timed out waiting for {what}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// Counts, in every page `c` loads from now on (and the one it shows), the requests the
+/// page made with `fetch` that are still under way: from the call until the page has read
+/// the answer's body (at once for an answer without one), a task later, so that the code
+/// that awaited it has run and a request it makes next is counted first. See [`settled`].
+async fn watch_requests(driver: &Driver, c: &Client) {
+    const WATCH: &str = "(() => {
+      if (window.__turnpostOpen) return;
+      let open = 0;
+      const end = () => setTimeout(() => { open -= 1; }, 0);
+      const fetch0 = window.fetch.bind(window);
+      window.fetch = (...args) => {
+        open += 1;
+        return fetch0(...args).then((resp) => {
+          let ended = false;
+          const once = () => { if (!ended) { ended = true; end(); } };
+          if (resp.status === 204 || resp.status === 304 || !resp.body) {
+            once();
+            return resp;
+          }
+          for (const m of ['json', 'text', 'arrayBuffer', 'blob', 'formData']) {
+            const read = resp[m].bind(resp);
+            resp[m] = () => read().finally(once);
+          }
+          return resp;
+        }, (e) => { end(); throw e; });
+      };
+      window.__turnpostOpen = () => open;
+    })();";
+    driver
+        .cdp(
+            c,
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": WATCH }),
+        )
+        .await;
+    js(c, &format!("{WATCH}\nreturn true;")).await;
+}
+
+/// Waits until the page has no request under way (see [`watch_requests`]) and still none
+/// after two animation frames: what it asked the server for has come and been drawn,
+/// including what a page that a quicker navigation replaced was still drawing.
+async fn settled(c: &Client, what: &str) {
+    let start = Instant::now();
+    loop {
+        let open = c
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 const open = window.__turnpostOpen;
+                 if (!open) { done(-1); return; }
+                 if (open() !== 0) { done(open()); return; }
+                 requestAnimationFrame(() => requestAnimationFrame(() => done(open())));",
+                vec![],
+            )
+            .await
+            .expect("count the page's requests");
+        match open.as_i64() {
+            Some(0) => return,
+            Some(-1) => panic!("{what}: the page's requests are not watched (watch_requests)"),
+            _ => {}
+        }
+        assert!(
+            start.elapsed() < PATIENCE,
+            "timed out waiting for {what}: {open} requests under way"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Waits for the page's next two animation frames: by then it has handled what came
+/// before (a resize, a scroll) and drawn the result.
+async fn next_frames(c: &Client) {
+    c.execute_async(
+        "const done = arguments[arguments.length - 1];
+         requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+        vec![],
+    )
+    .await
+    .expect("two animation frames");
 }
 
 async fn css(c: &Client, selector: &str) -> fantoccini::elements::Element {

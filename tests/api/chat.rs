@@ -12,7 +12,7 @@ use std::time::Duration;
 use reqwest::blocking::Response;
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, assert_problem, spawn_app};
+use crate::helpers::{PATIENCE, Player, TestApp, assert_problem, spawn_app};
 
 fn chat_path(id: i64) -> String {
     format!("/api/v1/games/{id}/chat")
@@ -644,9 +644,7 @@ fn stream(app: &TestApp, path: &str) -> mpsc::Receiver<(String, Value)> {
 /// The next `chat_message` frame on `rx`.
 fn next_chat(rx: &mpsc::Receiver<(String, Value)>) -> Value {
     loop {
-        let (event, data) = rx
-            .recv_timeout(Duration::from_secs(20))
-            .expect("a chat_message event");
+        let (event, data) = rx.recv_timeout(PATIENCE).expect("a chat_message event");
         if event == "chat_message" {
             return data;
         }

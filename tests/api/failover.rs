@@ -20,14 +20,20 @@ use serde_json::{Value, json};
 
 use crate::helpers::{Player, TestApp, spawn_app_on};
 
-/// How long the clients play before the primary dies, and after service is back.
-const WARM_UP: Duration = Duration::from_secs(3);
-const AFTER: Duration = Duration::from_secs(1);
-/// What stands for failure detection (pg_auto_failover's, Patroni's or an operator's):
-/// the time between the primary's death and the promotion.
-const DECIDE: Duration = Duration::from_secs(1);
+/// Moves acknowledged (across the clients) before the primary dies, and after service is
+/// back before the clients stop.
+const WARM_UP_MOVES: usize = 3 * CLIENTS;
+const AFTER_MOVES: usize = 2 * CLIENTS;
 /// Games played at once, one client each.
 const CLIENTS: usize = 4;
+/// How long the clients may take to play the moves above, or the server to come back:
+/// only a failing run waits this long.
+const PATIENCE: Duration = Duration::from_secs(120);
+/// How soon after the promotion the server serves again: it finds the new primary by
+/// itself within a second or so (a pool checkout gives up after 1 s, libpq tries each host
+/// for at most 2 s); the bound leaves a loaded machine room, and still fails a server that
+/// came back only after some long backoff.
+const BACK_WITHIN: Duration = Duration::from_secs(30);
 
 fn running_as_root() -> bool {
     // SAFETY: geteuid has no preconditions.
@@ -456,17 +462,24 @@ fn new_game(app: &TestApp, players: &[Player; 2]) -> Result<i64, (u16, String, S
 
 /// A live event reaches a stream opened after the failover: the event listener (`LISTEN`
 /// on a connection of its own) found the new primary by itself. Moves are made until one
-/// is seen, since those made before the listener is back are announced to nobody.
+/// is seen, since those made before the listener is back are announced to nobody (a new
+/// game when one ends first).
 fn live_events_flow(app: &TestApp, players: &[Player; 2]) {
     use std::io::BufRead;
-    let id = new_game(app, players).expect("a game after the failover");
+    use std::sync::mpsc::RecvTimeoutError;
+    let mut id = new_game(app, players).expect("a game after the failover");
     let url = app.url(&format!(
         "/api/v1/me/events?ticket={}",
         app.ticket(&players[0].token)
     ));
     let (tx, rx) = std::sync::mpsc::channel::<Value>();
     std::thread::spawn(move || {
-        let Ok(resp) = reqwest::blocking::Client::new().get(url).send() else {
+        // The stream stays open as long as the test reads it.
+        let client = reqwest::blocking::Client::builder()
+            .timeout(None)
+            .build()
+            .expect("client");
+        let Ok(resp) = client.get(url).send() else {
             return;
         };
         for line in std::io::BufReader::new(resp).lines() {
@@ -479,8 +492,17 @@ fn live_events_flow(app: &TestApp, players: &[Player; 2]) {
             }
         }
     });
-    for _ in 0..20 {
+    let until = Instant::now() + PATIENCE;
+    loop {
+        assert!(
+            Instant::now() < until,
+            "no live event in {PATIENCE:?} after the failover"
+        );
         let g = app.game(id, &players[0]);
+        if g["status"] == "finished" {
+            id = new_game(app, players).expect("a game after the failover");
+            continue;
+        }
         let seat = &g["to_act"][0];
         let p = players
             .iter()
@@ -498,16 +520,47 @@ fn live_events_flow(app: &TestApp, players: &[Player; 2]) {
             &json!({"expected_version": mine["version"], "action": mine["legal_actions"][0]}),
         );
         assert_eq!(r.status(), 200, "a move after the failover");
-        let deadline = Instant::now() + Duration::from_millis(500);
-        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        // A moment for its event before the next move; an event of any move counts.
+        let next_move = Instant::now() + Duration::from_millis(500);
+        while let Some(left) = next_move.checked_duration_since(Instant::now()) {
             match rx.recv_timeout(left) {
                 Ok(v) if v["id"] == id && v["version"].as_i64() > Some(0) => return,
                 Ok(_) => {}
-                Err(_) => break,
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => panic!("the event stream ended"),
             }
         }
     }
-    panic!("no live event after the failover");
+}
+
+/// Waits until the standby at `url` has replayed all the WAL it received: a commit the
+/// synchronous primary acknowledged is on the standby's disk, and readable there only once
+/// it is replayed. Its startup process then waits because no source has more WAL for it
+/// (the primary is dead), which it says. (The last WAL received may end in part of a
+/// record, which is never replayed: replay does not always reach what was received.)
+fn caught_up(url: &str) {
+    #[derive(QueryableByName)]
+    struct Replay {
+        #[diesel(sql_type = diesel::sql_types::Bool)]
+        done: bool,
+    }
+    let mut conn = PgConnection::establish(url).expect("standby connection");
+    let until = Instant::now() + PATIENCE;
+    // `RecoveryWalAll` is what PostgreSQL 13 called it.
+    while !diesel::sql_query(
+        "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE backend_type = 'startup' \
+           AND wait_event IN ('RecoveryRetrieveRetryInterval', 'RecoveryWalAll')) AS done",
+    )
+    .get_result::<Replay>(&mut conn)
+    .expect("the standby's startup process")
+    .done
+    {
+        assert!(
+            Instant::now() < until,
+            "the standby never ran out of WAL to replay"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// The `(game, seq)` of every logged action in the database at `url`.
@@ -540,6 +593,15 @@ struct Outcome {
     without_service: Duration,
     /// From the promotion to the first move acknowledged after it.
     after_promotion: Duration,
+}
+
+/// Sets its flag when dropped (also while a panic unwinds).
+struct StopOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 /// A database that fails over.
@@ -575,19 +637,44 @@ fn failover_run(setup: Setup) -> Outcome {
         .collect();
     let stop = AtomicBool::new(false);
     let seen = Mutex::new(Seen::default());
+    // Waits until `pred` holds of what the clients saw.
+    let wait = |what: &str, pred: &dyn Fn(&Seen) -> bool| {
+        let until = Instant::now() + PATIENCE;
+        loop {
+            let s = seen.lock().expect("seen");
+            if pred(&s) {
+                return;
+            }
+            assert!(
+                Instant::now() < until,
+                "{what}: not in {PATIENCE:?}; answers: {:?}",
+                s.statuses
+            );
+            drop(s);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
     let (killed, promoted, back, lost, acked_before) = std::thread::scope(|s| {
+        // A failed wait below stops the clients, so that the scope can end.
+        let _stop = StopOnDrop(&stop);
         for (id, players) in &games {
             let (app, stop, seen) = (&app, &stop, &seen);
             s.spawn(move || client(app, *id, players, stop, seen));
         }
-        std::thread::sleep(WARM_UP);
+        wait("the clients playing", &|s| s.acks.len() >= WARM_UP_MOVES);
+        let unavailable = seen.lock().expect("seen").statuses.get(&503).copied();
         (setup.kill)();
         let killed = Instant::now();
         let mut lost = 0;
         let acked_before;
         let promoted = match &setup.promote {
             Some((standby, promote)) => {
-                std::thread::sleep(DECIDE);
+                // What stands for failure detection (pg_auto_failover's, Patroni's or an
+                // operator's): the standby is promoted once the server has found the
+                // primary gone (a client was told 503), not after a guessed time.
+                wait("a 503 after the kill", &|s| {
+                    s.statuses.get(&503).copied() > unavailable
+                });
                 // Before the promotion nothing can write to the standby: what it holds
                 // now is what the old primary sent it, and every move acknowledged so far
                 // was acknowledged by the old primary.
@@ -598,6 +685,7 @@ fn failover_run(setup: Setup) -> Outcome {
                     .iter()
                     .map(|a| (a.game, a.version))
                     .collect();
+                caught_up(standby);
                 let on_standby = logged(standby);
                 lost = acked.iter().filter(|a| !on_standby.contains(a)).count();
                 acked_before = acked.len();
@@ -628,7 +716,10 @@ fn failover_run(setup: Setup) -> Outcome {
             );
             std::thread::sleep(Duration::from_millis(20));
         };
-        std::thread::sleep(AFTER);
+        // The clients play on for a few moves: those are checked against the new primary.
+        wait("moves after the failover", &|s| {
+            s.acks.iter().filter(|a| a.at > promoted).count() >= AFTER_MOVES
+        });
         stop.store(true, Ordering::Relaxed);
         (killed, promoted, back, lost, acked_before)
     });
@@ -691,7 +782,7 @@ fn pair_run(pair: &Pair, name: &str, lag: Option<Duration>) -> Outcome {
             None => pair.kill_primary(),
         }),
         promote: Some((pair.standby_url("turnpost"), Box::new(|| pair.promote()))),
-        patience: Duration::from_secs(30),
+        patience: PATIENCE,
     })
 }
 
@@ -713,7 +804,7 @@ fn a_synchronous_standby_promoted_under_load_loses_no_acknowledged_move() {
         assert_eq!(o.lost, 0, "{name}: acknowledged moves lost");
         assert_eq!(o.vanished, 0, "{name}: acknowledged games lost");
         assert!(
-            o.after_promotion < Duration::from_secs(10),
+            o.after_promotion < BACK_WITHIN,
             "{name}: {:?}",
             o.without_service
         );
@@ -736,7 +827,7 @@ fn an_asynchronous_standby_promoted_under_load_serves_again_and_says_what_it_los
             "{name}: moves were played before the kill"
         );
         assert!(
-            o.after_promotion < Duration::from_secs(10),
+            o.after_promotion < BACK_WITHIN,
             "{name}: {:?}",
             o.without_service
         );

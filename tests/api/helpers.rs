@@ -794,3 +794,41 @@ pub fn revert_until_refused(conn: &mut diesel::PgConnection) -> turnpost::store:
     }
     panic!("no migration refused to go down")
 }
+
+/// How long a test waits for something the server does by itself (a row, a message, an
+/// event): generous, because a full run on two shared cores can be slow; a passing wait
+/// returns as soon as it sees what it waits for.
+pub const PATIENCE: Duration = Duration::from_secs(120);
+
+/// Waits until the outbox of `app` (whose senders run) holds no email that is due and
+/// unsent: each one queued so far is sent, dropped or given up. A sender writes a message
+/// before it marks its row, so the mails on disk by then are all that will go out for what
+/// was queued: a test can say what was not mailed without waiting a while and hoping.
+pub fn wait_for_outbox_settled(app: &TestApp) {
+    use diesel::{Connection, RunQueryDsl};
+    #[derive(diesel::QueryableByName)]
+    struct Unsent {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let mut conn = diesel::PgConnection::establish(&app.database_url).expect("connect");
+    let until = Instant::now() + Duration::from_secs(MAIL_PATIENCE_SECS);
+    loop {
+        let unsent = diesel::sql_query(
+            "SELECT count(*) AS n FROM outbox WHERE kind IS DISTINCT FROM 'webhook' \
+               AND sent_at IS NULL AND dropped_at IS NULL AND failed_at IS NULL \
+               AND next_attempt_at <= now() AND (due_at IS NULL OR due_at <= now())",
+        )
+        .get_result::<Unsent>(&mut conn)
+        .expect("count the unsent emails")
+        .n;
+        if unsent == 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "{unsent} emails due and still unsent after {MAIL_PATIENCE_SECS} s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

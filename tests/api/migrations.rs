@@ -369,7 +369,7 @@ fn revisions_and_event_ids_only_grow_across_a_down_and_up() {
     let node = spawn_app_on(url.clone(), |_| {});
     crate::browser::advance_public(&node, id, &[&ada, &bo], 1);
     // The server announces a move just after its commit.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let deadline = std::time::Instant::now() + crate::helpers::PATIENCE;
     let mut event_after = count(&mut conn, newest_event);
     while event_after == 0 && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(50));

@@ -205,7 +205,7 @@ fn log_after_one_request(envs: &[(&str, String)], request_id: &str) -> String {
     let text = loop {
         let text = std::fs::read_to_string(&log).unwrap_or_default();
         if text.contains(request_id) && text.contains("/api/v1/game-types")
-            || start.elapsed() > Duration::from_secs(20)
+            || start.elapsed() > crate::helpers::PATIENCE
         {
             break text;
         }

@@ -17,7 +17,7 @@ use turnpost::engine::{GameRng, Viewer};
 use turnpost::store::models::{ActionRow, GameRow};
 use turnpost::store::schema::{game_actions, games};
 
-use crate::helpers::{Player, TestApp, assert_problem, play_random, spawn_app};
+use crate::helpers::{PATIENCE, Player, TestApp, assert_problem, play_random, spawn_app};
 
 fn conn(app: &TestApp) -> PgConnection {
     PgConnection::establish(&app.database_url).expect("database")
@@ -283,7 +283,7 @@ fn anyone_may_watch_a_public_game_live_and_nobody_may_act_for_it() {
     let anon = listen(&app, id, None);
     let signed_in = listen(&app, id, Some(&eve.token));
     for rx in [&anon, &signed_in] {
-        let (event, data) = rx.recv_timeout(Duration::from_secs(20)).expect("first");
+        let (event, data) = rx.recv_timeout(PATIENCE).expect("first");
         assert_eq!(event, "game_changed");
         assert_eq!(data["id"], id);
         assert_eq!(data["version"], 0);
@@ -293,7 +293,7 @@ fn anyone_may_watch_a_public_game_live_and_nobody_may_act_for_it() {
     let now = app.game(id, &ada);
     for rx in [&anon, &signed_in] {
         let (event, data) = loop {
-            let got = rx.recv_timeout(Duration::from_secs(10)).expect("change");
+            let got = rx.recv_timeout(PATIENCE).expect("change");
             if got.1["version"] == 1 {
                 break got;
             }

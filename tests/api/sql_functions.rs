@@ -54,27 +54,22 @@ fn a_game() -> (String, i64, i64, i64) {
     let start = std::time::Instant::now();
     while int(conn, claimed) > 0 {
         assert!(
-            start.elapsed() < std::time::Duration::from_secs(60),
+            start.elapsed() < crate::helpers::PATIENCE,
             "a stopped server's sender kept its claim"
         );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     // Nor may its last writes (a sent email's bookkeeping, announced by the triggers) land
-    // while a test counts announcements: wait until none has come for two seconds.
-    let events = format!("(SELECT count(*) FROM game_events WHERE game_id = {id})");
-    let mut seen = int(conn, &events);
-    let mut quiet_since = std::time::Instant::now();
-    while quiet_since.elapsed() < std::time::Duration::from_secs(2) {
+    // while a test counts announcements: wait until it has closed its every session on
+    // the database, after which nothing of it can write.
+    let sessions = "(SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+                     AND backend_type = 'client backend' AND pid <> pg_backend_pid())";
+    while int(conn, sessions) > 0 {
         assert!(
-            start.elapsed() < std::time::Duration::from_secs(60),
-            "a stopped server kept announcing"
+            start.elapsed() < crate::helpers::PATIENCE,
+            "a stopped server kept its sessions"
         );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        let now = int(conn, &events);
-        if now != seen {
-            seen = now;
-            quiet_since = std::time::Instant::now();
-        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
     }
     (url, id, a, b)
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use diesel::prelude::*;
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, spawn_app, spawn_app_with};
+use crate::helpers::{PATIENCE, Player, TestApp, spawn_app, spawn_app_with};
 
 /// One dispatched SSE frame (or a comment line).
 #[derive(Clone, Debug, Default)]
@@ -69,7 +69,7 @@ fn open(app: &TestApp, path: &str, last_event_id: Option<&str>) -> mpsc::Receive
 }
 
 fn next(rx: &mpsc::Receiver<Frame>) -> Frame {
-    rx.recv_timeout(Duration::from_secs(20)).expect("a frame")
+    rx.recv_timeout(PATIENCE).expect("a frame")
 }
 
 /// Frames up to and including `ready`, which the stream sends once its replay is done.
@@ -209,7 +209,7 @@ fn an_id_older_than_what_is_kept_or_not_an_id_gets_resync() {
     }
     // Wait for the announcements; then a day passes and the sweeper prunes.
     let mut conn = PgConnection::establish(&app.database_url).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + PATIENCE;
     #[derive(QueryableByName)]
     struct N {
         #[diesel(sql_type = diesel::sql_types::BigInt)]

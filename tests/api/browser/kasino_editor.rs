@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use fantoccini::key::Key;
 use serde_json::{Value, json};
 
-use super::{Driver, PATIENCE, css, js, open_game, runtime, screenshot, verdict, wait_for};
+use super::{
+    Driver, PATIENCE, css, js, next_frames, open_game, runtime, screenshot, verdict, wait_for,
+};
 use crate::helpers::spawn_app;
 
 #[test]
@@ -90,7 +92,10 @@ fn a_kasino_capture_the_list_leaves_out_is_played_in_the_editor() {
                 json!({"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true}),
             )
             .await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        // The page is laid out at the new width once it sees it, and has handled its
+        // resize after the next frames.
+        wait_for(&c, "the phone's width", "return window.innerWidth === 390;").await;
+        next_frames(&c).await;
         let overflow = js(
             &c,
             "const e = document.querySelector('#editor'); return e.scrollWidth - e.clientWidth;",

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::{Driver, axe, js, runtime, screenshot, wait_for};
+use super::{Driver, axe, js, next_frames, runtime, screenshot, wait_for};
 use crate::helpers::spawn_app;
 
 #[test]
@@ -61,7 +61,14 @@ fn the_api_reference_and_each_game_page_are_drawn_from_this_server_alone() {
             "document.querySelector('[data-section-id=\"operation/submit_action\"]').scrollIntoView(); return true;",
         )
         .await;
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        wait_for(
+            &c,
+            "the action request in view",
+            "const r = document.querySelector('[data-section-id=\"operation/submit_action\"]').getBoundingClientRect(); \
+             return r.top < window.innerHeight && r.bottom > 0;",
+        )
+        .await;
+        next_frames(&c).await;
         std::fs::write(dir.join("docs-submit-action.png"), c.screenshot().await.unwrap()).unwrap();
         // Every game type is linked from the reference, and its page lists its actions.
         let links = js(

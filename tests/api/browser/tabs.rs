@@ -6,7 +6,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Driver, PATIENCE, axe, css, js, remember, runtime, screenshot, type_into, wait_for};
+use super::{
+    Driver, PATIENCE, axe, css, js, remember, runtime, screenshot, settled, type_into, wait_for,
+    watch_requests,
+};
 use crate::helpers::{Player, TestApp, fresh_email, invitation_token, spawn_app, spawn_app_with};
 
 #[test]
@@ -43,10 +46,11 @@ fn eight_game_pages_in_one_browser_each_show_their_board_within_seconds() {
         }
         eprintln!("eight tabs: boards shown after {took:?}");
         // One connection per browser leaves the others free: a stream per tab held six of
-        // six, and the sixth tab's page waited 90 s for a free connection.
+        // six, and the sixth tab's page waited 90 s for a free connection. (A bound well
+        // under that: a loaded machine can take seconds to draw a board.)
         for (i, t) in took.iter().enumerate() {
             assert!(
-                *t < Duration::from_secs(20),
+                *t < Duration::from_secs(60),
                 "tab {}: the board took {t:?}",
                 i + 1
             );
@@ -77,6 +81,7 @@ fn the_last_of_two_quick_navigations_wins() {
         let mut driver = Driver::start();
         let c = driver.browser().await;
         remember(&c, &app, &ada.token).await;
+        watch_requests(&driver, &c).await;
         // Each pair: a first page, then at once (or 30 ms later) a second; the second must
         // be what stays, whichever of the two draws faster.
         let game = format!("#/game/{id}");
@@ -102,7 +107,8 @@ fn the_last_of_two_quick_navigations_wins() {
                 )
                 .await;
                 css(&c, marker).await;
-                tokio::time::sleep(Duration::from_millis(1500)).await;
+                // The first page, if it got as far as asking the server, has drawn too.
+                settled(&c, &format!("round {round} at {gap} ms: both pages drawn")).await;
                 let others: Vec<&str> = markers.iter().copied().filter(|m| m != marker).collect();
                 let wrong = js(
                     &c,
@@ -277,6 +283,7 @@ fn every_page_type_has_no_serious_accessibility_violation() {
     runtime().block_on(async {
         let mut driver = Driver::start();
         let c = driver.browser().await;
+        watch_requests(&driver, &c).await;
         // Signed out.
         for (hash, ready) in [
             ("#/signin", "input[name=email]"),
@@ -302,7 +309,7 @@ fn every_page_type_has_no_serious_accessibility_violation() {
             c.refresh().await.expect("reload");
             css(&c, ready).await;
             // The page's own data is drawn (not just its frame).
-            tokio::time::sleep(Duration::from_millis(500)).await;
+            settled(&c, &format!("{hash}: its data")).await;
             assert_eq!(axe(&c).await, Vec::<String>::new(), "{hash}");
         }
         let _ = c.close().await;
