@@ -135,9 +135,9 @@ pub struct Player {
 }
 
 /// Settings for a test app, with `adjust` applied before the build.
-/// How long a test waits for email: generous, because a full test run on 2 cores keeps
-/// the senders (which draw PNG pictures) busy; a passing wait returns at once.
-pub const MAIL_PATIENCE_SECS: u64 = 120;
+/// How long a test waits for email, in seconds: the suite's patience, because a full run
+/// on 2 cores keeps the senders (which draw PNG pictures) busy.
+pub const MAIL_PATIENCE_SECS: u64 = PATIENCE.as_secs();
 
 /// With `TEST_LOG` set (to a filter such as `warn` or `turnpost=debug`), the servers'
 /// logs go to standard error: how to see what lies behind a 500 in a failing test.
@@ -498,7 +498,7 @@ impl TestApp {
             if pred(&mails) {
                 return mails;
             }
-            if start.elapsed() > Duration::from_secs(MAIL_PATIENCE_SECS) {
+            if start.elapsed() > PATIENCE {
                 panic!(
                     "timed out waiting for mails: {what} ({} mails so far); the outbox:\n{}",
                     mails.len(),
@@ -508,9 +508,7 @@ impl TestApp {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
-}
 
-impl TestApp {
     /// The outbox as the workers see it, one row a line: what a failed wait for mail
     /// prints, to tell a message never owed from one dropped, failing or still claimed.
     pub fn outbox_rows(&self) -> String {
@@ -812,7 +810,7 @@ pub fn wait_for_outbox_settled(app: &TestApp) {
         n: i64,
     }
     let mut conn = diesel::PgConnection::establish(&app.database_url).expect("connect");
-    let until = Instant::now() + Duration::from_secs(MAIL_PATIENCE_SECS);
+    let until = Instant::now() + PATIENCE;
     loop {
         let unsent = diesel::sql_query(
             "SELECT count(*) AS n FROM outbox WHERE kind IS DISTINCT FROM 'webhook' \
@@ -827,7 +825,7 @@ pub fn wait_for_outbox_settled(app: &TestApp) {
         }
         assert!(
             Instant::now() < until,
-            "{unsent} emails due and still unsent after {MAIL_PATIENCE_SECS} s"
+            "{unsent} emails due and still unsent after {PATIENCE:?}"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
