@@ -212,11 +212,13 @@ fn login(
         .unwrap()
 }
 
-/// Issue 29: after 50 failures from one address every login from it was refused, the right
-/// passwords of other accounts included.
+/// After 50 failures from one address, its logins are paced, not refused: the right
+/// passwords of other accounts still get in, and a trusted one is not even paced.
 #[test]
 fn a_right_password_gets_in_from_an_address_that_failed_fifty_times() {
-    let app = spawn_app_with(|s| s.login_slow_lane_ms = 2000);
+    // A pace far longer than a sign-in takes on a loaded machine, so that a paced attempt
+    // and one that skipped the lane cannot be mistaken for each other.
+    let app = spawn_app_with(|s| s.login_slow_lane_ms = 5000);
     let here = from(1);
     // Known has signed in from here before; Newbie never has.
     let known = app.player("Known");
@@ -228,7 +230,7 @@ fn a_right_password_gets_in_from_an_address_that_failed_fifty_times() {
     );
     assert_eq!(r.status(), 201);
     // Someone at the same address sprays guesses over 52 accounts: each is answered; past
-    // the address's budget (50), guesses are paced (one per 2 s), not refused.
+    // the address's budget (50), guesses are paced (one per 5 s), not refused.
     let mut start = Instant::now();
     for i in 0..52 {
         if i == 50 {
@@ -243,7 +245,7 @@ fn a_right_password_gets_in_from_an_address_that_failed_fifty_times() {
         assert_eq!(r.status(), 401, "guess {i}");
     }
     assert!(
-        start.elapsed() >= Duration::from_millis(1500),
+        start.elapsed() >= Duration::from_millis(4000),
         "the second paced guess waited {:?}",
         start.elapsed()
     );
@@ -251,18 +253,18 @@ fn a_right_password_gets_in_from_an_address_that_failed_fifty_times() {
     let r = login(&app, &here, &newbie, "correct horse battery");
     assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
     // Known signed in from here before: not paced at all, though the lane is busy for
-    // the next 2 s.
+    // the next 5 s.
     let start = Instant::now();
     let r = login(&app, &here, &known.email, "correct horse battery");
     assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
     assert!(
-        start.elapsed() < Duration::from_millis(1500),
+        start.elapsed() < Duration::from_millis(4000),
         "a trusted sign-in waited {:?}",
         start.elapsed()
     );
 }
 
-/// Issue 29: 40 guesses at one account from 40 addresses were all checked at once.
+/// Guesses at one account from many addresses are paced, and its owner still gets in.
 #[test]
 fn guesses_at_one_account_from_many_addresses_are_paced_and_its_owner_still_gets_in() {
     let app = spawn_app_with(|s| {

@@ -371,9 +371,10 @@ fn a_game_opened_elsewhere_appears_in_an_open_lobby_at_once() {
             &format!("return document.querySelector('main').textContent.includes('#{id}');"),
         )
         .await;
-        // The lobby re-reads itself every 30 s anyway; the live event does it at once.
+        // The lobby re-reads itself every 30 s anyway; the live event does it at once. The
+        // bound sits well under that re-read and far above what a loaded machine needs.
         assert!(
-            start.elapsed() < Duration::from_secs(10),
+            start.elapsed() < Duration::from_secs(25),
             "the new game took {:?} to show",
             start.elapsed()
         );
