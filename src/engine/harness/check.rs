@@ -2,6 +2,7 @@
 //! and crates enabling the `testing` feature compile this (it pulls in the SVG parser).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 
 use serde_json::Value;
 
@@ -183,7 +184,7 @@ fn leaves(v: &Value, path: &mut String, out: &mut BTreeMap<String, String>) {
         }
         Value::Array(items) if !items.is_empty() => {
             for (i, child) in items.iter().enumerate() {
-                path.push_str(&format!("[{i}]"));
+                let _ = write!(path, "[{i}]");
                 leaves(child, path, out);
                 path.truncate(len);
             }
@@ -321,7 +322,7 @@ fn differing_paths(a: &Value, b: &Value, path: &mut String, out: &mut BTreeSet<S
         }
         (Value::Array(x), Value::Array(y)) if !x.is_empty() && !y.is_empty() => {
             for i in 0..x.len().max(y.len()) {
-                path.push_str(&format!("[{i}]"));
+                let _ = write!(path, "[{i}]");
                 match (x.get(i), y.get(i)) {
                     (Some(p), Some(q)) => differing_paths(p, q, path, out),
                     (Some(only), None) | (None, Some(only)) => all_paths(only, path, out),
