@@ -2,6 +2,8 @@
 //! (`random_playout`), and, behind the `testing` feature, the contract checks every game
 //! must pass in its tests (`check_many`, in [`check`]).
 
+use std::borrow::Cow;
+
 use super::contract::{Game, Seat};
 use super::rng::GameRng;
 
@@ -58,16 +60,62 @@ pub fn choose_steered<G: Game>(
     rng: &mut GameRng,
     steer: Option<Steer<'_, G>>,
 ) -> Option<(Seat, G::Action)> {
-    let to_act = game.status(state).to_act().to_vec();
-    let mut candidates: Vec<(Seat, Vec<G::Action>)> = to_act
+    let status = game.status(state);
+    let mut legal_of = |s: Seat| Cow::Owned(game.legal_actions(state, s));
+    choose_among::<G>(
+        state,
+        status.to_act(),
+        seats,
+        optional_percent,
+        rng,
+        steer,
+        &mut legal_of,
+    )
+}
+
+/// [`choose_steered`] on legal actions already listed: `legal[s]` is seat `s`'s list on
+/// `state`, whose status waits for `to_act`. Same choice, same draws from `rng`, without
+/// listing them again (listing is the dearest part of a step in some games).
+pub fn choose_steered_from<G: Game>(
+    state: &G::State,
+    to_act: &[Seat],
+    legal: &[Vec<G::Action>],
+    optional_percent: usize,
+    rng: &mut GameRng,
+    steer: Option<Steer<'_, G>>,
+) -> Option<(Seat, G::Action)> {
+    let mut legal_of = |s: Seat| Cow::Borrowed(legal.get(s).map_or(&[][..], Vec::as_slice));
+    choose_among::<G>(
+        state,
+        to_act,
+        legal.len(),
+        optional_percent,
+        rng,
+        steer,
+        &mut legal_of,
+    )
+}
+
+/// The choice behind [`choose_steered`] and [`choose_steered_from`]; `legal_of` lists a
+/// seat's actions, asked only for the seats the choice looks at.
+fn choose_among<'l, G: Game>(
+    state: &G::State,
+    to_act: &[Seat],
+    seats: usize,
+    optional_percent: usize,
+    rng: &mut GameRng,
+    steer: Option<Steer<'_, G>>,
+    legal_of: &mut dyn FnMut(Seat) -> Cow<'l, [G::Action]>,
+) -> Option<(Seat, G::Action)> {
+    let mut candidates: Vec<(Seat, Cow<'l, [G::Action]>)> = to_act
         .iter()
-        .map(|&s| (s, game.legal_actions(state, s)))
+        .map(|&s| (s, legal_of(s)))
         .filter(|(_, a)| !a.is_empty())
         .collect();
     if optional_percent > 0 && rng.below(100) < optional_percent {
-        let optional: Vec<(Seat, Vec<G::Action>)> = (0..seats)
+        let optional: Vec<(Seat, Cow<'l, [G::Action]>)> = (0..seats)
             .filter(|s| !to_act.contains(s))
-            .map(|s| (s, game.legal_actions(state, s)))
+            .map(|s| (s, legal_of(s)))
             .filter(|(_, a)| !a.is_empty())
             .collect();
         if !optional.is_empty() {
@@ -77,7 +125,7 @@ pub fn choose_steered<G: Game>(
     if candidates.is_empty() {
         return None;
     }
-    let (seat, mut actions) = candidates.swap_remove(rng.below(candidates.len()));
+    let (seat, actions) = candidates.swap_remove(rng.below(candidates.len()));
     let i = match steer {
         None => rng.below(actions.len()),
         Some(weigh) => {
@@ -105,7 +153,11 @@ pub fn choose_steered<G: Game>(
             }
         }
     };
-    Some((seat, actions.swap_remove(i)))
+    let action = match actions {
+        Cow::Owned(mut list) => list.swap_remove(i),
+        Cow::Borrowed(list) => list.get(i)?.clone(),
+    };
+    Some((seat, action))
 }
 
 /// The random player's choice: a seat that must act (or, rarely, one with an optional

@@ -104,14 +104,30 @@ fn write_attrs(out: &mut String, attrs: &[(&str, Attr<'_>)]) {
     }
 }
 
-/// Removes characters XML 1.0 forbids (NUL and other C0 controls but tab and newline), so a
-/// player's name can never make the picture unparseable.
+/// Whether XML 1.0 allows `c` (it forbids NUL and the other C0 controls but tab and
+/// newline).
+fn xml_allowed(c: char) -> bool {
+    c == '\t' || c == '\n' || c == '\r' || (c >= ' ' && c != '\u{FFFE}' && c != '\u{FFFF}')
+}
+
+/// Removes characters XML 1.0 forbids, so a player's name can never make the picture
+/// unparseable.
 fn xml_safe(text: &str) -> String {
-    text.chars()
-        .filter(|&c| {
-            c == '\t' || c == '\n' || c == '\r' || (c >= ' ' && c != '\u{FFFE}' && c != '\u{FFFF}')
-        })
-        .collect()
+    text.chars().filter(|&c| xml_allowed(c)).collect()
+}
+
+/// Appends `text` to `out` as element content: what [`xml_safe`] keeps, escaped as
+/// `html_escape::encode_text` escapes it (`&`, `<`, `>`), without building either string.
+fn push_text(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c if xml_allowed(c) => out.push(c),
+            _ => {}
+        }
+    }
 }
 
 impl Svg {
@@ -161,8 +177,9 @@ impl Svg {
         self.indent();
         let _ = write!(self.body, "<{name}");
         write_attrs(&mut self.body, attrs);
-        let escaped = html_escape::encode_text(&xml_safe(text)).into_owned();
-        let _ = writeln!(self.body, ">{escaped}</{name}>");
+        self.body.push('>');
+        push_text(&mut self.body, text);
+        let _ = writeln!(self.body, "</{name}>");
         self
     }
 
@@ -235,11 +252,7 @@ impl Svg {
 
     /// A closed polygon through `points`.
     pub fn polygon(&mut self, points: &[(f64, f64)], fill: &str, stroke: &str) -> &mut Self {
-        let pts: Vec<String> = points
-            .iter()
-            .map(|&(x, y)| format!("{},{}", num(x), num(y)))
-            .collect();
-        let pts = pts.join(" ");
+        let pts = points_attr(points);
         self.el(
             "polygon",
             &[
@@ -379,11 +392,16 @@ pub fn pointy_hex_center(h: crate::hex::Hex, size: f64) -> (f64, f64) {
 
 /// A `points` attribute for a polygon or polyline, with [`num`] coordinates.
 pub fn points_attr(points: &[(f64, f64)]) -> String {
-    let pts: Vec<String> = points
-        .iter()
-        .map(|&(x, y)| format!("{},{}", num(x), num(y)))
-        .collect();
-    pts.join(" ")
+    let mut out = String::with_capacity(points.len() * 12);
+    for (i, &(x, y)) in points.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        push_num(&mut out, x);
+        out.push(',');
+        push_num(&mut out, y);
+    }
+    out
 }
 
 /// A rough width in pixels of `text` at font `size` (DejaVu Sans: about 0.6 em for lower case

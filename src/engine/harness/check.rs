@@ -2,10 +2,11 @@
 //! and crates enabling the `testing` feature compile this (it pulls in the SVG parser).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::{PlayoutConfig, Steer, choose_steered};
+use super::{PlayoutConfig, Steer, choose_steered_from};
 use crate::contract::{Game, Seat, Status, ViewCommon, Viewer, Visibility};
 use crate::people::People;
 use crate::rng::GameRng;
@@ -183,7 +184,7 @@ fn leaves(v: &Value, path: &mut String, out: &mut BTreeMap<String, String>) {
         }
         Value::Array(items) if !items.is_empty() => {
             for (i, child) in items.iter().enumerate() {
-                path.push_str(&format!("[{i}]"));
+                let _ = write!(path, "[{i}]");
                 leaves(child, path, out);
                 path.truncate(len);
             }
@@ -321,7 +322,7 @@ fn differing_paths(a: &Value, b: &Value, path: &mut String, out: &mut BTreeSet<S
         }
         (Value::Array(x), Value::Array(y)) if !x.is_empty() && !y.is_empty() => {
             for i in 0..x.len().max(y.len()) {
-                path.push_str(&format!("[{i}]"));
+                let _ = write!(path, "[{i}]");
                 match (x.get(i), y.get(i)) {
                     (Some(p), Some(q)) => differing_paths(p, q, path, out),
                     (Some(only), None) | (None, Some(only)) => all_paths(only, path, out),
@@ -411,8 +412,11 @@ pub fn check_playout_steered<G: Game>(
         }
 
         let status = game.status(&state);
+        // Each seat's legal actions and forced action on this state, listed once: the
+        // checks below and the random player's choice all read these.
         let legal: Vec<Vec<G::Action>> =
             (0..seats).map(|s| game.legal_actions(&state, s)).collect();
+        let mut forced_here: Vec<Option<Option<G::Action>>> = vec![None; seats];
         if let Status::Active { to_act } = &status {
             if to_act.is_empty() {
                 return fail("active game with nobody to act".into());
@@ -426,7 +430,11 @@ pub fn check_playout_steered<G: Game>(
                 }
                 // The server plays a forced action unasked: it must be the one legal choice
                 // and must depend on nothing the seat cannot see.
-                if let Some(forced) = game.forced_action(&state, s) {
+                let forced = game.forced_action(&state, s);
+                if let Some(slot) = forced_here.get_mut(s) {
+                    *slot = Some(forced.clone());
+                }
+                if let Some(forced) = forced {
                     stats.forced_steps += 1;
                     if legal[s].len() != 1 || legal[s][0] != forced {
                         return fail(format!(
@@ -489,22 +497,20 @@ pub fn check_playout_steered<G: Game>(
             }
             // Every viewer's view of this state, compared below with the views of each
             // resampled world.
-            let views: Vec<String> = viewers
-                .iter()
-                .map(|&w| json(&game.view(&state, w)))
-                .collect();
+            let typed_views: Vec<G::View> = viewers.iter().map(|&w| game.view(&state, w)).collect();
+            let views: Vec<String> = typed_views.iter().map(json).collect();
             let drawn = deep_steps % PICTURE_CHECK_EVERY == 0 || status.is_finished();
             let full = deep_steps % FULL_PICTURE_CHECK_EVERY == 0 || status.is_finished();
             // No view depends on what its viewer may not see.
             for (i, &viewer) in viewers.iter().enumerate() {
-                let typed_view = game.view(&state, viewer);
-                if let Err(e) = common_fields_agree(&typed_view, viewer, seats, &status) {
+                let typed_view = &typed_views[i];
+                if let Err(e) = common_fields_agree(typed_view, viewer, seats, &status) {
                     return fail(format!("view of {viewer:?} at action {}: {e}", log.len()));
                 }
                 let view = &views[i];
                 let text = game.render_text(&state, viewer);
                 let people = test_people(viewer, seats_of(&viewers));
-                let picture = drawn.then(|| game.board_svg(&typed_view, &people));
+                let picture = drawn.then(|| game.board_svg(typed_view, &people));
                 if let Some(picture) = &picture {
                     let checked = if full {
                         check_picture(picture)
@@ -572,7 +578,13 @@ pub fn check_playout_steered<G: Game>(
                     ));
                 }
                 if let Viewer::Seat(s) = viewer
-                    && json(&game.forced_action(&other, s)) != json(&game.forced_action(&state, s))
+                    && json(&game.forced_action(&other, s))
+                        != json(
+                            &forced_here
+                                .get_mut(s)
+                                .and_then(Option::take)
+                                .unwrap_or_else(|| game.forced_action(&state, s)),
+                        )
                 {
                     return fail(format!(
                         "whether seat {s}'s move plays itself depends on hidden information"
@@ -617,10 +629,10 @@ pub fn check_playout_steered<G: Game>(
             return fail(format!("did not finish within {} actions", cfg.max_actions));
         }
 
-        let Some((seat, action)) = choose_steered(
-            game,
+        let Some((seat, action)) = choose_steered_from::<G>(
             &state,
-            seats,
+            status.to_act(),
+            &legal,
             cfg.optional_action_percent,
             &mut agent,
             Some(steer),

@@ -8,18 +8,122 @@ use std::collections::BTreeMap;
 
 use super::data::{Face, Rules, Tile};
 use super::state::{Placed, Placement, State};
-use super::validate::{LineKind, MeldContext, count_groups, line_kind, validate_table};
+use super::validate::{LineKind, MeldContext, TableAnalysis, line_kind, validate_placed};
 use turnpost_engine::Seat;
 
-/// One copy per face from a rack, in tile order (copies of one face give the same melds).
-fn distinct_faces(rules: &Rules, rack: &[Tile]) -> BTreeMap<Face, Tile> {
-    let mut out = BTreeMap::new();
-    for &t in rack {
-        if let Some(f @ Face::Number { .. }) = rules.face(t) {
-            out.entry(f).or_insert(t);
+/// A rack's number tiles by face: the first tile of each face in rack order (copies of one
+/// face give the same melds). A flat table indexed by colour and value, since the
+/// generator looks faces up thousands of times per listing.
+struct FaceTiles {
+    max_value: usize,
+    tiles: Vec<Option<Tile>>,
+}
+
+impl FaceTiles {
+    fn index(max_value: usize, colours: usize, f: &Face) -> Option<usize> {
+        match *f {
+            Face::Number { colour, value }
+                if usize::from(colour) < colours
+                    && (1..=max_value).contains(&usize::from(value)) =>
+            {
+                Some(usize::from(colour) * max_value + usize::from(value) - 1)
+            }
+            _ => None,
         }
     }
-    out
+
+    fn get(&self, f: &Face) -> Option<Tile> {
+        let colours = self.tiles.len() / self.max_value.max(1);
+        Self::index(self.max_value, colours, f).and_then(|i| self.tiles.get(i).copied().flatten())
+    }
+}
+
+/// One copy per face from a rack, in rack order (copies of one face give the same melds).
+fn distinct_faces(rules: &Rules, rack: &[Tile]) -> FaceTiles {
+    let max_value = usize::from(rules.max_value);
+    let colours = rules.colours.len();
+    let mut tiles = vec![None; max_value * colours];
+    for &t in rack {
+        if let Some(f @ Face::Number { .. }) = rules.face(t)
+            && let Some(slot) =
+                FaceTiles::index(max_value, colours, &f).and_then(|i| tiles.get_mut(i))
+            && slot.is_none()
+        {
+            *slot = Some(t);
+        }
+    }
+    FaceTiles { max_value, tiles }
+}
+
+/// The tiles of a table by cell: a flat array over the table's bounding box with a margin,
+/// so that the generator's many lookups of a cell and its neighbours index an array.
+/// Cells outside the box are empty.
+struct Grid {
+    x0: i64,
+    y0: i64,
+    w: i64,
+    h: i64,
+    cells: Vec<Option<Tile>>,
+}
+
+impl Grid {
+    /// Empty cells kept around the table's tiles (the generator looks up to three cells
+    /// beyond a tile); lookups farther out are answered without the array too.
+    const MARGIN: i64 = 3;
+
+    fn new(table: &[Placed]) -> Grid {
+        let (Some(x0), Some(x1), Some(y0), Some(y1)) = (
+            table.iter().map(|p| p.x).min(),
+            table.iter().map(|p| p.x).max(),
+            table.iter().map(|p| p.y).min(),
+            table.iter().map(|p| p.y).max(),
+        ) else {
+            return Grid {
+                x0: 0,
+                y0: 0,
+                w: 0,
+                h: 0,
+                cells: Vec::new(),
+            };
+        };
+        let x0 = i64::from(x0) - Self::MARGIN;
+        let y0 = i64::from(y0) - Self::MARGIN;
+        let w = i64::from(x1) + Self::MARGIN + 1 - x0;
+        let h = i64::from(y1) + Self::MARGIN + 1 - y0;
+        let mut grid = Grid {
+            x0,
+            y0,
+            w,
+            h,
+            cells: vec![None; usize::try_from(w * h).unwrap_or(0)],
+        };
+        // A later tile in the same cell replaces an earlier one, as a map from cells would.
+        for p in table {
+            if let Some(i) = grid.index((p.x, p.y))
+                && let Some(slot) = grid.cells.get_mut(i)
+            {
+                *slot = Some(p.tile);
+            }
+        }
+        grid
+    }
+
+    fn index(&self, (x, y): (i32, i32)) -> Option<usize> {
+        let (dx, dy) = (i64::from(x) - self.x0, i64::from(y) - self.y0);
+        if dx < 0 || dy < 0 || dx >= self.w || dy >= self.h {
+            return None;
+        }
+        usize::try_from(dy * self.w + dx).ok()
+    }
+
+    fn get(&self, c: (i32, i32)) -> Option<Tile> {
+        self.index(c)
+            .and_then(|i| self.cells.get(i).copied().flatten())
+    }
+
+    fn contains(&self, c: (i32, i32)) -> bool {
+        self.get(c).is_some()
+    }
 }
 
 /// New-tile placements (tile, x, y) of each generated meld, openings first.
@@ -31,7 +135,9 @@ pub fn meld_placements(state: &State, seat: Seat) -> Vec<Vec<Placed>> {
     let faces = distinct_faces(rules, rack);
     let opened = state.opened.get(seat).copied().unwrap_or(false);
     let all_opened = state.opened.iter().all(|&o| o);
-    let groups = count_groups(&state.table);
+    // The table is analysed once for every meld checked on it below.
+    let table = TableAnalysis::of(&state.table);
+    let groups = table.groups();
     let room = groups < rules.max_groups(state.seats);
     let mut out = Vec::new();
     if room && (!opened || all_opened) {
@@ -39,8 +145,8 @@ pub fn meld_placements(state: &State, seat: Seat) -> Vec<Vec<Placed>> {
     }
     if opened {
         let singles = extensions(state, &faces);
-        let mut longer = chains(state, seat, &singles);
-        longer.extend(crossings(state, seat, &faces));
+        let mut longer = chains(state, seat, &table, &singles);
+        longer.extend(crossings(state, seat, &table, &faces));
         out.extend(singles.into_iter().map(|p| vec![p]));
         // A chain and a crossing may lay the same tiles on the same cells: offer it once
         // (descriptions must be unique).
@@ -62,14 +168,21 @@ const MAX_LONGER: usize = 12;
 
 /// Whether the current table plus `new` is a meld `seat` may submit (the validator decides,
 /// so a generated multi-tile meld is never refused).
-fn accepted(state: &State, seat: Seat, new: &[Placed]) -> bool {
+/// `table` is the analysis of `state.table`.
+fn accepted(state: &State, seat: Seat, table: &TableAnalysis, new: &[Placed]) -> bool {
     let ctx = MeldContext::for_seat(state, seat);
-    validate_table(&ctx, &full_table(state, new)).is_ok()
+    let grid: Vec<Placed> = state.table.iter().chain(new).copied().collect();
+    validate_placed(&ctx, table, &grid).is_ok()
 }
 
 /// Extends a line end tile by tile: from each single extension, keep adding the first
 /// extension that the grown table allows, while the rack has one.
-fn chains(state: &State, seat: Seat, singles: &[Placed]) -> Vec<Vec<Placed>> {
+fn chains(
+    state: &State,
+    seat: Seat,
+    table: &TableAnalysis,
+    singles: &[Placed],
+) -> Vec<Vec<Placed>> {
     let mut out: Vec<Vec<Placed>> = Vec::new();
     for &first in singles {
         if out.len() >= MAX_LONGER {
@@ -98,7 +211,7 @@ fn chains(state: &State, seat: Seat, singles: &[Placed]) -> Vec<Vec<Placed>> {
                 _ => break,
             }
         }
-        if laid.len() >= 2 && accepted(state, seat, &laid) {
+        if laid.len() >= 2 && accepted(state, seat, table, &laid) {
             out.push(laid);
         }
     }
@@ -107,11 +220,15 @@ fn chains(state: &State, seat: Seat, singles: &[Placed]) -> Vec<Vec<Placed>> {
 
 /// Two rack tiles laid at right angles through a table tile so the three form a sequence or
 /// a run, with the table tile at the start, the middle or the end.
-fn crossings(state: &State, seat: Seat, faces: &BTreeMap<Face, Tile>) -> Vec<Vec<Placed>> {
+fn crossings(
+    state: &State,
+    seat: Seat,
+    table: &TableAnalysis,
+    faces: &FaceTiles,
+) -> Vec<Vec<Placed>> {
     let rules = &state.rules;
-    let table_map: BTreeMap<(i32, i32), Tile> =
-        state.table.iter().map(|p| ((p.x, p.y), p.tile)).collect();
-    let taken: std::collections::BTreeSet<(i32, i32)> = table_map.keys().copied().collect();
+    let grid = Grid::new(&state.table);
+    let taken = |c: &(i32, i32)| grid.contains(*c);
     let mut out: Vec<Vec<Placed>> = Vec::new();
     for p in &state.table {
         let Some(Face::Number { colour, value }) = rules.face(p.tile) else {
@@ -119,9 +236,7 @@ fn crossings(state: &State, seat: Seat, faces: &BTreeMap<Face, Tile>) -> Vec<Vec
         };
         for dir in [(1, 0), (0, 1)] {
             // The table tile's line must not already run this way.
-            if taken.contains(&(p.x - dir.0, p.y - dir.1))
-                || taken.contains(&(p.x + dir.0, p.y + dir.1))
-            {
+            if taken(&(p.x - dir.0, p.y - dir.1)) || taken(&(p.x + dir.0, p.y + dir.1)) {
                 continue;
             }
             for offsets in [[-2, -1], [-1, 1], [1, 2]] {
@@ -159,22 +274,29 @@ fn crossings(state: &State, seat: Seat, faces: &BTreeMap<Face, Tile>) -> Vec<Vec
                     if out.len() >= MAX_LONGER {
                         return out;
                     }
-                    let (Some(&ta), Some(&tb)) = (faces.get(&fa), faces.get(&fb)) else {
+                    let (Some(ta), Some(tb)) = (faces.get(&fa), faces.get(&fb)) else {
                         continue;
                     };
                     let at = |k: i32| (p.x + dir.0 * k, p.y + dir.1 * k);
                     let (ca, cb) = (at(offsets[0]), at(offsets[1]));
-                    if taken.contains(&ca) || taken.contains(&cb) {
+                    if taken(&ca) || taken(&cb) {
                         continue;
                     }
                     // Cheap local check first (every line through a new tile legal); the
-                    // validator then confirms the few that pass.
-                    let mut map = table_map.clone();
-                    map.insert(ca, ta);
-                    map.insert(cb, tb);
+                    // validator then confirms the few that pass. The two new tiles are
+                    // looked up over the table's grid.
+                    let with_new = |c: (i32, i32)| {
+                        if c == cb {
+                            Some(tb)
+                        } else if c == ca {
+                            Some(ta)
+                        } else {
+                            grid.get(c)
+                        }
+                    };
                     let local_ok = [(ca, ta), (cb, tb)].iter().all(|&(c, t)| {
-                        line_ok(rules, &line_through(&map, c, dir, t))
-                            && line_ok(rules, &line_through(&map, c, (dir.1, dir.0), t))
+                        line_ok(rules, &line_through(&with_new, c, dir, t))
+                            && line_ok(rules, &line_through(&with_new, c, (dir.1, dir.0), t))
                     });
                     if !local_ok {
                         continue;
@@ -191,7 +313,7 @@ fn crossings(state: &State, seat: Seat, faces: &BTreeMap<Face, Tile>) -> Vec<Vec
                             y: cb.1,
                         },
                     ];
-                    if accepted(state, seat, &new) {
+                    if accepted(state, seat, table, &new) {
                         out.push(new);
                     }
                 }
@@ -203,7 +325,7 @@ fn crossings(state: &State, seat: Seat, faces: &BTreeMap<Face, Tile>) -> Vec<Vec
 
 /// Each sequence and run the rack can lay as a new group, laid left to right two rows below
 /// the table so it touches nothing.
-fn openings(state: &State, faces: &BTreeMap<Face, Tile>) -> Vec<Vec<Placed>> {
+fn openings(state: &State, faces: &FaceTiles) -> Vec<Vec<Placed>> {
     let rules = &state.rules;
     let y = state
         .table
@@ -228,7 +350,7 @@ fn openings(state: &State, faces: &BTreeMap<Face, Tile>) -> Vec<Vec<Placed>> {
     // Sequences: every subset of min_line or more of the colours present, per value.
     for value in 1..=rules.max_value {
         let present: Vec<Tile> = (0..colours)
-            .filter_map(|colour| faces.get(&Face::Number { colour, value }).copied())
+            .filter_map(|colour| faces.get(&Face::Number { colour, value }))
             .collect();
         if present.len() < rules.min_line || present.len() > 16 {
             continue;
@@ -249,7 +371,7 @@ fn openings(state: &State, faces: &BTreeMap<Face, Tile>) -> Vec<Vec<Placed>> {
         for start in 1..=rules.max_value {
             let mut run = Vec::new();
             for value in start..=rules.max_value {
-                let Some(&t) = faces.get(&Face::Number { colour, value }) else {
+                let Some(t) = faces.get(&Face::Number { colour, value }) else {
                     break;
                 };
                 run.push(t);
@@ -263,9 +385,9 @@ fn openings(state: &State, faces: &BTreeMap<Face, Tile>) -> Vec<Vec<Placed>> {
 }
 
 /// The tiles of the line through `at` along (dx, dy), with `extra` placed at `at`, in
-/// reading order.
+/// reading order; `tile_at` says what lies in a cell.
 fn line_through(
-    map: &BTreeMap<(i32, i32), Tile>,
+    tile_at: &impl Fn((i32, i32)) -> Option<Tile>,
     at: (i32, i32),
     dir: (i32, i32),
     extra: Tile,
@@ -273,7 +395,7 @@ fn line_through(
     let step =
         |c: (i32, i32), k: i32| (c.0.saturating_add(dir.0 * k), c.1.saturating_add(dir.1 * k));
     let mut first = at;
-    while map.contains_key(&step(first, -1)) {
+    while tile_at(step(first, -1)).is_some() {
         first = step(first, -1);
     }
     let mut out = Vec::new();
@@ -281,7 +403,7 @@ fn line_through(
     loop {
         if c == at {
             out.push(extra);
-        } else if let Some(&t) = map.get(&c) {
+        } else if let Some(t) = tile_at(c) {
             out.push(t);
         } else {
             break;
@@ -300,34 +422,36 @@ fn line_ok(rules: &Rules, tiles: &[Tile]) -> bool {
 }
 
 /// Every single rack tile that legally extends the end of a line on the table.
-fn extensions(state: &State, faces: &BTreeMap<Face, Tile>) -> Vec<Placed> {
+fn extensions(state: &State, faces: &FaceTiles) -> Vec<Placed> {
     extensions_of(&state.rules, &state.table, faces)
 }
 
-fn extensions_of(rules: &Rules, table: &[Placed], faces: &BTreeMap<Face, Tile>) -> Vec<Placed> {
+fn extensions_of(rules: &Rules, table: &[Placed], faces: &FaceTiles) -> Vec<Placed> {
     let lim = rules.coordinate_limit;
-    let map: BTreeMap<(i32, i32), Tile> = table.iter().map(|p| ((p.x, p.y), p.tile)).collect();
+    let grid = Grid::new(table);
+    let tile_at = |c: (i32, i32)| grid.get(c);
+    // Found extensions, sorted and without repeats: the answer does not depend on the
+    // order in which the table's cells are visited.
     let mut found: BTreeMap<(Tile, i32, i32), ()> = BTreeMap::new();
     for dir in [(1, 0), (0, 1)] {
-        for (&(x, y), _) in map.iter() {
+        for p in table {
+            let (x, y) = (p.x, p.y);
             // A line starts where the cell before it is empty and the cell after it is not.
-            if map.contains_key(&(x - dir.0, y - dir.1))
-                || !map.contains_key(&(x + dir.0, y + dir.1))
-            {
+            if grid.contains((x - dir.0, y - dir.1)) || !grid.contains((x + dir.0, y + dir.1)) {
                 continue;
             }
             let mut cells = vec![(x, y)];
             while let Some(&(cx, cy)) = cells.last() {
                 let next = (cx + dir.0, cy + dir.1);
-                if !map.contains_key(&next) {
+                if !grid.contains(next) {
                     break;
                 }
                 cells.push(next);
             }
             let line_faces: Vec<Face> = cells
                 .iter()
-                .filter_map(|c| map.get(c))
-                .filter_map(|&t| rules.face(t))
+                .filter_map(|&c| grid.get(c))
+                .filter_map(|t| rules.face(t))
                 .collect();
             let Ok(kind) = line_kind(rules, &line_faces) else {
                 continue;
@@ -381,14 +505,14 @@ fn extensions_of(rules: &Rules, table: &[Placed], faces: &BTreeMap<Face, Tile>) 
                 }
             }
             for (face, at) in wanted {
-                let Some(&tile) = faces.get(&face) else {
+                let Some(tile) = faces.get(&face) else {
                     continue;
                 };
                 if at.0.abs() > lim || at.1.abs() > lim {
                     continue;
                 }
-                let along = line_through(&map, at, dir, tile);
-                let across = line_through(&map, at, (dir.1, dir.0), tile);
+                let along = line_through(&tile_at, at, dir, tile);
+                let across = line_through(&tile_at, at, (dir.1, dir.0), tile);
                 if line_ok(rules, &along) && line_ok(rules, &across) {
                     found.insert((tile, at.0, at.1), ());
                 }

@@ -224,19 +224,11 @@ fn analyse(grid: &[Placed]) -> Result<Analysis, (i32, i32)> {
 /// distinct group of the old table through a tile they share. A group made only of rack
 /// tiles is new; so is one half of a split group. A merge makes two old groups one, which
 /// frees no trace for another group (the largest matching decides).
-fn new_group_count(old_table: &[Placed], grid: &[Placed], analysis: &Analysis) -> usize {
-    let Ok(before) = analyse(old_table) else {
+fn new_group_count(old: &TableAnalysis, grid: &[Placed], analysis: &Analysis) -> usize {
+    let Some(before_groups) = old.old_groups else {
         return analysis.groups;
     };
-    // The old group of each tile id that was on the table.
-    let mut old_group: Vec<Option<usize>> = Vec::new();
-    for (i, p) in old_table.iter().enumerate() {
-        let t = p.tile.0 as usize;
-        if old_group.len() <= t {
-            old_group.resize(t + 1, None);
-        }
-        old_group[t] = before.group_of.get(i).copied();
-    }
+    let old_group = &old.old_group;
     // Which old groups each new group shares a tile with.
     let mut links: Vec<Vec<usize>> = vec![Vec::new(); analysis.groups];
     for (i, p) in grid.iter().enumerate() {
@@ -269,10 +261,10 @@ fn new_group_count(old_table: &[Placed], grid: &[Placed], analysis: &Analysis) -
         }
         false
     }
-    let mut owner: Vec<Option<usize>> = vec![None; before.groups];
+    let mut owner: Vec<Option<usize>> = vec![None; before_groups];
     let mut traced = 0;
     for g in 0..analysis.groups {
-        let mut seen = vec![false; before.groups];
+        let mut seen = vec![false; before_groups];
         if augment(g, &links, &mut seen, &mut owner) {
             traced += 1;
         }
@@ -317,6 +309,49 @@ pub fn table_problem(rules: &Rules, players: usize, table: &[Placed]) -> Option<
 /// Number of groups on a (valid) table.
 pub fn count_groups(table: &[Placed]) -> usize {
     analyse(table).map_or(0, |a| a.groups)
+}
+
+/// What a meld is checked against on the table it changes: its group count and the group
+/// of each tile on it. Worked out once per table, so that checking many candidate melds on
+/// one table (the meld generator does) does not analyse the table again for each.
+#[derive(Clone, Debug)]
+pub struct TableAnalysis {
+    /// [`count_groups`] of the table.
+    groups: usize,
+    /// The table's group count, none when two of its tiles share a cell.
+    old_groups: Option<usize>,
+    /// The group of each tile id on the table (indexed by tile id).
+    old_group: Vec<Option<usize>>,
+}
+
+impl TableAnalysis {
+    pub fn of(table: &[Placed]) -> TableAnalysis {
+        let Ok(before) = analyse(table) else {
+            return TableAnalysis {
+                groups: 0,
+                old_groups: None,
+                old_group: Vec::new(),
+            };
+        };
+        let mut old_group: Vec<Option<usize>> = Vec::new();
+        for (i, p) in table.iter().enumerate() {
+            let t = p.tile.0 as usize;
+            if old_group.len() <= t {
+                old_group.resize(t + 1, None);
+            }
+            old_group[t] = before.group_of.get(i).copied();
+        }
+        TableAnalysis {
+            groups: before.groups,
+            old_groups: Some(before.groups),
+            old_group,
+        }
+    }
+
+    /// The number of groups on the table.
+    pub fn groups(&self) -> usize {
+        self.groups
+    }
 }
 
 fn refuse(code: &'static str, rule: &str, message: String) -> RuleError {
@@ -391,6 +426,93 @@ pub fn validate_table(
             y: p.y,
         });
     }
+    validate_grid(ctx, &TableAnalysis::of(ctx.table), grid, &seen)
+}
+
+/// [`validate_table`] for a table of tiles rather than tile ids, checked against `old`,
+/// the analysis of `ctx.table`: the same checks and the same answer as `validate_table`
+/// gives the table written with tile ids.
+pub fn validate_placed(
+    ctx: &MeldContext<'_>,
+    old: &TableAnalysis,
+    submitted: &[Placed],
+) -> Result<Accepted, RuleError> {
+    let rules = ctx.rules;
+    let total = rules.total_tiles();
+    let mut grid: Vec<Placed> = Vec::with_capacity(submitted.len().min(total));
+    let mut seen = vec![false; total];
+    for &p in submitted {
+        let id = || rules.tile_id(p.tile);
+        // A tile id names a tile only when it is one of the rules' tiles.
+        if rules.face(p.tile).is_none() {
+            return Err(refuse(
+                codes::UNKNOWN_TILE,
+                "V1 shape",
+                format!(
+                    "{:?} at ({},{}) is not a tile id (ids look like red-5-a)",
+                    id(),
+                    p.x,
+                    p.y
+                ),
+            ));
+        }
+        let lim = rules.coordinate_limit;
+        if p.x.unsigned_abs() > lim.unsigned_abs() || p.y.unsigned_abs() > lim.unsigned_abs() {
+            return Err(refuse(
+                codes::CELL_OUT_OF_RANGE,
+                "V1 shape",
+                format!(
+                    "{} at ({},{}) is beyond the grid limit of +-{lim}",
+                    id(),
+                    p.x,
+                    p.y
+                ),
+            ));
+        }
+        match rules.face(p.tile) {
+            Some(Face::Number { .. }) => {}
+            _ => {
+                return Err(refuse(
+                    codes::ACTION_TILE_ON_TABLE,
+                    "V1 shape",
+                    format!(
+                        "{} at ({},{}) is an action tile; only number tiles are laid",
+                        id(),
+                        p.x,
+                        p.y
+                    ),
+                ));
+            }
+        }
+        let Some(slot) = seen.get_mut(p.tile.0 as usize) else {
+            return Err(refuse(
+                codes::UNKNOWN_TILE,
+                "V1 shape",
+                format!("{:?} is not a tile", id()),
+            ));
+        };
+        if *slot {
+            return Err(refuse(
+                codes::DUPLICATE_TILE,
+                "V1 shape",
+                format!("{} appears twice (again at ({},{}))", id(), p.x, p.y),
+            ));
+        }
+        *slot = true;
+        grid.push(p);
+    }
+    validate_grid(ctx, old, grid, &seen)
+}
+
+/// V2 to V5 of [`validate_table`], on a grid that passed V1 (`seen` marks its tile ids).
+fn validate_grid(
+    ctx: &MeldContext<'_>,
+    old: &TableAnalysis,
+    mut grid: Vec<Placed>,
+    seen: &[bool],
+) -> Result<Accepted, RuleError> {
+    let rules = ctx.rules;
+    let total = rules.total_tiles();
     // V2 conservation.
     let mut on_table = vec![false; total];
     let mut missing: Vec<(i32, i32)> = Vec::new();
@@ -513,7 +635,7 @@ pub fn validate_table(
         ));
     }
     // V5 groups.
-    let groups_before = count_groups(ctx.table);
+    let groups_before = old.groups;
     let groups_after = analysis.groups;
     let max = rules.max_groups(ctx.players);
     let group_cells = || {
@@ -559,7 +681,7 @@ pub fn validate_table(
         // Version 2 (issue 18.4): only the opening group itself may be new, even when a
         // merge keeps the count down. Version 1 compared the counts only.
         let too_many = if ctx.rules_version >= 2 {
-            new_group_count(ctx.table, &grid, &analysis) > 1
+            new_group_count(old, &grid, &analysis) > 1
         } else {
             groups_after > groups_before + 1
         };
@@ -578,7 +700,7 @@ pub fn validate_table(
         && if ctx.rules_version >= 2 {
             // Seed: nobody lays a further group until everyone has opened. A merge in the
             // same move does not free a slot for one (issue 18.4); version 1 let it.
-            new_group_count(ctx.table, &grid, &analysis) > 0
+            new_group_count(old, &grid, &analysis) > 0
         } else {
             groups_after > groups_before
         }
