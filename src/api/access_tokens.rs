@@ -1,5 +1,6 @@
 //! Personal access tokens (see `domain::access_tokens`) and signing out.
 
+use super::json_body;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 
 use serde::Serialize;
@@ -32,7 +33,7 @@ use crate::domain::{Domain, DomainError};
 pub async fn create_token(
     domain: web::Data<Domain>,
     caller: Caller,
-    body: web::Json<NewAccessTokenRequest>,
+    body: json_body::Json<NewAccessTokenRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let t = web::block(move || domain.create_access_token(caller.0, body.into_inner())).await??;
     Ok(HttpResponse::Created()

@@ -1,5 +1,6 @@
 //! Your data: an export of everything about the account, and deleting it.
 
+use super::json_body;
 use actix_web::{HttpResponse, get, post, web};
 
 use super::auth::Caller;
@@ -54,7 +55,7 @@ pub async fn export_account(
 pub async fn delete_account(
     domain: web::Data<Domain>,
     caller: Caller,
-    body: web::Json<DeleteAccountRequest>,
+    body: json_body::Json<DeleteAccountRequest>,
 ) -> Result<web::Json<AccountDeleted>, ApiError> {
     let _admitted = domain.hashes.admit().await.map_err(DomainError::from)?;
     let password = body.into_inner().password;

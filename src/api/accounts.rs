@@ -1,5 +1,6 @@
 //! Accounts and tokens.
 
+use super::json_body;
 use actix_web::{HttpRequest, HttpResponse, get, patch, post, web};
 
 use super::auth::Caller;
@@ -41,7 +42,7 @@ use crate::domain::{Domain, DomainError};
 #[post("/accounts")]
 pub async fn create_account(
     domain: web::Data<Domain>,
-    body: web::Json<NewAccountRequest>,
+    body: json_body::Json<NewAccountRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let _admitted = domain.hashes.admit().await.map_err(DomainError::from)?;
     match web::block(move || domain.create_account(body.into_inner())).await?? {
@@ -76,7 +77,7 @@ pub async fn create_account(
 pub async fn token(
     domain: web::Data<Domain>,
     req: HttpRequest,
-    body: web::Json<TokenRequest>,
+    body: json_body::Json<TokenRequest>,
 ) -> Result<web::Json<TokenResponse>, ApiError> {
     // The peer, or the client a trusted proxy names: never a header from anyone else.
     let client = super::client_addr::of(&req);
@@ -126,7 +127,7 @@ pub async fn me(
 pub async fn update_me(
     domain: web::Data<Domain>,
     caller: Caller,
-    body: web::Json<UpdateAccountRequest>,
+    body: json_body::Json<UpdateAccountRequest>,
 ) -> Result<web::Json<AccountResponse>, ApiError> {
     let _admitted = match body.password {
         Some(_) => Some(domain.hashes.admit().await.map_err(DomainError::from)?),
@@ -154,7 +155,7 @@ pub async fn update_me(
 pub async fn vacation(
     domain: web::Data<Domain>,
     caller: Caller,
-    body: web::Json<VacationRequest>,
+    body: json_body::Json<VacationRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let req = body.into_inner();
     let allowance = domain.vacation_days_per_year;

@@ -1,5 +1,6 @@
 //! Chat at the table (issue 35): thin handlers over `domain::chat`.
 
+use super::json_body;
 use actix_web::{HttpResponse, delete, get, post, web};
 
 use super::auth::Caller;
@@ -67,7 +68,7 @@ pub async fn post_chat(
     domain: web::Data<Domain>,
     caller: Caller,
     id: web::Path<GameId>,
-    body: web::Json<NewChatMessage>,
+    body: json_body::Json<NewChatMessage>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let m = web::block(move || domain.post_chat(caller.0, id, body.into_inner())).await??;
@@ -93,7 +94,7 @@ pub async fn mark_chat_read(
     domain: web::Data<Domain>,
     caller: Caller,
     id: web::Path<GameId>,
-    body: web::Json<ChatReadMark>,
+    body: json_body::Json<ChatReadMark>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     web::block(move || domain.mark_chat_read(caller.0, id, body.into_inner())).await??;
@@ -120,7 +121,7 @@ pub async fn report_chat(
     domain: web::Data<Domain>,
     caller: Caller,
     path: web::Path<(GameId, i64)>,
-    body: web::Json<ChatReport>,
+    body: json_body::Json<ChatReport>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, message) = path.into_inner();
     web::block(move || domain.report_chat(caller.0, id, message, body.into_inner())).await??;

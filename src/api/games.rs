@@ -1,5 +1,6 @@
 //! Game types, games, actions, the log and past views.
 
+use super::json_body;
 use crate::domain::ProblemCode;
 use actix_web::http::StatusCode;
 use actix_web::http::header;
@@ -104,7 +105,7 @@ pub async fn game_type(
 pub async fn create_game(
     domain: web::Data<Domain>,
     caller: Caller,
-    body: web::Json<NewGameRequest>,
+    body: json_body::Json<NewGameRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let g = web::block(move || domain.create_game(caller.0, body.into_inner())).await??;
     Ok(HttpResponse::Created()
@@ -428,7 +429,7 @@ pub async fn submit_action(
     req: HttpRequest,
     caller: Caller,
     id: web::Path<GameId>,
-    body: web::Json<ActionRequest>,
+    body: json_body::Json<ActionRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let mut body = body.into_inner();
@@ -577,7 +578,7 @@ pub async fn preview_action(
     domain: web::Data<Domain>,
     caller: Caller,
     id: web::Path<GameId>,
-    body: web::Json<PreviewRequest>,
+    body: json_body::Json<PreviewRequest>,
 ) -> Result<web::Json<PreviewResponse>, ApiError> {
     let id = id.into_inner();
     let req = body.into_inner();

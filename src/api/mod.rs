@@ -17,6 +17,7 @@ pub mod games;
 pub mod health;
 pub mod inbound;
 pub mod invitations;
+pub mod json_body;
 pub mod log_redact;
 pub mod metrics;
 pub mod notes;

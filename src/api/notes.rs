@@ -1,5 +1,6 @@
 //! Private notes on a game, and the reliability record of an account (issue 35).
 
+use super::json_body;
 use actix_web::{HttpResponse, get, put, web};
 
 use super::auth::Caller;
@@ -54,7 +55,7 @@ pub async fn put_note(
     domain: web::Data<Domain>,
     caller: Caller,
     id: web::Path<GameId>,
-    body: web::Json<NoteRequest>,
+    body: json_body::Json<NoteRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let body = body.into_inner();

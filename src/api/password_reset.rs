@@ -1,5 +1,6 @@
 //! Password reset by email (see `domain::password_reset`).
 
+use super::json_body;
 use actix_web::{HttpRequest, HttpResponse, post, web};
 
 use super::problem::{ApiError, Problem};
@@ -31,7 +32,7 @@ use crate::domain::{Domain, DomainError};
 pub async fn request_password_reset(
     domain: web::Data<Domain>,
     req: HttpRequest,
-    body: web::Json<PasswordResetRequest>,
+    body: json_body::Json<PasswordResetRequest>,
 ) -> Result<HttpResponse, ApiError> {
     // The peer, or the client a trusted proxy names: never a header from anyone else.
     let client = super::client_addr::of(&req);
@@ -62,7 +63,7 @@ pub async fn request_password_reset(
 #[post("/password-reset/new-password")]
 pub async fn set_new_password(
     domain: web::Data<Domain>,
-    body: web::Json<NewPasswordRequest>,
+    body: json_body::Json<NewPasswordRequest>,
 ) -> Result<web::Json<TokenResponse>, ApiError> {
     let _admitted = domain.hashes.admit().await.map_err(DomainError::from)?;
     let t = web::block(move || domain.reset_password(&body)).await??;

@@ -1,6 +1,7 @@
 //! The caller's webhooks (see `domain::webhooks` for the events and `notify::webhook` for
 //! the signature).
 
+use super::json_body;
 use actix_web::{HttpResponse, delete, get, post, web};
 
 use super::auth::Caller;
@@ -28,7 +29,7 @@ use crate::domain::webhooks::{NewWebhookRequest, WebhookDeliveryResponse, Webhoo
 pub async fn create_webhook(
     domain: web::Data<Domain>,
     caller: Caller,
-    body: web::Json<NewWebhookRequest>,
+    body: json_body::Json<NewWebhookRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let w = web::block(move || domain.create_webhook(caller.0, body.into_inner())).await??;
     Ok(HttpResponse::Created()

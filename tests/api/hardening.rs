@@ -320,6 +320,49 @@ fn while_the_database_is_down_requests_fail_fast_with_503() {
     }
 }
 
+/// A struct's members read from an array by position (serde's default) would take
+/// `["kasino", 2]` for a new game and `[]` for a report with no reason: every body the
+/// description allows is an object, and anything else is refused, changing nothing.
+#[test]
+fn a_body_that_is_not_an_object_is_refused_and_changes_nothing() {
+    let app = crate::helpers::spawn_app_without_mail();
+    let p = app.player("Ann");
+    let listed = |app: &TestApp| app.get("/api/v1/games", Some(&p.token)).text().unwrap();
+    let games_before = listed(&app);
+    let me_before = app.get("/api/v1/me", Some(&p.token)).text().unwrap();
+    let cases = [
+        ("/api/v1/games", json!(["kasino", 2])),
+        ("/api/v1/games/1/chat/1/report", json!([])),
+        ("/api/v1/games/1/chat/1/report", json!(["rude"])),
+        ("/api/v1/me/tokens", json!(["bot"])),
+        ("/api/v1/me/vacation", json!([])),
+        ("/api/v1/games", json!("kasino")),
+    ];
+    for (path, body) in cases {
+        let r = app.post(path, Some(&p.token), &body);
+        let (status, v) = assert_problem(r, path);
+        assert_eq!(
+            (status, v["code"].as_str()),
+            (422, Some("invalid_body")),
+            "{path} {body}"
+        );
+    }
+    let r = app
+        .client
+        .patch(app.url("/api/v1/me"))
+        .bearer_auth(&p.token)
+        .json(&json!(["Someone else"]))
+        .send()
+        .unwrap();
+    let (status, v) = assert_problem(r, "PATCH /me");
+    assert_eq!((status, v["code"].as_str()), (422, Some("invalid_body")));
+    assert_eq!(listed(&app), games_before);
+    assert_eq!(
+        app.get("/api/v1/me", Some(&p.token)).text().unwrap(),
+        me_before
+    );
+}
+
 #[test]
 fn inputs_that_gave_500s_are_4xx_problems() {
     let app = spawn_app();
