@@ -18,8 +18,27 @@ import os
 import urllib.request
 from datetime import datetime, timedelta, timezone
 
+import hypothesis
 import schemathesis
+from schemathesis.config._projects import ProjectConfig
 from schemathesis.core.parameters import ParameterLocation
+
+# Hypothesis's target phase is left out. Schemathesis scores every fuzzed request by
+# whether it was accepted, and with fewer than 1,000 examples Hypothesis then runs one
+# unbounded hill-climb on that score. Measured on this suite, the climb was more than
+# half of the fuzzer's CPU time, and without it the fuzzing phase sends more requests
+# (2,381 against 2,213) reaching more pairs of operation and status (153 against 146).
+# Every operation still gets its `max-examples` generated cases, as random draws.
+_settings_with_target = ProjectConfig.get_hypothesis_settings
+
+
+def _settings_without_target(self, *args, **kwargs):
+    settings = _settings_with_target(self, *args, **kwargs)
+    phases = [p for p in settings.phases if p != hypothesis.Phase.target]
+    return hypothesis.settings(settings, phases=phases)
+
+
+ProjectConfig.get_hypothesis_settings = _settings_without_target
 
 BASE = os.environ.get("TURNPOST_BASE", "")
 CREATOR_EMAIL = os.environ.get("TURNPOST_CALLER_EMAIL", "").lower()

@@ -184,7 +184,7 @@ fn event_streams_are_never_compressed_and_carry_the_request_id() {
         assert_eq!(encoding, None, "{path}: a stream must not be compressed");
         assert_eq!(rid, "stream-1");
         // The opening frame arrives at once, readable as it is.
-        let first = rx.recv_timeout(Duration::from_secs(10)).expect("a frame");
+        let first = rx.recv_timeout(PATIENCE).expect("a frame");
         assert!(matches!(first, Ok(ref e) if !e.is_empty()), "{first:?}");
     }
 }
