@@ -187,6 +187,10 @@ impl Domain {
     /// Marks the failed recipients of a delivery-status report as bouncing, when the
     /// report is about an email we sent to that address (its returned headers carry our
     /// Message-ID): a forged report cannot silence anyone's mail. Returns the addresses.
+    ///
+    /// An email's Message-ID is written to its row before the email leaves, and the send
+    /// is recorded after the transport returns: a report may arrive in between (or after a
+    /// crash between the two), so the row need not be marked sent yet.
     pub(crate) fn mark_bouncing(
         &self,
         conn: &mut PgConnection,
@@ -200,13 +204,10 @@ impl Domain {
         for (address, status) in &dsn.failed {
             let lower = address.trim().to_lowercase();
             let ours: bool = diesel::select(diesel::dsl::exists(
-                outbox::table
-                    .filter(outbox::message_id.eq(&id))
-                    .filter(
-                        diesel::dsl::sql::<diesel::sql_types::Bool>("lower(to_address) = ")
-                            .bind::<diesel::sql_types::Text, _>(&lower),
-                    )
-                    .filter(outbox::sent_at.is_not_null()),
+                outbox::table.filter(outbox::message_id.eq(&id)).filter(
+                    diesel::dsl::sql::<diesel::sql_types::Bool>("lower(to_address) = ")
+                        .bind::<diesel::sql_types::Text, _>(&lower),
+                ),
             ))
             .get_result(conn)?;
             if !ours {
