@@ -232,6 +232,11 @@ pub fn spawn_node(
         mail_dir,
         client: Client::builder()
             .timeout(Duration::from_secs(60))
+            // The server closes a connection idle for 5 s (actix-web's keep-alive). A
+            // request sent on a pooled connection at that moment fails as an incomplete
+            // message, which a test that waits on a browser between requests met under
+            // load: idle connections are dropped well before the server would close them.
+            .pool_idle_timeout(Duration::from_secs(2))
             .build()
             .expect("client"),
         settings,
