@@ -366,66 +366,13 @@ pub fn validate_table(
     submitted: &[Placement],
 ) -> Result<Accepted, RuleError> {
     let rules = ctx.rules;
-    let total = rules.total_tiles();
-    // V1 shape.
-    let mut grid: Vec<Placed> = Vec::with_capacity(submitted.len().min(total));
-    let mut seen = vec![false; total];
-    for p in submitted {
-        let Some(tile) = rules.parse_tile(&p.tile) else {
-            return Err(refuse(
-                codes::UNKNOWN_TILE,
-                "V1 shape",
-                format!(
-                    "{:?} at ({},{}) is not a tile id (ids look like red-5-a)",
-                    p.tile, p.x, p.y
-                ),
-            ));
-        };
-        let lim = rules.coordinate_limit;
-        if p.x.unsigned_abs() > lim.unsigned_abs() || p.y.unsigned_abs() > lim.unsigned_abs() {
-            return Err(refuse(
-                codes::CELL_OUT_OF_RANGE,
-                "V1 shape",
-                format!(
-                    "{} at ({},{}) is beyond the grid limit of +-{lim}",
-                    p.tile, p.x, p.y
-                ),
-            ));
-        }
-        match rules.face(tile) {
-            Some(Face::Number { .. }) => {}
-            _ => {
-                return Err(refuse(
-                    codes::ACTION_TILE_ON_TABLE,
-                    "V1 shape",
-                    format!(
-                        "{} at ({},{}) is an action tile; only number tiles are laid",
-                        p.tile, p.x, p.y
-                    ),
-                ));
-            }
-        }
-        let Some(slot) = seen.get_mut(tile.0 as usize) else {
-            return Err(refuse(
-                codes::UNKNOWN_TILE,
-                "V1 shape",
-                format!("{:?} is not a tile", p.tile),
-            ));
-        };
-        if *slot {
-            return Err(refuse(
-                codes::DUPLICATE_TILE,
-                "V1 shape",
-                format!("{} appears twice (again at ({},{}))", p.tile, p.x, p.y),
-            ));
-        }
-        *slot = true;
-        grid.push(Placed {
-            tile,
-            x: p.x,
-            y: p.y,
-        });
-    }
+    let (grid, seen) = check_shape(
+        rules,
+        submitted
+            .iter()
+            .map(|p| (rules.parse_tile(&p.tile), p.x, p.y)),
+        |i| submitted.get(i).map(|p| p.tile.clone()).unwrap_or_default(),
+    )?;
     validate_grid(ctx, &TableAnalysis::of(ctx.table), grid, &seen)
 }
 
@@ -438,70 +385,80 @@ pub fn validate_placed(
     submitted: &[Placed],
 ) -> Result<Accepted, RuleError> {
     let rules = ctx.rules;
+    // A tile names one of the rules' tiles only when it has a face.
+    let (grid, seen) = check_shape(
+        rules,
+        submitted
+            .iter()
+            .map(|p| (rules.face(p.tile).map(|_| p.tile), p.x, p.y)),
+        |i| {
+            submitted
+                .get(i)
+                .map(|p| rules.tile_id(p.tile))
+                .unwrap_or_default()
+        },
+    )?;
+    validate_grid(ctx, old, grid, &seen)
+}
+
+/// V1 shape: each of `tiles` (a tile, or `None` for an id that names none, and its cell)
+/// is a number tile within the grid limit, laid once. `id(i)` writes the `i`-th tile's id
+/// for a refusal, only when one is written. Returns the grid and the tiles it holds.
+fn check_shape(
+    rules: &Rules,
+    tiles: impl ExactSizeIterator<Item = (Option<Tile>, i32, i32)>,
+    id: impl Fn(usize) -> String,
+) -> Result<(Vec<Placed>, Vec<bool>), RuleError> {
     let total = rules.total_tiles();
-    let mut grid: Vec<Placed> = Vec::with_capacity(submitted.len().min(total));
+    let mut grid: Vec<Placed> = Vec::with_capacity(tiles.len().min(total));
     let mut seen = vec![false; total];
-    for &p in submitted {
-        let id = || rules.tile_id(p.tile);
-        // A tile id names a tile only when it is one of the rules' tiles.
-        if rules.face(p.tile).is_none() {
+    for (i, (tile, x, y)) in tiles.enumerate() {
+        let Some(tile) = tile else {
             return Err(refuse(
                 codes::UNKNOWN_TILE,
                 "V1 shape",
                 format!(
-                    "{:?} at ({},{}) is not a tile id (ids look like red-5-a)",
-                    id(),
-                    p.x,
-                    p.y
+                    "{:?} at ({x},{y}) is not a tile id (ids look like red-5-a)",
+                    id(i)
                 ),
             ));
-        }
+        };
         let lim = rules.coordinate_limit;
-        if p.x.unsigned_abs() > lim.unsigned_abs() || p.y.unsigned_abs() > lim.unsigned_abs() {
+        if x.unsigned_abs() > lim.unsigned_abs() || y.unsigned_abs() > lim.unsigned_abs() {
             return Err(refuse(
                 codes::CELL_OUT_OF_RANGE,
                 "V1 shape",
+                format!("{} at ({x},{y}) is beyond the grid limit of +-{lim}", id(i)),
+            ));
+        }
+        if !matches!(rules.face(tile), Some(Face::Number { .. })) {
+            return Err(refuse(
+                codes::ACTION_TILE_ON_TABLE,
+                "V1 shape",
                 format!(
-                    "{} at ({},{}) is beyond the grid limit of +-{lim}",
-                    id(),
-                    p.x,
-                    p.y
+                    "{} at ({x},{y}) is an action tile; only number tiles are laid",
+                    id(i)
                 ),
             ));
         }
-        match rules.face(p.tile) {
-            Some(Face::Number { .. }) => {}
-            _ => {
-                return Err(refuse(
-                    codes::ACTION_TILE_ON_TABLE,
-                    "V1 shape",
-                    format!(
-                        "{} at ({},{}) is an action tile; only number tiles are laid",
-                        id(),
-                        p.x,
-                        p.y
-                    ),
-                ));
-            }
-        }
-        let Some(slot) = seen.get_mut(p.tile.0 as usize) else {
+        let Some(slot) = seen.get_mut(tile.0 as usize) else {
             return Err(refuse(
                 codes::UNKNOWN_TILE,
                 "V1 shape",
-                format!("{:?} is not a tile", id()),
+                format!("{:?} is not a tile", id(i)),
             ));
         };
         if *slot {
             return Err(refuse(
                 codes::DUPLICATE_TILE,
                 "V1 shape",
-                format!("{} appears twice (again at ({},{}))", id(), p.x, p.y),
+                format!("{} appears twice (again at ({x},{y}))", id(i)),
             ));
         }
         *slot = true;
-        grid.push(p);
+        grid.push(Placed { tile, x, y });
     }
-    validate_grid(ctx, old, grid, &seen)
+    Ok((grid, seen))
 }
 
 /// V2 to V5 of [`validate_table`], on a grid that passed V1 (`seen` marks its tile ids).
