@@ -372,7 +372,8 @@ fn http_server(
     // Settings::load checked the list; settings made in code are checked here.
     let trusted_proxies = web::Data::new(
         api::client_addr::TrustedProxies::parse(&settings.trusted_proxies)
-            .map_err(|e| anyhow::anyhow!("trusted_proxies: {e}"))?,
+            .map_err(|e| anyhow::anyhow!("trusted_proxies: {e}"))?
+            .reading(settings.client_address_header),
     );
     let mail_check =
         web::Data::new(api::health::MailCheck(settings.smtp_url.as_ref().and_then(

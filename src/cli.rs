@@ -160,6 +160,10 @@ enum OutboxCommand {
 pub fn main() -> ExitCode {
     if let Err(e) = init_tracing() {
         eprintln!("error: {e:#}");
+        // The mail server's pipe must keep the message queued, not bounce it.
+        if std::env::args().nth(1).as_deref() == Some("deliver") {
+            return ExitCode::from(crate::deliver::EX_TEMPFAIL);
+        }
         return ExitCode::from(EX_BAD_SETTINGS);
     }
     let cli = match Cli::try_parse() {
@@ -231,6 +235,8 @@ pub fn main() -> ExitCode {
 /// `turnpost config check`: `name = value  # source`, one setting a line.
 fn config_check() -> Result<ExitCode> {
     let sourced = Settings::load_sourced()?;
+    // What `serve` would refuse, `config check` refuses too.
+    serving_secret(&sourced.settings)?;
     for (name, value, source) in sourced.entries() {
         let shown = match value {
             Value::Null => "(unset)".to_string(),
@@ -247,8 +253,7 @@ fn config_check() -> Result<ExitCode> {
 /// `TURNPOST_LOG_FORMAT=json`, for a log collector.
 fn init_tracing() -> Result<()> {
     use std::io::IsTerminal;
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref())?;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
@@ -264,6 +269,45 @@ fn init_tracing() -> Result<()> {
             .try_init(),
     };
     Ok(())
+}
+
+const LEVELS: [&str; 6] = ["error", "warn", "info", "debug", "trace", "off"];
+
+/// `RUST_LOG`, read strictly: a directive the filter cannot read, or a bare word that is
+/// nearly a level (`inf0`), would otherwise leave the server running with no log at all.
+/// A bare word that is not near a level names a target, as `RUST_LOG=turnpost` does.
+fn log_filter(value: Option<&str>) -> Result<tracing_subscriber::EnvFilter, SettingsError> {
+    use tracing_subscriber::EnvFilter;
+    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(EnvFilter::new("info"));
+    };
+    for directive in value.split(',').map(str::trim) {
+        let bare = !directive.contains(['=', '[', ':']);
+        let word = directive.to_ascii_lowercase();
+        if !bare || word.is_empty() || LEVELS.contains(&word.as_str()) {
+            continue;
+        }
+        let near = LEVELS
+            .iter()
+            .map(|l| (strsim::jaro_winkler(&word, l), *l))
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((score, level)) = near
+            && (score >= 0.75 || !word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        {
+            let hint = if score >= 0.75 {
+                format!("; did you mean {level}?")
+            } else {
+                String::new()
+            };
+            return Err(SettingsError(format!(
+                "RUST_LOG: {directive:?} is neither a level ({}) nor a target{hint}",
+                LEVELS.join(", ")
+            )));
+        }
+    }
+    EnvFilter::builder()
+        .parse(value)
+        .map_err(|e| SettingsError(format!("RUST_LOG={value:?} cannot be read: {e}")))
 }
 
 #[derive(Debug, PartialEq)]
@@ -299,9 +343,7 @@ fn jwt_secret(settings: &mut Settings) -> Result<SecretString> {
     if let Some(s) = &settings.jwt_secret {
         return Ok(s.clone());
     }
-    if settings.database_url.is_some() {
-        bail!("TURNPOST_JWT_SECRET must be set (at least 32 characters) when DATABASE_URL is");
-    }
+    serving_secret(settings)?;
     if settings.jwt_secret_previous.is_none()
         && let Some((previous, until)) = previous_secret_file(settings)?
     {
@@ -316,6 +358,17 @@ fn jwt_secret(settings: &mut Settings) -> Result<SecretString> {
     let secret = hex::encode(rand::random::<[u8; 32]>());
     write_private(&path, &secret)?;
     Ok(SecretString::from(secret))
+}
+
+/// A server on a database of its own needs a configured secret: one generated under the
+/// var directory would differ between nodes, and each would refuse the other's tokens.
+fn serving_secret(settings: &Settings) -> Result<(), SettingsError> {
+    if settings.database_url.is_some() && settings.jwt_secret.is_none() {
+        return Err(SettingsError(
+            "TURNPOST_JWT_SECRET must be set (at least 32 characters) when DATABASE_URL is".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// `<var_dir>/jwt-secret.previous`: the secret on its first line, the end of its grace
@@ -590,6 +643,46 @@ mod log_format_tests {
         assert_eq!(log_format(Some("json")).ok(), Some(LogFormat::Json));
         let e = log_format(Some("yaml")).expect_err("refused");
         assert!(e.to_string().contains("text or json"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod log_filter_tests {
+    use super::*;
+
+    #[test]
+    fn levels_targets_and_directives_are_read() {
+        for ok in [
+            "info",
+            "WARN",
+            "turnpost",
+            "actix_web",
+            "tracing_actix_web",
+            "info,turnpost::access=off",
+            "turnpost=debug,diesel=warn",
+            "",
+        ] {
+            assert!(log_filter(Some(ok)).is_ok(), "{ok}");
+        }
+        assert!(log_filter(None).is_ok());
+    }
+
+    #[test]
+    fn a_word_that_is_nearly_a_level_or_a_bad_directive_is_refused() {
+        for (bad, says) in [
+            ("inf0", "did you mean info?"),
+            ("debgu", "did you mean debug?"),
+            ("warning", "did you mean warn?"),
+            ("info,trce", "did you mean trace?"),
+            ("turnpost=inf0", "cannot be read"),
+            ("info!", "neither a level"),
+        ] {
+            let e = log_filter(Some(bad))
+                .err()
+                .unwrap_or_else(|| panic!("{bad} taken"));
+            assert!(e.0.contains(says), "{bad}: {e}");
+            assert_eq!(e.0.lines().count(), 1);
+        }
     }
 }
 

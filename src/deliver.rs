@@ -78,7 +78,17 @@ pub fn run(args: DeliverArgs) -> ExitCode {
     ExitCode::from(verdict.code)
 }
 
+/// The longest envelope address SMTP can carry (RFC 5321: a path of 256 octets, less
+/// its angle brackets).
+const MAX_RECIPIENT_CHARS: usize = 254;
+
 fn deliver(args: &DeliverArgs, input: &mut impl Read) -> Verdict {
+    // No server could take it, today or after any number of retries.
+    if args.recipient.chars().count() > MAX_RECIPIENT_CHARS {
+        return Verdict::data(format!(
+            "the recipient is longer than an address can be ({MAX_RECIPIENT_CHARS} characters)"
+        ));
+    }
     let url = match endpoint(args) {
         Ok(u) => u,
         Err(v) => return v,
@@ -139,7 +149,7 @@ pub fn for_status(status: u16, body: &str) -> Verdict {
         // Never processable, whenever tried: the mail server bounces it to its sender. (A
         // 400 is not among them: the server says it when the upload broke off, which the
         // next attempt may not repeat.)
-        413 | 415 | 422 => Verdict::data(format!(
+        413 | 414 | 415 | 422 => Verdict::data(format!(
             "the server cannot take this message ({status}{said})"
         )),
         429 => Verdict::temp(format!("the server asks to slow down ({status}{said})")),
@@ -272,6 +282,7 @@ mod tests {
             (404, EX_TEMPFAIL),
             (408, EX_TEMPFAIL),
             (413, EX_DATAERR),
+            (414, EX_DATAERR),
             (415, EX_DATAERR),
             (422, EX_DATAERR),
             (429, EX_TEMPFAIL),

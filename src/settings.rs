@@ -30,14 +30,30 @@ pub enum EmailSenders {
     Driven,
 }
 
+/// The header in which trusted proxies name the client. Only one is read: a proxy sets
+/// the header it is told to and passes every other through as the client wrote it, so
+/// reading a second one would let a client pick its own address.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClientAddressHeader {
+    /// `X-Forwarded-For`: what nginx, Caddy and HAProxy set.
+    #[default]
+    XForwardedFor,
+    /// `Forwarded` (RFC 7239) `for=`.
+    Forwarded,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     pub bind: String,
-    /// Proxies whose `Forwarded`/`X-Forwarded-For` name the client (comma-separated
-    /// CIDRs or addresses); empty: trust nobody, the TCP peer is the client.
+    /// Proxies whose forwarding header names the client (comma-separated CIDRs or
+    /// addresses); empty: trust nobody, the TCP peer is the client.
     #[serde(default)]
     pub trusted_proxies: String,
+    /// The one header those proxies name the client in; any other is ignored.
+    #[serde(default)]
+    pub client_address_header: ClientAddressHeader,
     /// Browser origins allowed to call the API (CORS), comma-separated; `*` for any.
     #[serde(default)]
     pub cors_origins: String,

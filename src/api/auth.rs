@@ -26,7 +26,11 @@ impl FromRequest for Caller {
         let domain = req.app_data::<web::Data<Domain>>().cloned();
         let token = bearer_token(req);
         let needs = scopes::needed(req.method().as_str(), req.match_pattern().as_deref());
+        let in_url = token_in_url(req);
         Box::pin(async move {
+            if in_url {
+                return Err(token_in_url_refused());
+            }
             let Some(domain) = domain else {
                 return Err(ApiError::unauthorized("authentication is not configured"));
             };
@@ -38,6 +42,23 @@ impl FromRequest for Caller {
             authenticate_for(domain, &token, needs).await
         })
     }
+}
+
+/// Whether the query names `access_token` (in any case, percent-encoded or not): URLs end
+/// up in logs, browser history and `Referer` headers, so a token there is refused rather
+/// than read or ignored.
+pub fn token_in_url(req: &HttpRequest) -> bool {
+    url::form_urlencoded::parse(req.query_string().as_bytes())
+        .any(|(k, _)| k.eq_ignore_ascii_case("access_token"))
+}
+
+fn token_in_url_refused() -> ApiError {
+    ApiError::new(
+        actix_web::http::StatusCode::BAD_REQUEST,
+        crate::domain::ProblemCode::TokenInUrl,
+        "send the token as Authorization: Bearer, or get a stream ticket \
+         (POST /api/v1/me/stream-tickets) and pass ?ticket=",
+    )
 }
 
 /// The token of an `Authorization: Bearer <token>` header.
@@ -132,12 +153,7 @@ pub async fn stream_caller(
     token_in_url: bool,
 ) -> Result<Option<(Caller, TicketParent)>, ApiError> {
     if token_in_url {
-        return Err(ApiError::new(
-            actix_web::http::StatusCode::BAD_REQUEST,
-            crate::domain::ProblemCode::TokenInUrl,
-            "send the token as Authorization: Bearer, or get a stream ticket \
-             (POST /api/v1/me/stream-tickets) and pass ?ticket=",
-        ));
+        return Err(token_in_url_refused());
     }
     let parent = match (bearer_token(req), ticket) {
         (Some(token), _) => token_parent(&domain, &token).ok_or_else(invalid_token)?,
@@ -185,7 +201,11 @@ impl FromRequest for MaybeCaller {
         let domain = req.app_data::<web::Data<Domain>>().cloned();
         let token = bearer_token(req);
         let needs = scopes::needed(req.method().as_str(), req.match_pattern().as_deref());
+        let in_url = token_in_url(req);
         Box::pin(async move {
+            if in_url {
+                return Err(token_in_url_refused());
+            }
             match (domain, token) {
                 (_, None) => Ok(MaybeCaller(None)),
                 (None, Some(_)) => Err(ApiError::unauthorized("authentication is not configured")),

@@ -2,12 +2,15 @@
 //!
 //! It is the TCP peer, unless the peer is one of the operator's trusted proxies
 //! (`TURNPOST_TRUSTED_PROXIES`). Behind a proxy every request comes from the proxy, so
-//! keying on the peer would make all users share one budget (issue 34: 50 failed logins by
-//! anyone locked everybody out). A trusted proxy's `Forwarded` (RFC 7239) or
-//! `X-Forwarded-For` then names the client: the right-most address in the chain that is
-//! not itself a trusted proxy. Left of that the chain is whatever the client sent, and a
-//! client can forge it, so it is never read. From a peer that is not trusted the headers
-//! are ignored for the same reason.
+//! keying on the peer would make all users share one budget (50 failed logins by anyone
+//! would lock everybody out). A trusted proxy's header then names the client: the
+//! right-most address in the chain that is not itself a trusted proxy. Left of that the
+//! chain is whatever the client sent, and a client can forge it, so it is never read.
+//! From a peer that is not trusted the headers are ignored for the same reason.
+//!
+//! Only the header the operator names (`TURNPOST_CLIENT_ADDRESS_HEADER`) is read. A proxy
+//! sets the header it is configured for and passes the other through untouched, so a
+//! client's own `Forwarded: for=<victim>` would otherwise arrive as if the proxy wrote it.
 //!
 //! A forwarded header that cannot be read (before an untrusted address is found) gives
 //! the peer, not an error: the request itself is fine, and a broken proxy must not lock
@@ -20,9 +23,15 @@ use actix_web::http::header::HeaderMap;
 use actix_web::web;
 use ipnet::IpNet;
 
-/// The operator's trusted proxies; empty (the default): trust nobody.
+use crate::settings::ClientAddressHeader;
+
+/// The operator's trusted proxies and the header they name the client in; empty (the
+/// default): trust nobody.
 #[derive(Clone, Debug, Default)]
-pub struct TrustedProxies(Vec<IpNet>);
+pub struct TrustedProxies {
+    nets: Vec<IpNet>,
+    header: ClientAddressHeader,
+}
 
 impl TrustedProxies {
     /// A comma-separated list of CIDRs (`10.0.0.0/8`) or single addresses (`::1`).
@@ -37,12 +46,20 @@ impl TrustedProxies {
                     .map_err(|_| format!("{s:?} is neither a CIDR nor an IP address"))
             })
             .collect::<Result<Vec<_>, _>>()
-            .map(TrustedProxies)
+            .map(|nets| TrustedProxies {
+                nets,
+                header: ClientAddressHeader::default(),
+            })
+    }
+
+    /// The same proxies, read from `header` only.
+    pub fn reading(self, header: ClientAddressHeader) -> TrustedProxies {
+        TrustedProxies { header, ..self }
     }
 
     fn trusts(&self, addr: IpAddr) -> bool {
         let addr = addr.to_canonical();
-        self.0.iter().any(|n| n.contains(&addr))
+        self.nets.iter().any(|n| n.contains(&addr))
     }
 }
 
@@ -64,11 +81,9 @@ pub fn resolve(peer: IpAddr, headers: &HeaderMap, trusted: &TrustedProxies) -> I
     if !trusted.trusts(peer) {
         return peer;
     }
-    // `Forwarded` is the standard one; a proxy that sends it means it.
-    let chain = if headers.contains_key("forwarded") {
-        forwarded_chain(headers)
-    } else {
-        x_forwarded_for_chain(headers)
+    let chain = match trusted.header {
+        ClientAddressHeader::XForwardedFor => x_forwarded_for_chain(headers),
+        ClientAddressHeader::Forwarded => forwarded_chain(headers),
     };
     let mut leftmost = peer;
     // From the nearest hop outwards: each trusted hop vouches for the one before it.
@@ -190,8 +205,10 @@ mod tests {
     }
 
     #[test]
-    fn forwarded_is_read_per_rfc_7239_and_preferred() {
-        let t = TrustedProxies::parse("127.0.0.1/32").unwrap();
+    fn forwarded_is_read_per_rfc_7239_when_named() {
+        let t = TrustedProxies::parse("127.0.0.1/32")
+            .unwrap()
+            .reading(ClientAddressHeader::Forwarded);
         let h = headers(&[
             (
                 "forwarded",
@@ -205,6 +222,31 @@ mod tests {
     }
 
     #[test]
+    fn only_the_named_header_is_read() {
+        // A proxy that sets X-Forwarded-For passes the client's own Forwarded through.
+        let h = headers(&[
+            ("forwarded", "for=192.0.2.66"),
+            ("x-forwarded-for", "198.51.100.7"),
+        ]);
+        let xff = TrustedProxies::parse("127.0.0.1").unwrap();
+        assert_eq!(resolve(ip("127.0.0.1"), &h, &xff), ip("198.51.100.7"));
+        let only_forwarded = headers(&[("forwarded", "for=192.0.2.66")]);
+        assert_eq!(
+            resolve(ip("127.0.0.1"), &only_forwarded, &xff),
+            ip("127.0.0.1")
+        );
+        // And the other way round.
+        let fwd = xff.reading(ClientAddressHeader::Forwarded);
+        let h = headers(&[
+            ("forwarded", "for=198.51.100.7"),
+            ("x-forwarded-for", "192.0.2.66"),
+        ]);
+        assert_eq!(resolve(ip("127.0.0.1"), &h, &fwd), ip("198.51.100.7"));
+        let only_xff = headers(&[("x-forwarded-for", "192.0.2.66")]);
+        assert_eq!(resolve(ip("127.0.0.1"), &only_xff, &fwd), ip("127.0.0.1"));
+    }
+
+    #[test]
     fn garbage_before_the_client_gives_the_peer_and_garbage_beyond_it_is_ignored() {
         let t = TrustedProxies::parse("127.0.0.1").unwrap();
         for bad in ["not-an-address", "unknown", "1.2.3.4, _hidden", "[::1"] {
@@ -212,7 +254,8 @@ mod tests {
             assert_eq!(resolve(ip("127.0.0.1"), &h, &t), ip("127.0.0.1"), "{bad}");
         }
         let h = headers(&[("forwarded", "for=unknown")]);
-        assert_eq!(resolve(ip("127.0.0.1"), &h, &t), ip("127.0.0.1"));
+        let fwd = t.clone().reading(ClientAddressHeader::Forwarded);
+        assert_eq!(resolve(ip("127.0.0.1"), &h, &fwd), ip("127.0.0.1"));
         let h = headers(&[("x-forwarded-for", "<script>, 1.2.3.4")]);
         assert_eq!(resolve(ip("127.0.0.1"), &h, &t), ip("1.2.3.4"));
     }
@@ -226,11 +269,11 @@ mod tests {
 
     #[test]
     fn bad_lists_are_refused() {
-        assert!(TrustedProxies::parse("").unwrap().0.is_empty());
+        assert!(TrustedProxies::parse("").unwrap().nets.is_empty());
         assert!(TrustedProxies::parse("10.0.0.0/33").is_err());
         assert!(TrustedProxies::parse("proxy.example.org").is_err());
         assert_eq!(
-            TrustedProxies::parse("10.1.2.3/8").unwrap().0,
+            TrustedProxies::parse("10.1.2.3/8").unwrap().nets,
             vec!["10.0.0.0/8".parse::<IpNet>().unwrap()]
         );
     }

@@ -1,5 +1,6 @@
 //! The request log never holds a secret: an access token passed as `?access_token=` (a
-//! browser's `EventSource` cannot send a header), and the tokens that are the path of a
+//! browser's `EventSource` cannot send a header), the reply address of an emailed move
+//! (`?to=`), and the tokens that are the path of a
 //! link (invitations, calendar feeds, unsubscribe, confirmation and sign-up links) are
 //! replaced by `[redacted]` before the request's span is made; `Authorization` is never
 //! recorded.
@@ -10,8 +11,9 @@ use actix_web::{Error, HttpMessage};
 use tracing::Span;
 use tracing_actix_web::{DefaultRootSpanBuilder, RootSpanBuilder};
 
-/// Query parameters whose values are secrets.
-const SECRET_QUERY_KEYS: &[&str] = &["access_token", "token", "ticket"];
+/// Query parameters whose values are secrets. `to` is the recipient a mail server's pipe
+/// passes to the inbound endpoint: `play+<reply token>@…`, a token that moves for a seat.
+const SECRET_QUERY_KEYS: &[&str] = &["access_token", "token", "ticket", "to"];
 
 /// Path segments after which the next segment is a secret token (`/invitations/{token}`,
 /// `/calendar/{token}.ics`, `/unsubscribe/{token}`, `/verify-email/{token}`,
@@ -162,6 +164,11 @@ mod tests {
                 "/api/v1/verify-email/[redacted]",
             ),
             ("/api/v1/sign-ups/ab", None, "/api/v1/sign-ups/[redacted]"),
+            (
+                "/api/v1/inbound/email",
+                Some("to=play%2Bc0ffee%40games.example.org"),
+                "/api/v1/inbound/email?to=[redacted]",
+            ),
             (
                 "/api/v1/games/4/invitations/17",
                 None,

@@ -112,10 +112,11 @@ fn accepted() -> PasswordResetAccepted {
     }
 }
 
-fn fingerprint(a: &Account) -> Fingerprint<'_> {
+fn fingerprint(a: &Account, reset_generation: i32) -> Fingerprint<'_> {
     Fingerprint {
         password_hash: &a.password_hash,
         token_generation: a.token_generation,
+        reset_generation,
         email: &a.email,
     }
 }
@@ -130,8 +131,8 @@ fn invalid_link() -> DomainError {
 fn link_used() -> DomainError {
     DomainError::Gone {
         code: ProblemCode::LinkUsed,
-        message: "this password reset link was used already, or the password was changed \
-                  since it was sent; ask for a new link if you need one"
+        message: "this password reset link was used already, a newer one was sent since, or \
+                  the password was changed since; use the newest link, or ask for a new one"
             .into(),
     }
 }
@@ -185,18 +186,26 @@ impl Domain {
 
     fn mail_reset_link(&self, lower: &str) -> DomainResult<()> {
         let mut conn = self.conn()?;
-        let account: Option<Account> = accounts::table
+        conn.transaction::<_, DomainError, _>(|conn| self.mail_reset_link_in(conn, lower))
+    }
+
+    /// Under the account's row lock, so that of two requests at once each link is signed
+    /// over its own reset generation and only the one committed last works.
+    fn mail_reset_link_in(&self, conn: &mut PgConnection, lower: &str) -> DomainResult<()> {
+        let account: Option<(Account, i32)> = accounts::table
             .filter(accounts::email_lower.eq(lower))
-            .select(Account::as_select())
-            .first(&mut conn)
+            .select((Account::as_select(), accounts::reset_generation))
+            .for_update()
+            .first(conn)
             .optional()?;
-        let Some(a) = account else {
+        let Some((a, generation)) = account else {
             return Ok(());
         };
         let now = Utc::now().timestamp();
+        let generation = generation + 1;
         let token = self
             .reset_links
-            .token(a.id, now + LINK_SECS, &fingerprint(&a));
+            .token(a.id, now + LINK_SECS, &fingerprint(&a, generation));
         // The web client's page: the token rides in the fragment, which browsers never
         // send to a server, so it reaches no log on the way.
         let url = format!("{}/#/reset/{token}", self.public_url.trim_end_matches('/'));
@@ -235,8 +244,12 @@ impl Domain {
                 })
                 .on_conflict(outbox::dedupe_key)
                 .do_nothing()
-                .execute(&mut conn)?;
+                .execute(conn)?;
             if inserted > 0 {
+                // Mailed: earlier links stop working.
+                diesel::update(accounts::table.find(a.id))
+                    .set(accounts::reset_generation.eq(generation))
+                    .execute(conn)?;
                 break;
             }
         }
@@ -253,32 +266,38 @@ impl Domain {
             .check(&req.token, Utc::now().timestamp())
             .map_err(refused)?;
         let mut conn = self.conn()?;
-        let current: Account = accounts::table
+        let (current, generation): (Account, i32) = accounts::table
             .find(claimed.account)
-            .select(Account::as_select())
+            .select((Account::as_select(), accounts::reset_generation))
             .first(&mut conn)
             .optional()?
             .ok_or_else(invalid_link)?;
         drop(conn);
         // Checked before the new password is hashed, so a used link costs no hashing slot;
         // checked again under the lock below, where it counts.
-        if !self.reset_links.is_fresh(&claimed, &fingerprint(&current)) {
+        if !self
+            .reset_links
+            .is_fresh(&claimed, &fingerprint(&current, generation))
+        {
             return Err(link_used());
         }
         check_password(&req.password, &[&current.email, &current.name])?;
         let hash = self.hashes.hash(&req.password)?;
         let mut conn = self.conn()?;
         let updated = conn.transaction::<_, DomainError, _>(|conn| {
-            let a: Account = accounts::table
+            let (a, generation): (Account, i32) = accounts::table
                 .find(claimed.account)
-                .select(Account::as_select())
+                .select((Account::as_select(), accounts::reset_generation))
                 .for_update()
                 .first(conn)
                 .optional()?
                 .ok_or_else(invalid_link)?;
-            // A concurrent use of the same link committed first: the hash and generation
-            // it was signed over are gone.
-            if !self.reset_links.is_fresh(&claimed, &fingerprint(&a)) {
+            // A concurrent use of the same link committed first, or a newer link was
+            // mailed: what it was signed over is gone.
+            if !self
+                .reset_links
+                .is_fresh(&claimed, &fingerprint(&a, generation))
+            {
                 return Err(link_used());
             }
             let was_receiving = a.email_verified_at.is_some() && a.email_bouncing_at.is_none();

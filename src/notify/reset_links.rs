@@ -7,9 +7,10 @@
 //!   made by this server (`invalid_link`); with it, the expiry can be trusted
 //!   (`link_expired`).
 //! - `fresh` also covers the account's *fingerprint*: its password hash, its token
-//!   generation and its address. Setting a password (by this link or any other way) writes
-//!   a new hash with a new salt and bumps the generation, so the fingerprint changes and
-//!   every link mailed before no longer matches (`link_used`). That is what makes a link
+//!   generation, its reset generation and its address. Setting a password (by this link or
+//!   any other way) writes a new hash with a new salt and bumps the generation, and mailing
+//!   a new link bumps the reset generation, so the fingerprint changes and every link
+//!   mailed before no longer matches (`link_used`). That is what makes a link
 //!   single-use without a table of used links: using it destroys what it was signed over,
 //!   and the check and the change happen under the account's row lock, so two uses at once
 //!   cannot both see the old fingerprint.
@@ -25,6 +26,8 @@ use crate::store::kinds::AccountId;
 pub struct Fingerprint<'a> {
     pub password_hash: &'a str,
     pub token_generation: i32,
+    /// How many reset links the account was mailed: only the newest one works.
+    pub reset_generation: i32,
     pub email: &'a str,
 }
 
@@ -104,8 +107,9 @@ impl ResetLinks {
         // The hash is last: it is the only part that could hold a `:`.
         mac.update(
             format!(
-                "{account}:{expires}:{}:{}:{}",
+                "{account}:{expires}:{}:{}:{}:{}",
                 f.token_generation,
+                f.reset_generation,
                 f.email.trim().to_lowercase(),
                 f.password_hash
             )
@@ -178,6 +182,7 @@ mod tests {
         Fingerprint {
             password_hash: hash,
             token_generation: generation,
+            reset_generation: 0,
             email: "Ada@Example.org",
         }
     }

@@ -143,9 +143,58 @@ fn name_of(key: &str, sources: &BTreeMap<String, String>) -> String {
     }
 }
 
+/// The file `TURNPOST_ENV` names, which must exist: a misspelt environment would
+/// otherwise read no file and say nothing.
+fn environment_file() -> Result<String, SettingsError> {
+    let Ok(env) = std::env::var("TURNPOST_ENV") else {
+        return Ok("default".into());
+    };
+    let path = format!("config/{env}.toml");
+    if std::path::Path::new(&path).is_file() {
+        return Ok(env);
+    }
+    let present: Vec<String> = std::fs::read_dir("config")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let stem = name.strip_suffix(".toml")?;
+            (stem != "local").then(|| stem.to_string())
+        })
+        .collect();
+    let near = nearest(&env, present.iter().map(String::as_str))
+        .filter(|n| strsim::jaro_winkler(&env, n) >= 0.8)
+        .map(|n| format!("; did you mean TURNPOST_ENV={n}?"))
+        .unwrap_or_default();
+    Err(SettingsError(format!(
+        "TURNPOST_ENV={env:?} names {path}, which does not exist{near}"
+    )))
+}
+
+/// A variable that is nearly `DATABASE_URL` while `DATABASE_URL` itself is unset: the
+/// server would run its private cluster instead of the database the host meant.
+fn misspelt_database_url() -> Result<(), SettingsError> {
+    if std::env::var_os("DATABASE_URL").is_some() {
+        return Ok(());
+    }
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        let upper = name.to_ascii_uppercase();
+        if upper != "DATABASE_URL" && strsim::damerau_levenshtein(&upper, "DATABASE_URL") <= 2 {
+            return Err(SettingsError(format!(
+                "{name} is set but DATABASE_URL is not; did you mean DATABASE_URL? \
+                 (without it the server runs its private cluster)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub fn load() -> Result<Sourced, SettingsError> {
     let known = known_names()?;
-    let env = std::env::var("TURNPOST_ENV").unwrap_or_else(|_| "default".into());
+    let env = environment_file()?;
+    misspelt_database_url()?;
     let mut sources = BTreeMap::new();
     for key in compiled_defaults().collect()?.into_keys() {
         sources.insert(key, "config/default.toml".to_string());

@@ -24,6 +24,7 @@ diesel::table! {
         bot -> Bool,
         email_failing_at -> Nullable<Timestamptz>,
         deleted_at -> Nullable<Timestamptz>,
+        reset_generation -> Int4,
     }
 }
 
@@ -248,6 +249,13 @@ diesel::table! {
         team -> Nullable<Int4>,
         body -> Text,
         created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    chat_email_replies (game_id, message_hash) {
+        game_id -> Int8,
+        message_hash -> Bytea,
     }
 }
 

@@ -20,6 +20,11 @@ fn workdir() -> PathBuf {
 /// setting accepted, `serve` would fail later on the unreachable database (exit 1), or be
 /// killed after 60 s: either way not the answer the tests want.
 fn run(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
+    run_without(dir, args, envs, &[])
+}
+
+/// [`run`] with the variables in `removed` unset.
+fn run_without(dir: &Path, args: &[&str], envs: &[(&str, &str)], removed: &[&str]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_turnpost"));
     cmd.args(args)
         .current_dir(dir)
@@ -43,6 +48,9 @@ fn run(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
     }
     for (k, v) in envs {
         cmd.env(k, v);
+    }
+    for name in removed {
+        cmd.env_remove(name);
     }
     let mut child = cmd.spawn().unwrap();
     let start = Instant::now();
@@ -144,6 +152,62 @@ fn every_bad_setting_of_issue_34_stops_serve_with_one_line() {
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_misspelt_log_filter_database_url_or_environment_stops_serve_and_config_check_alike() {
+    let dir = workdir();
+    std::fs::write(dir.join("config/production.toml"), "sse_retry_ms = 2500\n").unwrap();
+    for args in [&["serve"][..], &["config", "check"]] {
+        let out = run(&dir, args, &[("RUST_LOG", "inf0")]);
+        assert_refused(&out, &["RUST_LOG", "inf0", "did you mean info?"]);
+        let out = run(&dir, args, &[("RUST_LOG", "turnpost=inf0")]);
+        assert_refused(&out, &["RUST_LOG", "cannot be read"]);
+        let out = run_without(
+            &dir,
+            args,
+            &[("DATABASE_ULR", "postgres://turnpost@127.0.0.1:1/none")],
+            &["DATABASE_URL"],
+        );
+        assert_refused(
+            &out,
+            &["DATABASE_ULR is set but DATABASE_URL is not; did you mean DATABASE_URL?"],
+        );
+        let out = run(&dir, args, &[("TURNPOST_ENV", "prodution")]);
+        assert_refused(
+            &out,
+            &[
+                "TURNPOST_ENV=\"prodution\" names config/prodution.toml, which does not exist",
+                "did you mean TURNPOST_ENV=production?",
+            ],
+        );
+        // A database without a configured secret: what serve refuses, config check does.
+        let out = run_without(&dir, args, &[], &["TURNPOST_JWT_SECRET"]);
+        assert_refused(
+            &out,
+            &["TURNPOST_JWT_SECRET must be set (at least 32 characters) when DATABASE_URL is"],
+        );
+    }
+    // The same words, spelt right, are taken.
+    let out = run(
+        &dir,
+        &["config", "check"],
+        &[
+            ("RUST_LOG", "info,turnpost=debug"),
+            ("TURNPOST_ENV", "production"),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("sse_retry_ms = 2500  # config/production.toml"),
+        "{stdout}"
     );
 }
 

@@ -211,6 +211,21 @@ fn say_lines_go_to_the_chat_with_the_moves_or_not_at_all() {
             .count(),
         1
     );
+    // Delivered again after the processed replies were pruned: still posted once.
+    let pruned = app
+        .domain()
+        .sweep(Utc::now() + Duration::days(app.settings.outbox_retention_days + 1))
+        .unwrap();
+    assert!(pruned.pruned_outbox >= 1, "{pruned:?}");
+    let again = deliver(&app, &raw);
+    assert_eq!(again["outcome"], "duplicate", "{again}");
+    assert_eq!(
+        chat_texts(&app, id, &ada)
+            .iter()
+            .filter(|t| *t == "only once")
+            .count(),
+        1
+    );
 }
 
 #[test]

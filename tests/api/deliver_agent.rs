@@ -119,6 +119,18 @@ fn the_agent_delivers_a_reply_and_tells_the_mail_server_what_to_do_with_the_rest
     );
     assert_eq!(code, 65, "{err}");
     assert!(err.contains("422"), "{err}");
+    // A recipient no address can be (100,000 characters): no retry could post it.
+    let huge = format!("play+{}@turnpost.test", "a".repeat(100_000));
+    let (code, err) = agent(&app.address, &huge, Some(&good), &[], &raw);
+    assert_eq!(code, 65, "{err}");
+    assert!(err.contains("longer than an address"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // A recipient at the bound gets to the server, whatever it answers for its unknown
+    // token: it is not bounced for its length.
+    let long = format!("play+{}@t.test", "a".repeat(254 - 12));
+    assert_eq!(long.len(), 254);
+    let (code, err) = agent(&app.address, &long, Some(&good), &[], &raw);
+    assert_ne!(code, 65, "{err}");
 
     // A mistyped argument in the pipe keeps the message queued, not bounced (clap's 2).
     let out = Command::new(env!("CARGO_BIN_EXE_turnpost"))

@@ -36,6 +36,7 @@ mod helpers;
 mod invitations;
 mod kasino;
 mod kept_games;
+mod log_secrets;
 mod migrations;
 mod mismatches;
 mod notes_lobby;

@@ -100,22 +100,26 @@ struct Row {
     password_hash: String,
     #[diesel(sql_type = diesel::sql_types::Integer)]
     token_generation: i32,
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    reset_generation: i32,
 }
 
 /// A link for `p` made by the server's own signer, as it would have been mailed with
 /// `expires` (Unix seconds).
 fn crafted(app: &TestApp, p: &Player, expires: i64) -> String {
-    let row: Row =
-        diesel::sql_query("SELECT password_hash, token_generation FROM accounts WHERE id = $1")
-            .bind::<diesel::sql_types::BigInt, _>(p.id)
-            .get_result(&mut PgConnection::establish(&app.database_url).unwrap())
-            .unwrap();
+    let row: Row = diesel::sql_query(
+        "SELECT password_hash, token_generation, reset_generation FROM accounts WHERE id = $1",
+    )
+    .bind::<diesel::sql_types::BigInt, _>(p.id)
+    .get_result(&mut PgConnection::establish(&app.database_url).unwrap())
+    .unwrap();
     app.domain().reset_links.token(
         AccountId(p.id),
         expires,
         &Fingerprint {
             password_hash: &row.password_hash,
             token_generation: row.token_generation,
+            reset_generation: row.reset_generation,
             email: &p.email,
         },
     )
@@ -251,6 +255,30 @@ fn reset_requests_are_throttled_per_address_and_per_client() {
 }
 
 #[test]
+fn asking_again_makes_the_earlier_link_stop_working() {
+    let app = spawn_app();
+    let cy = app.player("Cy");
+    assert_eq!(ask(&app, &app.client, &cy.email).0, 202);
+    let first = reset_links(&app, &cy.email, 1).remove(0);
+    assert_eq!(ask(&app, &app.client, &cy.email).0, 202);
+    let second = reset_links(&app, &cy.email, 2)
+        .into_iter()
+        .find(|l| *l != first)
+        .expect("a second link");
+    let (s, v) = assert_problem(set_password(&app, &first, NEW_PASSWORD), "older link");
+    assert_eq!((s, v["code"].as_str()), (410, Some("link_used")));
+    assert!(
+        v["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("newer one"),
+        "{v}"
+    );
+    let r = set_password(&app, &second, NEW_PASSWORD);
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+}
+
+#[test]
 fn twenty_requests_and_twenty_uses_of_one_link_at_once() {
     let app = spawn_app();
     let bo = app.player("Bo");
@@ -273,10 +301,11 @@ fn twenty_requests_and_twenty_uses_of_one_link_at_once() {
         "{asked:?}"
     );
     assert_eq!(queued(&app, &bo.email), 3);
-    // Twenty uses of one link, each with its own password: exactly one is set.
-    let link = reset_links(&app, &bo.email, 1).remove(0);
+    // Twenty uses of the three links, each with its own password: exactly one is set (only
+    // the newest link works, and only once).
+    let links = reset_links(&app, &bo.email, 3);
     let used = at_once(&|i| {
-        let r = set_password(&app, &link, &format!("{NEW_PASSWORD} number {i}"));
+        let r = set_password(&app, &links[i % 3], &format!("{NEW_PASSWORD} number {i}"));
         (r.status().as_u16(), r.text().unwrap_or_default())
     });
     let won: Vec<usize> = (0..20).filter(|i| used[*i].0 == 200).collect();

@@ -1,12 +1,14 @@
-//! Behind a reverse proxy (issue 34): the client address throttles and budgets key on is
-//! the one a trusted proxy names in `X-Forwarded-For` or `Forwarded`; from any other peer
-//! those headers are ignored.
+//! Behind a reverse proxy: the client address throttles and budgets key on is the one a
+//! trusted proxy names in the header the host chose (`X-Forwarded-For` unless told
+//! otherwise); the other header, and both from any other peer, are ignored.
 //!
 //! The test client connects from 127.0.0.1 (the trusted proxy when one is set) or, to be
-//! an untrusted peer, from 127.0.0.2.
+//! an untrusted peer, from 127.0.0.2. One test puts the README's own nginx block in front.
 
-use std::net::{IpAddr, Ipv4Addr};
-use std::time::Duration;
+use std::net::{IpAddr, Ipv4Addr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use reqwest::blocking::{Client, RequestBuilder};
 use serde_json::json;
@@ -59,18 +61,189 @@ fn fifty_failed_logins_from_one_forwarded_address_do_not_lock_out_another() {
         .send()
         .unwrap();
     assert_eq!(r.status(), 429);
-    // ...while the owner, behind the same proxy, gets in: by X-Forwarded-For, and by
-    // RFC 7239 Forwarded.
+    // ...while the owner, behind the same proxy, gets in.
     let r = login(&app, &proxy, &victim.email, PASSWORD)
         .header("x-forwarded-for", "198.51.100.9")
         .send()
         .unwrap();
     assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+}
+
+#[test]
+fn a_host_that_names_forwarded_gets_rfc_7239_and_x_forwarded_for_is_ignored() {
+    let app = behind_proxy(|s| {
+        s.client_address_header = turnpost::settings::ClientAddressHeader::Forwarded;
+    });
+    let victim = app.player("Victim");
+    let proxy = from(1);
+    for i in 0..6 {
+        let r = login(&app, &proxy, &victim.email, "wrong password 1234")
+            .header("forwarded", "for=203.0.113.7")
+            .header("x-forwarded-for", "198.51.100.9")
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), if i < 5 { 401 } else { 429 }, "attempt {i}");
+    }
+    // The X-Forwarded-For the guesser sent did not name the owner...
     let r = login(&app, &proxy, &victim.email, PASSWORD)
         .header("forwarded", "for=\"[2001:db8::9]:4711\";proto=https")
+        .header("x-forwarded-for", "203.0.113.7")
         .send()
         .unwrap();
     assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+    // ...and cannot unname the guesser.
+    let r = login(&app, &proxy, &victim.email, PASSWORD)
+        .header("forwarded", "for=203.0.113.7")
+        .header("x-forwarded-for", "198.51.100.9")
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 429);
+}
+
+/// The README's nginx block, run by Debian's nginx in front of `app`, on a port of its own.
+struct Nginx {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Nginx {
+    fn in_front_of(app: &TestApp) -> Nginx {
+        let readme = include_str!("../../README.md");
+        let at = readme.find("```nginx\n").expect("the README's nginx block") + 9;
+        let block = &readme[at..];
+        let block = &block[..block.find("```").expect("its end")];
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let upstream = app.address.trim_start_matches("http://");
+        let mut server = String::new();
+        for line in block.lines() {
+            let line = match line.trim() {
+                // No certificate here: the same server, in plain HTTP.
+                l if l.starts_with("ssl_certificate") => continue,
+                "listen 443 ssl;" => format!("listen 127.0.0.1:{port};"),
+                "proxy_pass http://127.0.0.1:8080;" => format!("proxy_pass http://{upstream};"),
+                _ => line.to_string(),
+            };
+            server.push_str(&line);
+            server.push('\n');
+        }
+        assert!(
+            server.contains(&format!("listen 127.0.0.1:{port};")),
+            "{server}"
+        );
+        assert!(
+            server.contains(&format!("proxy_pass http://{upstream};")),
+            "{server}"
+        );
+        let dir =
+            std::env::temp_dir().join(format!("turnpost-nginx-{port}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let d = dir.display();
+        let conf = format!(
+            "daemon off;\nmaster_process off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
+             events {{}}\nhttp {{\naccess_log off;\nclient_body_temp_path {d}/body;\n\
+             proxy_temp_path {d}/proxy;\nfastcgi_temp_path {d}/fastcgi;\n\
+             uwsgi_temp_path {d}/uwsgi;\nscgi_temp_path {d}/scgi;\n{server}}}\n"
+        );
+        let conf_path = dir.join("nginx.conf");
+        std::fs::write(&conf_path, conf).unwrap();
+        let child = Command::new("/usr/sbin/nginx")
+            .arg("-p")
+            .arg(&dir)
+            .arg("-e")
+            .arg(dir.join("error.log"))
+            .arg("-c")
+            .arg(&conf_path)
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("nginx (Debian package nginx; .ci/run installs it)");
+        let mut nginx = Nginx { child, port, dir };
+        // Ready when it accepts connections; an nginx that exits says why in its log.
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = nginx.child.try_wait() {
+                let log = std::fs::read_to_string(nginx.dir.join("error.log")).unwrap_or_default();
+                panic!("nginx exited ({status}): {log}");
+            }
+            assert!(Instant::now() < deadline, "nginx did not listen on {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        nginx
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn through_the_readmes_nginx_a_client_cannot_name_another_clients_address() {
+    // The README's setting for a proxy on the same machine; nginx reaches Turnpost from
+    // 127.0.0.1, clients reach nginx from 127.0.0.2 (the attacker) and 127.0.0.3 (the owner).
+    let app = spawn_app_with(|s| {
+        s.trusted_proxies = "127.0.0.1/32,::1/128".into();
+        s.rate_limit_per_address = 12;
+    });
+    let owner = app.player("Owner");
+    let nginx = Nginx::in_front_of(&app);
+    let (attacker, victim) = (from(2), from(3));
+    let spoofed = |r: RequestBuilder| {
+        r.header("forwarded", "for=127.0.0.3")
+            .header("x-forwarded-for", "127.0.0.3")
+    };
+    let login_at = |client: &Client, password: &str| {
+        client
+            .post(nginx.url("/api/v1/auth/token"))
+            .json(&json!({"email": owner.email, "password": password}))
+    };
+    let statuses: Vec<u16> = (0..6)
+        .map(|_| {
+            spoofed(login_at(&attacker, "wrong password 1234"))
+                .send()
+                .unwrap()
+                .status()
+                .as_u16()
+        })
+        .collect();
+    assert_eq!(statuses, [401, 401, 401, 401, 401, 429]);
+    // The guesses were the attacker's: its own address is refused, the owner's is not.
+    let r = spoofed(login_at(&attacker, PASSWORD)).send().unwrap();
+    assert_eq!(r.status(), 429);
+    let r = login_at(&victim, PASSWORD).send().unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+
+    // Request budgets: whatever the attacker spends is its own.
+    let mut refused = 0;
+    for _ in 0..20 {
+        let r = spoofed(attacker.get(nginx.url("/api/v1/game-types")))
+            .send()
+            .unwrap();
+        if r.status() == 429 {
+            refused += 1;
+        }
+    }
+    assert!(refused > 0, "20 requests within a budget of 12 a minute");
+    let r = victim.get(nginx.url("/api/v1/game-types")).send().unwrap();
+    assert_eq!(r.status(), 200);
+    // 12 less the owner's own sign-in and this request, at most.
+    let remaining: u32 = r.headers()["ratelimit-remaining"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(remaining >= 10, "the owner has {remaining} requests left");
 }
 
 #[test]

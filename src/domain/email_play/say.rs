@@ -13,6 +13,7 @@ use crate::domain::{DomainResult, ProblemCode};
 use crate::notify::compose;
 use crate::store::kinds::{ChatChannel, InboundOutcome};
 use crate::store::models::{GameRow, SeatInfo};
+use crate::store::schema::chat_email_replies;
 
 /// One message a reply says.
 #[derive(Debug, PartialEq, Eq)]
@@ -138,7 +139,23 @@ fn listing(said: &[Said]) -> String {
 }
 
 impl Ctx<'_> {
-    /// A reply of `say` lines alone: posted, whatever the game's state or the email's age.
+    /// Whether this reply's chat was posted before: once its processed record is pruned,
+    /// a mail server's second delivery would post it again. Records it otherwise.
+    fn said_before(&self, conn: &mut PgConnection) -> DomainResult<bool> {
+        use sha2::Digest;
+        let hash = sha2::Sha256::digest(self.mail.message_id.as_bytes()).to_vec();
+        let fresh = diesel::insert_into(chat_email_replies::table)
+            .values((
+                chat_email_replies::game_id.eq(self.row.id),
+                chat_email_replies::message_hash.eq(hash),
+            ))
+            .on_conflict_do_nothing()
+            .execute(conn)?;
+        Ok(fresh == 0)
+    }
+
+    /// A reply of `say` lines alone: posted, whatever the game's state or the email's age,
+    /// unless the same message was posted before.
     pub(super) fn chat_only(
         &self,
         conn: &mut PgConnection,
@@ -153,7 +170,18 @@ impl Ctx<'_> {
                 None,
             ));
         };
-        self.post(conn, game, said)?;
+        if !self.post(conn, game, said)? {
+            // Delivered again after its processed record was pruned: as any duplicate.
+            return Ok(Decision {
+                outcome: InboundOutcome::Duplicate,
+                code: None,
+                detail: "this message was processed before; nothing was done".into(),
+                applied: Vec::new(),
+                mail: None,
+                game_id: Some(self.row.id),
+                version: None,
+            });
+        }
         let body = format!("Your message was posted:\n{}\n", listing(said));
         Ok(self.answer(
             InboundOutcome::Chatted,
@@ -215,12 +243,21 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    fn post(&self, conn: &mut PgConnection, game: &LockedGame, said: &[Said]) -> DomainResult<()> {
+    /// Posts `said`, unless this reply's chat was posted before; whether it posted.
+    fn post(
+        &self,
+        conn: &mut PgConnection,
+        game: &LockedGame,
+        said: &[Said],
+    ) -> DomainResult<bool> {
+        if self.said_before(conn)? {
+            return Ok(false);
+        }
         for s in said {
             self.domain
                 .post_chat_on(conn, game, self.player.account_id, s.channel, &s.text)?;
         }
-        Ok(())
+        Ok(true)
     }
 }
 
