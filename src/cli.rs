@@ -273,10 +273,15 @@ fn init_tracing() -> Result<()> {
 
 const LEVELS: [&str; 6] = ["error", "warn", "info", "debug", "trace", "off"];
 
+/// actix-web's extractors name the raw request path at `debug` when a body or path
+/// cannot be read, and a link's path is its token (`/sign-ups/{token}`): those lines
+/// stay off whatever `RUST_LOG` asks for.
+const PATHS_WITH_TOKENS_OFF: &str = "actix_web::types=info";
+
 /// `RUST_LOG`, read strictly: a directive the filter cannot read, or a bare word that is
 /// nearly a level (`inf0`), would otherwise leave the server running with no log at all.
 /// A bare word that is not near a level names a target, as `RUST_LOG=turnpost` does.
-fn log_filter(value: Option<&str>) -> Result<tracing_subscriber::EnvFilter, SettingsError> {
+pub fn log_filter(value: Option<&str>) -> Result<tracing_subscriber::EnvFilter, SettingsError> {
     use tracing_subscriber::EnvFilter;
     let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
         return Ok(EnvFilter::new("info"));
@@ -307,6 +312,9 @@ fn log_filter(value: Option<&str>) -> Result<tracing_subscriber::EnvFilter, Sett
     }
     EnvFilter::builder()
         .parse(value)
+        .map_err(|e| SettingsError(format!("RUST_LOG={value:?} cannot be read: {e}")))?;
+    EnvFilter::builder()
+        .parse(format!("{value},{PATHS_WITH_TOKENS_OFF}"))
         .map_err(|e| SettingsError(format!("RUST_LOG={value:?} cannot be read: {e}")))
 }
 

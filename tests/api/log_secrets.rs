@@ -21,11 +21,12 @@ use crate::email_play::first_choice_reply;
 use crate::helpers::{INBOUND_SECRET, Mail, Player, TestApp, invitation_token, spawn_app_with};
 use crate::password_reset::reset_links;
 
-/// Everything at `trace`, `log` records included, into `path`.
+/// Everything at `trace`, `log` records included, into `path`, filtered as the server's
+/// binary filters `RUST_LOG=trace`.
 fn log_everything_to(path: &Path) {
     let file = File::create(path).expect("log file");
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("trace"))
+        .with_env_filter(turnpost::cli::log_filter(Some("trace")).expect("a filter"))
         .with_writer(Mutex::new(file))
         .with_ansi(false)
         .try_init()
@@ -198,6 +199,11 @@ fn no_token_of_any_kind_is_in_a_trace_level_log() {
     let feed = cal["url"].as_str().expect("feed url").to_string();
     let path = &feed[feed.find("/api/v1/calendar/").expect("feed path")..];
     assert_eq!(app.get(path, None).status(), 200);
+    secrets.push(
+        path.trim_start_matches("/api/v1/calendar/")
+            .trim_end_matches(".ics")
+            .to_string(),
+    );
 
     // A confirmation link, a reset link used, an invitation followed.
     let r = app.post("/api/v1/password-reset", None, &json!({"email": bo.email}));
