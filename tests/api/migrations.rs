@@ -520,8 +520,11 @@ fn migrate_status_lists_every_migration_applied_with_its_time_or_pending_and_cha
     let mut want = pending.join("\n");
     want.push_str(&format!("\n0 applied, {} pending\n", names.len()));
     assert_eq!(stdout, want);
-    assert_eq!(count(
-        &mut PgConnection::establish(&empty).unwrap(),
-        "(SELECT count(*) FROM pg_class WHERE relname = '__diesel_schema_migrations')"
-    ), 0);
+    assert_eq!(
+        count(
+            &mut PgConnection::establish(&empty).unwrap(),
+            "(SELECT count(*) FROM pg_class WHERE relname = '__diesel_schema_migrations')"
+        ),
+        0
+    );
 }

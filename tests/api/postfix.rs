@@ -465,7 +465,14 @@ fn the_pipe_user_reads_the_secret_whichever_of_the_postfix_and_systemd_steps_com
         std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     };
-    for name in ["cargo", "systemctl", "journalctl", "postconf", "postmap", "postfix"] {
+    for name in [
+        "cargo",
+        "systemctl",
+        "journalctl",
+        "postconf",
+        "postmap",
+        "postfix",
+    ] {
         stub(name, "exit 0");
     }
     // The users are made once: a host follows each section once, this test both twice.
@@ -534,7 +541,10 @@ fn the_pipe_user_reads_the_secret_whichever_of_the_postfix_and_systemd_steps_com
         let config = as_user(&service_user, &["ls", &format!("{dir}/config")]);
         assert!(config.status.success(), "{order}: {config:?}\n{modes}");
         let env = as_user(&pipe_user, &["cat", &format!("{dir}/env")]);
-        assert!(!env.status.success(), "{order}: {pipe_user} reads env\n{modes}");
+        assert!(
+            !env.status.success(),
+            "{order}: {pipe_user} reads env\n{modes}"
+        );
     }
     let _ = std::fs::remove_dir_all(&scratch);
 }
