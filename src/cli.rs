@@ -40,6 +40,10 @@ enum Command {
         /// migration that would destroy data refuses and stops there.
         #[arg(long, value_name = "N")]
         down: Option<usize>,
+        /// Instead, list every migration, applied (with when) or pending, and change
+        /// nothing.
+        #[arg(long, conflicts_with = "down")]
+        status: bool,
     },
     /// Replay every stored game from its log and compare with its stored snapshot;
     /// exit 1 if any differs.
@@ -181,7 +185,8 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Serve => serve(),
-        Command::Migrate { down } => migrate(down),
+        Command::Migrate { status: true, .. } => migrate_status(),
+        Command::Migrate { down, .. } => migrate(down),
         Command::Verify => verify(),
         Command::Simulate {
             game,
@@ -498,6 +503,50 @@ fn migrate(down: Option<usize>) -> Result<ExitCode> {
                 println!("{} migration(s) reverted", reverted.len());
             }
         }
+        Ok(())
+    })();
+    if let Some(c) = cluster {
+        c.stop();
+    }
+    result.map(|_| ExitCode::SUCCESS)
+}
+
+/// `turnpost migrate --status`: one line a migration, `name<TAB>applied <when>` or
+/// `name<TAB>pending`, then a count. Read-only: a host runs it before and after an upgrade.
+fn migrate_status() -> Result<ExitCode> {
+    use crate::store::migrations::MigrationState;
+    let settings = Settings::load()?;
+    let (url, cluster) = database(&settings)?;
+    let result = (|| -> Result<()> {
+        let mut conn = connect(&url)?;
+        let listed = crate::store::migrations::status(&mut conn)?;
+        let (mut applied, mut pending, mut newer) = (0, 0, 0);
+        for m in &listed {
+            let when = |at: &chrono::NaiveDateTime| at.format("%Y-%m-%d %H:%M:%S").to_string();
+            match &m.state {
+                MigrationState::Applied(at) => {
+                    applied += 1;
+                    println!("{}\tapplied {}", m.name, when(at));
+                }
+                MigrationState::Pending => {
+                    pending += 1;
+                    println!("{}\tpending", m.name);
+                }
+                MigrationState::NotInThisBuild(at) => {
+                    newer += 1;
+                    println!(
+                        "{}\tapplied {}, not in this build (a newer release applied it)",
+                        m.name,
+                        when(at)
+                    );
+                }
+            }
+        }
+        print!("{applied} applied, {pending} pending");
+        if newer > 0 {
+            print!(", {newer} not in this build");
+        }
+        println!();
         Ok(())
     })();
     if let Some(c) = cluster {

@@ -31,6 +31,8 @@ pub enum MigrationError {
     TooMany { asked: usize, applied: usize },
     #[error("replaceable schema: {0}")]
     Replaceable(#[source] diesel::result::Error),
+    #[error("reading the applied migrations: {0}")]
+    Status(String),
 }
 
 /// Runs `f` holding the migration lock on `conn`, and releases it whatever `f` returned
@@ -138,4 +140,93 @@ pub fn revert(
         }
         Ok(reverted)
     })
+}
+
+/// Where one migration stands on a database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MigrationState {
+    /// Applied, at the time the database recorded (`run_on`, in its own time zone).
+    Applied(chrono::NaiveDateTime),
+    /// One of this build's migrations, not applied yet.
+    Pending,
+    /// Applied, but not one of this build's: a newer release migrated the database.
+    NotInThisBuild(chrono::NaiveDateTime),
+}
+
+/// A migration and where it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MigrationStatus {
+    /// The directory name (`2026-11-26-000014_takeback`); the bare version for one this
+    /// build does not have.
+    pub name: String,
+    pub state: MigrationState,
+}
+
+/// Every migration of this build, oldest first, each applied (with when) or pending,
+/// followed by those applied that this build does not have. Read in a read-only
+/// transaction, so that it changes nothing, not even on a database never migrated: the
+/// migration harness's own listing creates its table when it is missing.
+pub fn status(conn: &mut PgConnection) -> Result<Vec<MigrationStatus>, MigrationError> {
+    use diesel::prelude::*;
+
+    #[derive(QueryableByName)]
+    struct Exists {
+        #[diesel(sql_type = diesel::sql_types::Bool)]
+        present: bool,
+    }
+    #[derive(QueryableByName)]
+    struct Applied {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        version: String,
+        #[diesel(sql_type = diesel::sql_types::Timestamp)]
+        run_on: chrono::NaiveDateTime,
+    }
+
+    let applied: Vec<Applied> = conn
+        .build_transaction()
+        .read_only()
+        .run(|conn| {
+            let table = diesel::sql_query(
+                "SELECT to_regclass('__diesel_schema_migrations') IS NOT NULL AS present",
+            )
+            .get_result::<Exists>(conn)?;
+            if !table.present {
+                return Ok(Vec::new());
+            }
+            diesel::sql_query(
+                "SELECT version::text AS version, run_on FROM __diesel_schema_migrations \
+                 ORDER BY version",
+            )
+            .load(conn)
+        })
+        .map_err(|e: diesel::result::Error| MigrationError::Status(e.to_string()))?;
+
+    let mut known: Vec<(String, String)> = MigrationSource::<Pg>::migrations(&MIGRATIONS)
+        .map_err(|e| MigrationError::Status(e.to_string()))?
+        .iter()
+        .map(|m| (m.name().version().to_string(), m.name().to_string()))
+        .collect();
+    known.sort();
+    let mut listed: Vec<MigrationStatus> = known
+        .iter()
+        .map(|(version, name)| MigrationStatus {
+            name: name.clone(),
+            state: applied
+                .iter()
+                .find(|a| &a.version == version)
+                .map_or(MigrationState::Pending, |a| {
+                    MigrationState::Applied(a.run_on)
+                }),
+        })
+        .collect();
+    listed.extend(
+        applied
+            .iter()
+            .filter(|a| !known.iter().any(|(version, _)| *version == a.version))
+            .map(|a| MigrationStatus {
+                name: a.version.clone(),
+                state: MigrationState::NotInThisBuild(a.run_on),
+            }),
+    );
+    Ok(listed)
 }

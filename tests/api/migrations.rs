@@ -1,7 +1,7 @@
 //! Migrations on real databases: the newest goes down and up again with games in play; two
 //! nodes migrating a fresh database at the same instant; every down and up again, empty and
 //! with games of every type (a down that would destroy data refuses, clearly, changing
-//! nothing); `turnpost migrate --down N`.
+//! nothing); `turnpost migrate --down N` and `turnpost migrate --status`.
 
 use std::process::{Command, Output};
 use std::sync::{Arc, Barrier};
@@ -442,4 +442,89 @@ fn migrate_down_reverts_the_newest_printing_each_and_refuses_more_than_applied()
         "2 migration(s) applied"
     );
     assert_eq!(schema_dump(&url), before);
+}
+
+/// The rows of the migration table, as the database holds them (`version`, `run_on`).
+fn migration_rows(conn: &mut PgConnection) -> Vec<String> {
+    #[derive(QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        row: String,
+    }
+    diesel::sql_query(
+        "SELECT version::text || ' ' || run_on::text AS row FROM __diesel_schema_migrations \
+         ORDER BY version",
+    )
+    .load::<Row>(conn)
+    .unwrap()
+    .into_iter()
+    .map(|r| r.row)
+    .collect()
+}
+
+/// `turnpost migrate --status`, which must succeed; its standard output.
+fn migrate_status(url: &str) -> String {
+    let out = turnpost_cli(url, &["migrate", "--status"]);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn migrate_status_lists_every_migration_applied_with_its_time_or_pending_and_changes_nothing() {
+    let url = migrated_database();
+    let mut conn = PgConnection::establish(&url).unwrap();
+    let reverted = turnpost::store::revert_last(&mut conn).unwrap();
+    let names = migration_names();
+    assert_eq!(reverted, names[names.len() - 1]);
+    let rows = migration_rows(&mut conn);
+    let schema = schema_dump(&url);
+
+    let stdout = migrate_status(&url);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), names.len() + 1, "{stdout}");
+    for (name, line) in names.iter().zip(&lines) {
+        let (listed, state) = line.split_once('\t').unwrap_or_else(|| panic!("{line}"));
+        assert_eq!(listed, name, "{stdout}");
+        if *name == reverted {
+            assert_eq!(state, "pending", "{stdout}");
+        } else {
+            let when = state
+                .strip_prefix("applied ")
+                .unwrap_or_else(|| panic!("{name} is not applied: {line}"));
+            assert!(
+                chrono::NaiveDateTime::parse_from_str(when, "%Y-%m-%d %H:%M:%S").is_ok(),
+                "{line}"
+            );
+        }
+    }
+    assert_eq!(
+        lines[names.len()],
+        format!("{} applied, 1 pending", names.len() - 1)
+    );
+
+    // Nothing was applied: the reverted one is still pending, the rest as they were.
+    assert_eq!(migration_rows(&mut conn), rows);
+    assert_eq!(schema_dump(&url), schema);
+    assert_eq!(migrate_status(&url), stdout, "a second look finds the same");
+
+    // A database never migrated has every migration pending, and keeps no trace of the
+    // look: not even the migration table is created.
+    let empty = fresh_database();
+    let stdout = migrate_status(&empty);
+    let pending: Vec<String> = names.iter().map(|n| format!("{n}\tpending")).collect();
+    let mut want = pending.join("\n");
+    want.push_str(&format!("\n0 applied, {} pending\n", names.len()));
+    assert_eq!(stdout, want);
+    assert_eq!(
+        count(
+            &mut PgConnection::establish(&empty).unwrap(),
+            "(SELECT count(*) FROM pg_class WHERE relname = '__diesel_schema_migrations')"
+        ),
+        0
+    );
 }

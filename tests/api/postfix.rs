@@ -1,7 +1,8 @@
 //! A reply from another mail server, through a real Postfix set up as the README's
 //! "Connecting an MTA" says, reaches the game by `turnpost deliver`; while the server is
 //! down, Postfix keeps the reply queued (nothing bounces) and delivers it once the server
-//! is back.
+//! is back. And the README's Postfix and systemd steps, in either order, leave the inbound
+//! secret readable by the pipe's user.
 //!
 //! The test runs its own Postfix instance (its own configuration, queue and log under a
 //! temporary directory, listening on loopback only on a free port) and stops it at the end,
@@ -37,14 +38,24 @@ struct ReadmeLines {
     master_cf: String,
 }
 
-fn readme_lines(substitutions: &[(&str, String)]) -> ReadmeLines {
+/// Where the README's Postfix commands follow.
+const POSTFIX_SECTION: &str = "*Postfix* (tested: `tests/api/postfix.rs`";
+/// Where the README's systemd commands follow.
+const SYSTEMD_SECTION: &str = "### As a systemd service";
+
+/// The first `sh` block of the README after `marker`.
+fn readme_sh_block(marker: &str) -> String {
     let readme = include_str!("../../README.md");
     let at = readme
-        .find("*Postfix* (tested: `tests/api/postfix.rs`")
-        .expect("the README's Postfix section");
+        .find(marker)
+        .unwrap_or_else(|| panic!("the README has no {marker:?}"));
     let block = &readme[at..];
     let block = &block[block.find("```sh").expect("its commands") + 5..];
-    let mut text = block[..block.find("```").expect("their end")].to_string();
+    block[..block.find("```").expect("their end")].to_string()
+}
+
+fn readme_lines(substitutions: &[(&str, String)]) -> ReadmeLines {
+    let mut text = readme_sh_block(POSTFIX_SECTION);
     for (from, to) in substitutions {
         assert!(
             text.contains(from),
@@ -411,4 +422,129 @@ fn a_reply_from_another_mail_server_reaches_the_game_through_postfix_and_waits_o
     );
     drop(postfix);
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The README's Postfix and systemd steps, each run as written (under a scratch root:
+/// `/etc/...` and `/usr/local/bin` moved into it, the commands that reach the running
+/// system stubbed, the users they make made for real), in both orders: whichever comes
+/// first, the pipe's user reads the inbound secret, and the service's secrets stay closed
+/// to it. A Postfix section then the systemd section once left `/etc/turnpost` closed to
+/// the pipe, and every emailed move was deferred, then bounced.
+#[test]
+fn the_pipe_user_reads_the_secret_whichever_of_the_postfix_and_systemd_steps_come_first() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: geteuid has no preconditions.
+    assert_eq!(
+        unsafe { libc::geteuid() },
+        0,
+        "the README's steps make users and change owners: run the suite as root (CI does)"
+    );
+    let postfix = readme_sh_block(POSTFIX_SECTION);
+    let systemd = readme_sh_block(SYSTEMD_SECTION);
+    let pipe_user = postfix
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("user="))
+        .expect("the pipe's user= in master.cf")
+        .to_string();
+    let unit = include_str!("../../config/turnpost.service");
+    let service_user = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("User="))
+        .expect("the unit's User=")
+        .to_string();
+
+    let scratch = std::env::temp_dir().join(format!(
+        "turnpost-install-{}",
+        hex::encode(rand::random::<[u8; 6]>())
+    ));
+    // Commands that act on the running system, which these steps only ask to reload.
+    let stubs = scratch.join("stubs");
+    std::fs::create_dir_all(&stubs).unwrap();
+    let stub = |name: &str, body: &str| {
+        let path = stubs.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    for name in [
+        "cargo",
+        "systemctl",
+        "journalctl",
+        "postconf",
+        "postmap",
+        "postfix",
+    ] {
+        stub(name, "exit 0");
+    }
+    // The users are made once: a host follows each section once, this test both twice.
+    stub(
+        "useradd",
+        "for name; do :; done\nid -u \"$name\" >/dev/null 2>&1 || exec /usr/sbin/useradd \"$@\"",
+    );
+
+    for (order, blocks) in [
+        ("Postfix, then systemd", [&postfix, &systemd]),
+        ("systemd, then Postfix", [&systemd, &postfix]),
+    ] {
+        let root = scratch.join(order.replace([',', ' '], ""));
+        for d in ["etc/postfix", "etc/systemd/system", "bin"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for d in [&scratch, &root, &root.join("etc")] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let etc = root.join("etc").display().to_string();
+        let bin = root.join("bin").display().to_string();
+        let script: Vec<String> = blocks
+            .iter()
+            .map(|b| {
+                b.replace("target/release/turnpost", env!("CARGO_BIN_EXE_turnpost"))
+                    .replace("/etc/", &format!("{etc}/"))
+                    .replace("/usr/local/bin", &bin)
+            })
+            .collect();
+        let script = script.join("\n");
+        assert!(
+            !script.replace(&etc, "").contains("/etc/") && !script.contains("/usr/local"),
+            "a step the test does not move into its scratch root:\n{script}"
+        );
+        let out = Command::new("bash")
+            .args(["-e", "-c", &script])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env(
+                "PATH",
+                format!("{}:{}", stubs.display(), std::env::var("PATH").unwrap()),
+            )
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{order}: the steps failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let as_user = |user: &str, args: &[&str]| {
+            let mut all = vec!["-u", user, "--"];
+            all.extend_from_slice(args);
+            run("runuser", &all)
+        };
+        let dir = format!("{etc}/turnpost");
+        let secret = format!("{dir}/inbound-secret");
+        let read = as_user(&pipe_user, &["cat", &secret]);
+        let modes = run("ls", &["-la", &dir]);
+        let modes = String::from_utf8_lossy(&modes.stdout);
+        assert!(
+            read.status.success() && !read.stdout.is_empty(),
+            "{order}: {pipe_user} cannot read {secret}: {}\n{modes}",
+            String::from_utf8_lossy(&read.stderr)
+        );
+        // The server reaches its settings; the pipe's user does not read the server's.
+        let config = as_user(&service_user, &["ls", &format!("{dir}/config")]);
+        assert!(config.status.success(), "{order}: {config:?}\n{modes}");
+        let env = as_user(&pipe_user, &["cat", &format!("{dir}/env")]);
+        assert!(
+            !env.status.success(),
+            "{order}: {pipe_user} reads env\n{modes}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
 }
