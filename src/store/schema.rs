@@ -169,6 +169,9 @@ diesel::table! {
         secret -> Text,
         created_at -> Timestamptz,
         receiver -> Text,
+        failures -> Int4,
+        paused_until -> Nullable<Timestamptz>,
+        served_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -178,6 +181,9 @@ diesel::table! {
         busy_until -> Nullable<Timestamptz>,
         failures -> Int4,
         paused_until -> Nullable<Timestamptz>,
+        busy_with -> Nullable<Int8>,
+        retry_busy_until -> Nullable<Timestamptz>,
+        retry_busy_with -> Nullable<Int8>,
     }
 }
 
