@@ -939,7 +939,8 @@ fn a_receiver_that_never_answers_holds_a_sender_per_lane_pauses_each_webhook_alo
     };
     assert!(
         paused.iter().any(|(_, _, paused)| !*paused),
-        "every webhook at the receiver was paused at once: {paused:?}"
+        "every webhook at the receiver was paused at once: {:?}",
+        paused.iter().map(|(_, id, p)| (id, p)).collect::<Vec<_>>()
     );
     for (p, id, is_paused) in &paused {
         let d = deliveries(&app, p, *id);
