@@ -104,8 +104,7 @@ pub fn register<'a>(game_types: impl Iterator<Item = &'a str>) {
         ::metrics::counter!("turnpost_emails_total", "outcome" => outcome).increment(0);
     }
     for outcome in ["delivered", "failed", "dropped"] {
-        ::metrics::counter!("turnpost_webhook_deliveries_total", "outcome" => outcome)
-            .increment(0);
+        ::metrics::counter!("turnpost_webhook_deliveries_total", "outcome" => outcome).increment(0);
     }
     for reported_by in ["smtp", "report"] {
         ::metrics::counter!("turnpost_emails_bounced_total", "reported_by" => reported_by)

@@ -4,8 +4,8 @@
 //! event out to the node's subscribers (the SSE streams of `GET /api/v1/me/events`). A move
 //! made through any node reaches a client connected to any other.
 
-use crate::store::outage::DATABASE;
 use crate::store::kinds::{AccountId, GameId, GameStatus};
+use crate::store::outage::DATABASE;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

@@ -146,11 +146,7 @@ impl Worker {
         .bind::<Text, _>(&row.to_address)
         .bind::<BigInt, _>(row.id)
         .execute(conn)?;
-        let Some(webhook) = row
-            .detail
-            .as_ref()
-            .and_then(|d| d["webhook"].as_i64())
-        else {
+        let Some(webhook) = row.detail.as_ref().and_then(|d| d["webhook"].as_i64()) else {
             return Ok(());
         };
         match outcome {

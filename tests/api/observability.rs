@@ -340,7 +340,10 @@ fn db_proxy(database_url: &str, delay: Duration) -> DbProxy {
                 }
                 s.forwarded.fetch_add(1, Ordering::SeqCst);
                 for (mut from, mut to) in [
-                    (client.try_clone().expect("clone"), server.try_clone().expect("clone")),
+                    (
+                        client.try_clone().expect("clone"),
+                        server.try_clone().expect("clone"),
+                    ),
                     (server, client),
                 ] {
                     std::thread::spawn(move || {
@@ -474,7 +477,11 @@ fn a_start_names_the_migrations_it_applied_and_waits_for_its_connections_without
     // given up is in the log by now.
     let until = Instant::now() + crate::helpers::PATIENCE;
     while proxy.forwarded() < 12 {
-        assert!(Instant::now() < until, "only {} connections", proxy.forwarded());
+        assert!(
+            Instant::now() < until,
+            "only {} connections",
+            proxy.forwarded()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let text = read_log(&log);
@@ -487,7 +494,10 @@ fn a_start_names_the_migrations_it_applied_and_waits_for_its_connections_without
         .lines()
         .find(|l| l.contains("migrations applied"))
         .unwrap_or_else(|| panic!("no migrations named:\n{text}"));
-    for name in ["2026-11-21-000001_core", "2026-12-03-000034_webhook_isolation"] {
+    for name in [
+        "2026-11-21-000001_core",
+        "2026-12-03-000034_webhook_isolation",
+    ] {
         assert!(line.contains(name), "{name} not in {line}");
     }
     let _ = server.kill();

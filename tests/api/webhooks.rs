@@ -968,8 +968,7 @@ fn mark_sent(sender: &Worker, row: &turnpost::store::models::OutboxRow) {
 }
 
 #[test]
-fn a_failing_webhook_is_paused_alone_and_another_accounts_webhook_at_the_same_host_is_delivered()
-{
+fn a_failing_webhook_is_paused_alone_and_another_accounts_webhook_at_the_same_host_is_delivered() {
     let app = open_app();
     // One host and port: `/bad` answers 500, any other path 200.
     let rx = routed_receiver(|_, path| {
@@ -997,7 +996,10 @@ fn a_failing_webhook_is_paused_alone_and_another_accounts_webhook_at_the_same_ho
         if failed[0]["status"] == "failed" {
             break;
         }
-        assert!(Instant::now() < until, "Ann's ping never given up: {failed:?}");
+        assert!(
+            Instant::now() < until,
+            "Ann's ping never given up: {failed:?}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let paused = list_hooks(&app, &ann)[0]["paused_until"].clone();
@@ -1012,7 +1014,10 @@ fn a_failing_webhook_is_paused_alone_and_another_accounts_webhook_at_the_same_ho
     });
     let hit = hits.iter().find(|x| x.path == "/good").unwrap();
     assert_signed(hit, &secret);
-    assert!(chrono::Utc::now() < paused, "delivered only after Ann's pause");
+    assert!(
+        chrono::Utc::now() < paused,
+        "delivered only after Ann's pause"
+    );
     assert!(list_hooks(&app, &ann)[0]["paused_until"].is_string());
     assert!(list_hooks(&app, &ben)[0]["paused_until"].is_null());
     let until = Instant::now() + PATIENCE;
@@ -1035,7 +1040,12 @@ fn accounts_take_turns_and_twenty_senders_at_once_take_each_delivery_and_lane_on
     let ann = app.player("Ann");
     let ben = app.player("Ben");
     for k in 0..10 {
-        let (id, _) = register(&app, &ann, &format!("{busy_host}/ann/{k}"), &["game_finished"]);
+        let (id, _) = register(
+            &app,
+            &ann,
+            &format!("{busy_host}/ann/{k}"),
+            &["game_finished"],
+        );
         ping(&app, &ann, id);
     }
     let (id, _) = register(&app, &ben, "http://127.0.0.1:10/ben", &["game_finished"]);
@@ -1049,8 +1059,15 @@ fn accounts_take_turns_and_twenty_senders_at_once_take_each_delivery_and_lane_on
         mark_sent(&sender, &row);
     }
     assert_eq!(order.len(), 11, "{order:?}");
-    let ben_at = order.iter().position(|a| *a == ben.id).expect("Ben's claimed");
-    assert!(ben_at <= 1, "Ben's delivery was claimed {}th: {order:?}", ben_at + 1);
+    let ben_at = order
+        .iter()
+        .position(|a| *a == ben.id)
+        .expect("Ben's claimed");
+    assert!(
+        ben_at <= 1,
+        "Ben's delivery was claimed {}th: {order:?}",
+        ben_at + 1
+    );
 
     // Twenty senders claim at once: Cy's ten deliveries at one receiver, Di's ten at ten
     // receivers. Each delivery is claimed at most once, Cy's receiver carries one at a
@@ -1058,7 +1075,12 @@ fn accounts_take_turns_and_twenty_senders_at_once_take_each_delivery_and_lane_on
     let cy = app.player("Cy");
     let di = app.player("Di");
     for k in 0..10 {
-        let (id, _) = register(&app, &cy, &format!("{busy_host}/cy/{k}"), &["game_finished"]);
+        let (id, _) = register(
+            &app,
+            &cy,
+            &format!("{busy_host}/cy/{k}"),
+            &["game_finished"],
+        );
         ping(&app, &cy, id);
         let (id, _) = register(
             &app,
@@ -1092,10 +1114,22 @@ fn accounts_take_turns_and_twenty_senders_at_once_take_each_delivery_and_lane_on
     let mut ids: Vec<i64> = claimed.iter().map(|c| c.0).collect();
     ids.sort_unstable();
     ids.dedup();
-    assert_eq!(ids.len(), claimed.len(), "a delivery claimed twice: {claimed:?}");
+    assert_eq!(
+        ids.len(),
+        claimed.len(),
+        "a delivery claimed twice: {claimed:?}"
+    );
     let of = |who: &Player| claimed.iter().filter(|c| c.1 == who.id).count();
-    assert_eq!(of(&cy), 1, "Cy's receiver carries one delivery at a time: {claimed:?}");
-    assert_eq!(of(&di), 10, "each of Di's receivers carries one: {claimed:?}");
+    assert_eq!(
+        of(&cy),
+        1,
+        "Cy's receiver carries one delivery at a time: {claimed:?}"
+    );
+    assert_eq!(
+        of(&di),
+        10,
+        "each of Di's receivers carries one: {claimed:?}"
+    );
 }
 
 #[test]
