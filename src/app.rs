@@ -183,11 +183,26 @@ async fn migrate(database_url: &str) -> Result<()> {
         use diesel::Connection;
         let mut conn =
             diesel::PgConnection::establish(&migrate_url).context("connecting to the database")?;
-        store::migrate(&mut conn)?;
+        let applied = store::migrate(&mut conn)?;
+        if applied.is_empty() {
+            tracing::info!("no pending migrations");
+        } else {
+            tracing::info!(
+                count = applied.len(),
+                migrations = %applied.join(", "),
+                "migrations applied"
+            );
+        }
         Ok(())
     })
     .await?
 }
+
+/// How long a background pool waits at start for the connections its threads will use.
+/// The database just answered the migrations, so they come; a busy machine may take
+/// seconds to make them, longer than a request may wait for one (which is what the
+/// threads' pools allow later, when the database is down).
+const WARM_PATIENCE: Duration = Duration::from_secs(30);
 
 /// The outbox's two lanes, each with sender threads and connections of its own: emails,
 /// and webhooks (a receiver that never answers must not delay anyone's email).
@@ -217,6 +232,7 @@ fn spawn_outbox(
         .mail_from
         .parse()
         .context("invalid mail_from address")?;
+    store::warm(&worker_pool, sender_threads as u32, WARM_PATIENCE);
     let worker = Worker {
         lane: Lane::Email,
         domain: Domain {
@@ -239,14 +255,16 @@ fn spawn_outbox(
     // Webhooks have senders (and connections) of their own: a receiver that never
     // answers must not delay anyone's email. Their mailer is never used.
     let hook_senders = settings.webhook_senders.max(1);
+    let hook_pool = store::pool(
+        database_url,
+        hook_senders as u32 + 1,
+        Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
+    )?;
+    store::warm(&hook_pool, hook_senders as u32, WARM_PATIENCE);
     let hooks = Worker {
         lane: Lane::Webhooks,
         domain: Domain {
-            pool: store::pool(
-                database_url,
-                hook_senders as u32 + 1,
-                Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
-            )?,
+            pool: hook_pool,
             ..domain.clone()
         },
         mailer: Mailer::Files(lettre::FileTransport::new(settings.mail_dir())),
@@ -281,8 +299,11 @@ fn spawn_sweeper(
             while !sweep_stop.load(Ordering::Relaxed) {
                 let now = chrono::Utc::now();
                 crate::domain::sweeper::pass_started(now, interval);
-                if let Err(e) = sweep_domain.sweep(now) {
-                    tracing::warn!(error = %e, "clock sweep failed");
+                match sweep_domain.sweep(now) {
+                    Ok(_) => {
+                        store::outage::DATABASE.back();
+                    }
+                    Err(e) => store::outage::DATABASE.failed("a clock sweep", &e),
                 }
                 let until = std::time::Instant::now() + interval;
                 while std::time::Instant::now() < until && !sweep_stop.load(Ordering::Relaxed) {
@@ -302,13 +323,15 @@ fn spawn_bot_worker(
 ) -> Result<JoinHandle<()>> {
     // The computer's moves that requests left over: one game at a time, one move per
     // transaction, on a connection of its own so that it never takes a request's.
+    let bot_pool = store::pool(
+        database_url,
+        1,
+        Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
+    )?;
+    store::warm(&bot_pool, 1, WARM_PATIENCE);
     let bot_worker = BotWorker {
         domain: Domain {
-            pool: store::pool(
-                database_url,
-                1,
-                Duration::from_millis(settings.db_checkout_timeout_ms.max(1000)),
-            )?,
+            pool: bot_pool,
             ..domain.clone()
         },
         poll: Duration::from_millis(settings.bot_poll_ms.max(1)),
@@ -490,9 +513,13 @@ impl Application {
             Some(store::REQUEST_SESSION),
         )?;
         migrate(database_url).await?;
+        // The sweeper's first pass runs at once, on up to two of the requests' connections.
+        let warm_pool = pool.clone();
+        tokio::task::spawn_blocking(move || store::warm(&warm_pool, 2, WARM_PATIENCE)).await?;
 
         // The metrics recorder, before the workers count anything.
         let _ = api::metrics::handle();
+        api::metrics::register(registry.all().map(|g| g.info().id));
         let worker_stop = Arc::new(AtomicBool::new(false));
         let (announcer, announcer_thread) =
             Announcer::spawn(database_url.to_string(), Arc::clone(&worker_stop))

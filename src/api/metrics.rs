@@ -45,6 +45,77 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
         .as_ref()
 }
 
+/// Every family the recorder renders, with its `# HELP` text. Prometheus takes a family
+/// without one, but the operator reading `/metrics` should not need the README beside it.
+const COUNTERS: &[(&str, &str)] = &[
+    (
+        "turnpost_http_requests_total",
+        "Requests answered, by method, route pattern and status.",
+    ),
+    ("turnpost_moves_total", "Actions written, by game type."),
+    (
+        "turnpost_emails_total",
+        "Email send attempts by outcome: sent, failed (retried later or given up), dropped.",
+    ),
+    (
+        "turnpost_emails_bounced_total",
+        "Addresses marked bouncing: smtp (refused at send) or report (a delivery status report).",
+    ),
+    (
+        "turnpost_webhook_deliveries_total",
+        "Webhook delivery attempts by outcome: delivered, failed (retried later or given up), dropped.",
+    ),
+    (
+        "turnpost_outbox_given_up_total",
+        "Messages given up after their last attempt by this process, by kind.",
+    ),
+    (
+        "turnpost_db_pool_timeouts_total",
+        "Waits for a database connection given up (each one a 503 to a client).",
+    ),
+];
+const HISTOGRAMS: &[(&str, &str)] = &[
+    (
+        "turnpost_http_request_duration_seconds",
+        "Time to answer a request, by method and route pattern.",
+    ),
+    (
+        "turnpost_db_pool_wait_seconds",
+        "Time waited for a database connection at each checkout.",
+    ),
+];
+
+/// Describes every family, and puts every counter whose labels are a closed set at 0: a
+/// counter that appears only with its first event is missed by `increase()` (and by the
+/// README's alerts), which needs a sample before the event to compare with.
+/// `game_types`: the games this node serves, for `turnpost_moves_total`.
+pub fn register<'a>(game_types: impl Iterator<Item = &'a str>) {
+    for (name, help) in COUNTERS {
+        ::metrics::describe_counter!(*name, *help);
+    }
+    for (name, help) in HISTOGRAMS {
+        ::metrics::describe_histogram!(*name, ::metrics::Unit::Seconds, *help);
+    }
+    for game_type in game_types {
+        ::metrics::counter!("turnpost_moves_total", "game_type" => game_type.to_string())
+            .increment(0);
+    }
+    for outcome in ["sent", "failed", "dropped"] {
+        ::metrics::counter!("turnpost_emails_total", "outcome" => outcome).increment(0);
+    }
+    for outcome in ["delivered", "failed", "dropped"] {
+        ::metrics::counter!("turnpost_webhook_deliveries_total", "outcome" => outcome).increment(0);
+    }
+    for reported_by in ["smtp", "report"] {
+        ::metrics::counter!("turnpost_emails_bounced_total", "reported_by" => reported_by)
+            .increment(0);
+    }
+    for kind in kind_labels() {
+        ::metrics::counter!("turnpost_outbox_given_up_total", "kind" => kind).increment(0);
+    }
+    ::metrics::counter!("turnpost_db_pool_timeouts_total").increment(0);
+}
+
 const SECONDS_BUCKETS: &[f64] = &[
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
 ];

@@ -4,6 +4,7 @@
 //! game of computers only plays itself to the end without any request holding its row
 //! lock for more than one move, and many such games take turns.
 
+use crate::store::outage::DATABASE;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -116,11 +117,19 @@ impl BotWorker {
             skip.retain(|(_, since)| since.elapsed() < SKIP_FOR);
             let ids: Vec<GameId> = skip.iter().map(|(g, _)| *g).collect();
             match self.domain.autoplay_step(&ids) {
-                Ok(Stepped::Played(_)) => {}
-                Ok(Stepped::Nothing(id)) => skip.push((id, Instant::now())),
-                Ok(Stepped::Idle) => self.pause(),
+                Ok(Stepped::Played(_)) => {
+                    DATABASE.back();
+                }
+                Ok(Stepped::Nothing(id)) => {
+                    DATABASE.back();
+                    skip.push((id, Instant::now()));
+                }
+                Ok(Stepped::Idle) => {
+                    DATABASE.back();
+                    self.pause();
+                }
                 Err(e) => {
-                    tracing::warn!(error = %e, "the bot worker's step failed");
+                    DATABASE.failed("the bot worker's step", &e);
                     self.pause();
                 }
             }

@@ -33,7 +33,7 @@ use crate::store::kinds::{
     AccountId, DeliveryEvent, DeliveryStatus, GameId, GameStatus, WebhookEvent,
 };
 use crate::store::models::{GameRow, NewOutbox, OutboxRow, SeatInfo, WebhookRow};
-use crate::store::schema::{accounts, outbox, webhook_receivers, webhooks};
+use crate::store::schema::{accounts, outbox, webhooks};
 
 /// The outbox kind of a webhook delivery.
 pub const WEBHOOK: OutboxKind = OutboxKind::Webhook;
@@ -172,10 +172,10 @@ pub struct WebhookResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "whsec_5f0c2a9e1b7d3c445f0c2a9e1b7d3c445f0c2a9e1b7d3c44")]
     pub secret: Option<String>,
-    /// Set while nothing is posted to this webhook's receiver (its host and port): it
-    /// failed 3 deliveries in a row, so it is left alone until then (30 s, doubling with
-    /// each further failure up to an hour). Deliveries wait meanwhile without using
-    /// their attempts; the next one that succeeds ends the pause.
+    /// Set while nothing is posted to this webhook: it failed 3 deliveries in a row, so it
+    /// is left alone until then (30 s, doubling with each further failure up to an hour).
+    /// Deliveries wait meanwhile without using their attempts; the next one that succeeds
+    /// ends the pause. Other webhooks at the same host are not paused with it.
     pub paused_until: Option<DateTime<Utc>>,
 }
 
@@ -503,15 +503,9 @@ impl Domain {
     /// The caller's webhooks, oldest first, without their secrets.
     pub fn list_webhooks(&self, account: AccountId) -> DomainResult<Vec<WebhookResponse>> {
         let rows: Vec<(WebhookRow, Option<DateTime<Utc>>)> = webhooks::table
-            .left_join(
-                webhook_receivers::table.on(webhook_receivers::receiver.eq(webhooks::receiver)),
-            )
             .filter(webhooks::account_id.eq(account))
             .order(webhooks::id.asc())
-            .select((
-                WebhookRow::as_select(),
-                webhook_receivers::paused_until.nullable(),
-            ))
+            .select((WebhookRow::as_select(), webhooks::paused_until))
             .load(&mut *self.conn()?)?;
         let now = Utc::now();
         Ok(rows

@@ -5,6 +5,7 @@
 //! made through any node reaches a client connected to any other.
 
 use crate::store::kinds::{AccountId, GameId, GameStatus};
+use crate::store::outage::DATABASE;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -78,8 +79,10 @@ impl EventHub {
     /// Listens on `database_url` until `stop`, reconnecting after errors. For its own thread.
     pub fn listen(&self, database_url: &str, stop: &AtomicBool) {
         while !stop.load(Ordering::Relaxed) {
+            // Reconnects after any error; an unreachable database is logged once, when it
+            // goes (and once when it is back), not at each attempt.
             if let Err(e) = self.listen_once(database_url, stop) {
-                tracing::warn!(error = %e, "event listener lost its connection; reconnecting");
+                DATABASE.failed("the event listener", e.as_ref());
                 std::thread::sleep(Duration::from_millis(500));
             }
         }
@@ -88,6 +91,7 @@ impl EventHub {
     fn listen_once(&self, database_url: &str, stop: &AtomicBool) -> anyhow::Result<()> {
         let mut conn = PgConnection::establish(database_url)?;
         diesel::sql_query("LISTEN turnpost_events").execute(&mut conn)?;
+        DATABASE.back();
         let mut idle = 0u32;
         while !stop.load(Ordering::Relaxed) {
             let mut got = false;

@@ -28,6 +28,7 @@ use crate::notify::transport::Mailer;
 use crate::priority::background_priority;
 use crate::store::kinds::OutboxKind;
 use crate::store::models::OutboxRow;
+use crate::store::outage::DATABASE;
 use crate::store::schema::outbox;
 
 /// What became of a delivery attempt, for the receiver's record.
@@ -103,9 +104,13 @@ impl Worker {
         background_priority();
         while !self.stop.load(Ordering::Relaxed) {
             match self.send_pass(None, failing) {
-                Ok(n) if n > 0 => continue,
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "outbox pass failed"),
+                Ok(n) => {
+                    DATABASE.back();
+                    if n > 0 {
+                        continue;
+                    }
+                }
+                Err(e) => DATABASE.failed("an outbox pass", e.as_ref()),
             }
             std::thread::sleep(self.poll);
         }

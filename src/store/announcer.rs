@@ -93,22 +93,25 @@ fn run(database_url: &str, rx: &Receiver<String>, stop: &AtomicBool) {
 /// restarted, say). What still fails is lost, and logged: the moves stand, only their live
 /// events are missing, and clients that re-read their games see them.
 fn send(database_url: &str, conn: &mut Option<PgConnection>, batch: &[String]) {
-    for attempt in 0..2 {
+    for _ in 0..2 {
         let c = match conn {
             Some(c) => c,
             None => match PgConnection::establish(database_url) {
                 Ok(c) => conn.insert(c),
                 Err(e) => {
-                    tracing::warn!(error = %e, attempt, "the announcer could not connect");
+                    super::outage::DATABASE.failed("the announcer's connection", &e);
                     std::thread::sleep(Duration::from_millis(200));
                     continue;
                 }
             },
         };
         match announce_now(c, batch) {
-            Ok(()) => return,
+            Ok(()) => {
+                super::outage::DATABASE.back();
+                return;
+            }
             Err(e) => {
-                tracing::warn!(error = %e, attempt, "the announcer's statement failed");
+                super::outage::DATABASE.failed("the announcer's statement", &e);
                 *conn = None;
             }
         }

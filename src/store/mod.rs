@@ -6,6 +6,7 @@ pub mod kinds;
 pub mod libcrypto_exit;
 pub mod migrations;
 pub mod models;
+pub mod outage;
 pub mod pool_events;
 pub mod replaceable;
 pub mod schema;
@@ -102,9 +103,28 @@ pub fn pool_with(
         .min_idle(Some(1))
         .connection_timeout(checkout)
         .event_handler(Box::new(pool_events::PoolEvents))
+        .error_handler(Box::new(pool_events::PoolErrors))
         // Connections are made on demand: a database that is down at start-up or later
         // gives 503s, not a server that will not start.
         .build_unchecked(Manager(ConnectionManager::new(url), session)))
+}
+
+/// Opens `connections` of `pool` (at most its size) and leaves them idle in it, waiting up
+/// to `patience` for each. For a pool whose threads are about to start: each would
+/// otherwise ask for its first connection at the same moment, and on a busy machine wait
+/// longer than the pool's checkout allows ("timed out waiting for connection" at every
+/// start). A database gone meanwhile is the outage tracker's to report; the threads retry.
+pub fn warm(pool: &PgPool, connections: u32, patience: std::time::Duration) {
+    let mut held = Vec::new();
+    for _ in 0..connections.min(pool.max_size()) {
+        match pool.get_timeout(patience) {
+            Ok(c) => held.push(c),
+            Err(e) => {
+                outage::DATABASE.failed("warming a connection pool", &e);
+                return;
+            }
+        }
+    }
 }
 
 /// Reverts the newest applied migration (its `down.sql`), under the migration lock;

@@ -170,6 +170,9 @@ diesel::table! {
         secret -> Text,
         created_at -> Timestamptz,
         receiver -> Text,
+        failures -> Int4,
+        paused_until -> Nullable<Timestamptz>,
+        served_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -179,6 +182,9 @@ diesel::table! {
         busy_until -> Nullable<Timestamptz>,
         failures -> Int4,
         paused_until -> Nullable<Timestamptz>,
+        busy_with -> Nullable<Int8>,
+        retry_busy_until -> Nullable<Timestamptz>,
+        retry_busy_with -> Nullable<Int8>,
     }
 }
 

@@ -5,7 +5,10 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use secrecy::SecretString;
@@ -279,4 +282,275 @@ fn an_unknown_log_format_is_refused_in_one_line() {
         "{err}"
     );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+/// A TCP forwarder between a server and the test cluster, to take the database away from
+/// under a running node (and give it back), or make each new connection slow to open.
+struct DbProxy {
+    /// The database's URL through the proxy.
+    url: String,
+    state: Arc<ProxyState>,
+}
+
+#[derive(Default)]
+struct ProxyState {
+    down: AtomicBool,
+    /// Each new connection waits this long before it is forwarded.
+    delay_ms: AtomicU64,
+    /// Connections hung up on at once while down: the node's attempts to reach it.
+    refused: AtomicUsize,
+    /// Connections forwarded.
+    forwarded: AtomicUsize,
+    live: Mutex<Vec<TcpStream>>,
+}
+
+fn db_proxy(database_url: &str, delay: Duration) -> DbProxy {
+    let mut url = url::Url::parse(database_url).expect("database URL");
+    let target = format!(
+        "{}:{}",
+        url.host_str().expect("host"),
+        url.port().expect("port")
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    url.set_port(Some(listener.local_addr().expect("addr").port()))
+        .expect("port");
+    let state = Arc::new(ProxyState::default());
+    state
+        .delay_ms
+        .store(delay.as_millis() as u64, Ordering::SeqCst);
+    let s = Arc::clone(&state);
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else { continue };
+            if s.down.load(Ordering::SeqCst) {
+                s.refused.fetch_add(1, Ordering::SeqCst);
+                continue;
+            }
+            let s = Arc::clone(&s);
+            let target = target.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(s.delay_ms.load(Ordering::SeqCst)));
+                let Ok(server) = TcpStream::connect(&target) else {
+                    return;
+                };
+                {
+                    let mut live = s.live.lock().unwrap();
+                    live.push(client.try_clone().expect("clone"));
+                    live.push(server.try_clone().expect("clone"));
+                }
+                s.forwarded.fetch_add(1, Ordering::SeqCst);
+                for (mut from, mut to) in [
+                    (
+                        client.try_clone().expect("clone"),
+                        server.try_clone().expect("clone"),
+                    ),
+                    (server, client),
+                ] {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(Shutdown::Both);
+                        let _ = from.shutdown(Shutdown::Both);
+                    });
+                }
+            });
+        }
+    });
+    DbProxy {
+        url: url.to_string(),
+        state,
+    }
+}
+
+impl DbProxy {
+    /// The database is gone: every connection through the proxy is cut, new ones are
+    /// hung up on.
+    fn cut(&self) {
+        self.state.down.store(true, Ordering::SeqCst);
+        for s in self.state.live.lock().unwrap().drain(..) {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+    }
+
+    fn restore(&self) {
+        self.state.down.store(false, Ordering::SeqCst);
+    }
+
+    fn refused(&self) -> usize {
+        self.state.refused.load(Ordering::SeqCst)
+    }
+
+    fn forwarded(&self) -> usize {
+        self.state.forwarded.load(Ordering::SeqCst)
+    }
+}
+
+/// `turnpost serve` on `database_url`, logging at `info` to a file; returns the child and
+/// the log's path.
+fn serve_logged(database_url: &str) -> (std::process::Child, std::path::PathBuf) {
+    let dir = tempfile_dir();
+    let log = dir.join("serve.log");
+    let envs = vec![
+        ("DATABASE_URL", database_url.to_string()),
+        ("TURNPOST_JWT_SECRET", "j".repeat(40)),
+        ("TURNPOST_VAR_DIR", dir.display().to_string()),
+        ("RUST_LOG", "info".to_string()),
+    ];
+    let server = serve(&envs, free_port(), crate::helpers::PATIENCE, Some(&log));
+    (server, log)
+}
+
+fn read_log(log: &std::path::Path) -> String {
+    std::fs::read_to_string(log).unwrap_or_default()
+}
+
+/// Waits until the log holds `what` (patiently); returns the log.
+fn wait_for_line(log: &std::path::Path, what: &str) -> String {
+    let until = Instant::now() + crate::helpers::PATIENCE;
+    loop {
+        let text = read_log(log);
+        if text.contains(what) {
+            return text;
+        }
+        assert!(Instant::now() < until, "no {what:?} in the log:\n{text}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn complaints(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.contains(" WARN ") || l.contains(" ERROR "))
+        .collect()
+}
+
+#[test]
+fn a_database_outage_is_logged_once_when_it_starts_and_once_when_it_ends() {
+    let app = spawn_app_with(|_| {});
+    let proxy = db_proxy(&app.database_url, Duration::ZERO);
+    let (mut server, log) = serve_logged(&proxy.url);
+    wait_for_line(&log, "Turnpost is listening");
+    let before = read_log(&log).len();
+    proxy.cut();
+    // The node's loops and pools keep trying: forty attempts are forty log lines unless
+    // only the change is logged.
+    let until = Instant::now() + crate::helpers::PATIENCE;
+    while proxy.refused() < 40 {
+        assert!(Instant::now() < until, "the node stopped trying");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let text = read_log(&log);
+    let during = &text[before..];
+    let said = complaints(during);
+    assert!(
+        said.len() <= 3,
+        "{} warnings and errors over {} attempts to reach the database:\n{}",
+        said.len(),
+        proxy.refused(),
+        said.join("\n")
+    );
+    assert_eq!(
+        during.matches("the database is unreachable").count(),
+        1,
+        "{during}"
+    );
+    proxy.restore();
+    let text = wait_for_line(&log, "the database is reachable again");
+    let after = &text[before..];
+    assert_eq!(
+        after.matches("the database is reachable again").count(),
+        1,
+        "{after}"
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+#[test]
+fn a_start_names_the_migrations_it_applied_and_waits_for_its_connections_without_warnings() {
+    // A new database, and a connection that takes 1.5 s to open (longer than a pool's
+    // checkout waits): every background thread asking for its first one at once timed out.
+    let database = crate::helpers::fresh_database();
+    let proxy = db_proxy(&database, Duration::from_millis(1500));
+    let (mut server, log) = serve_logged(&proxy.url);
+    wait_for_line(&log, "Turnpost is listening");
+    // The background threads' first connections are made (the 4 email and 4 webhook
+    // senders', the bot worker's, the requests' two, the migration's): any wait for them
+    // given up is in the log by now.
+    let until = Instant::now() + crate::helpers::PATIENCE;
+    while proxy.forwarded() < 12 {
+        assert!(
+            Instant::now() < until,
+            "only {} connections",
+            proxy.forwarded()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let text = read_log(&log);
+    assert!(
+        !text.contains("timed out waiting for connection"),
+        "warnings at start:\n{}",
+        complaints(&text).join("\n")
+    );
+    let line = text
+        .lines()
+        .find(|l| l.contains("migrations applied"))
+        .unwrap_or_else(|| panic!("no migrations named:\n{text}"));
+    for name in [
+        "2026-11-21-000001_core",
+        "2026-12-03-000034_webhook_isolation",
+    ] {
+        assert!(line.contains(name), "{name} not in {line}");
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    // Started again, the node says it had nothing to apply.
+    let (mut again, log) = serve_logged(&proxy.url);
+    wait_for_line(&log, "no pending migrations");
+    let _ = again.kill();
+    let _ = again.wait();
+}
+
+#[test]
+fn a_fresh_server_describes_every_family_and_shows_the_readmes_counters_at_zero() {
+    let app = spawn_app_with(|s| s.metrics_token = Some(SecretString::from(METRICS_TOKEN)));
+    // One request first: `turnpost_http_requests_total` counts answered requests.
+    let _ = app.player("Ada");
+    let text = app.metrics(METRICS_TOKEN).text().expect("metrics text");
+    for line in text.lines().filter(|l| l.starts_with("# TYPE ")) {
+        let name = line.split_whitespace().nth(2).expect("a name");
+        assert!(
+            text.contains(&format!("# HELP {name} ")),
+            "{name} has no HELP:\n{text}"
+        );
+    }
+    let m = scrape(&app);
+    let readme = include_str!("../../README.md");
+    let table = &readme[readme.find("### Metrics").expect("the README's metrics")..];
+    let table = &table[..table.find("### Retention").expect("the next section")];
+    let counters: std::collections::BTreeSet<&str> = table
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with("turnpost_") && w.ends_with("_total"))
+        .collect();
+    assert!(counters.len() >= 7, "{counters:?}");
+    for name in &counters {
+        assert!(
+            !samples(&m, name).is_empty(),
+            "{name} is not shown before its first event"
+        );
+    }
+    // Closed label sets are all there, at 0 while nothing happened.
+    for (name, label, value) in [
+        ("turnpost_emails_total", "outcome", "failed"),
+        ("turnpost_webhook_deliveries_total", "outcome", "failed"),
+        ("turnpost_webhook_deliveries_total", "outcome", "delivered"),
+        ("turnpost_emails_bounced_total", "reported_by", "smtp"),
+        ("turnpost_outbox_given_up_total", "kind", "webhook"),
+        ("turnpost_moves_total", "game_type", "kasino"),
+    ] {
+        assert_eq!(
+            find(&m, name, &[(label, value)]),
+            Some(0.0),
+            "{name}{{{label}={value}}}"
+        );
+    }
+    assert_eq!(find(&m, "turnpost_db_pool_timeouts_total", &[]), Some(0.0));
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -14,7 +14,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
 use turnpost::notify::transport::Mailer;
-use turnpost::outbox::worker::{Lane, Worker};
+use turnpost::outbox::worker::{Delivered, Lane, Worker};
 
 use crate::helpers::{
     Player, TestApp, assert_problem, content_type, play_random, spawn_app, spawn_app_with,
@@ -23,6 +23,8 @@ use crate::helpers::{
 /// One POST the receiver got.
 #[derive(Clone, Debug)]
 struct Hit {
+    /// The request's path.
+    path: String,
     headers: HashMap<String, String>,
     body: Vec<u8>,
 }
@@ -48,12 +50,20 @@ enum Answer {
 /// A local HTTP server recording each request; answers follow `script`, then 200.
 struct Receiver {
     url: String,
+    /// `http://host:port`, for webhooks at other paths of the same receiver.
+    base: String,
     hits: Arc<Mutex<Vec<Hit>>>,
 }
 
 fn receiver(script: Vec<Answer>) -> Receiver {
+    routed_receiver(move |n, _| script.get(n).copied().unwrap_or(Answer::Status(200)))
+}
+
+/// A receiver whose answer to its n-th request (counted from 0) at a path is `answer`'s.
+fn routed_receiver(answer: impl Fn(usize, &str) -> Answer + Send + 'static) -> Receiver {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let url = format!("{base}/hook");
     let hits = Arc::new(Mutex::new(Vec::new()));
     let recorded = Arc::clone(&hits);
     std::thread::spawn(move || {
@@ -65,6 +75,7 @@ fn receiver(script: Vec<Answer>) -> Receiver {
             if reader.read_line(&mut line).is_err() {
                 continue;
             }
+            let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
             loop {
                 line.clear();
                 if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
@@ -82,8 +93,13 @@ fn receiver(script: Vec<Answer>) -> Receiver {
             if reader.read_exact(&mut body).is_err() {
                 continue;
             }
-            recorded.lock().unwrap().push(Hit { headers, body });
-            match script.get(n).copied().unwrap_or(Answer::Status(200)) {
+            let answered = answer(n, &path);
+            recorded.lock().unwrap().push(Hit {
+                path,
+                headers,
+                body,
+            });
+            match answered {
                 Answer::Status(code) => {
                     let _ = write!(
                         stream,
@@ -94,7 +110,7 @@ fn receiver(script: Vec<Answer>) -> Receiver {
             }
         }
     });
-    Receiver { url, hits }
+    Receiver { url, base, hits }
 }
 
 impl Receiver {
@@ -794,61 +810,47 @@ fn a_takeback_request_is_an_offer_to_each_player_asked() {
 }
 
 /// A receiver that takes every connection and never answers (each is kept until the
-/// sender hangs up), noting when each arrived.
+/// sender hangs up), noting when each arrived and how many were open at once.
 struct Hung {
     url: String,
     arrivals: Arc<Mutex<Vec<Instant>>>,
+    most_open: Arc<AtomicUsize>,
 }
 
 fn hung_receiver() -> Hung {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
     let arrivals = Arc::new(Mutex::new(Vec::new()));
+    let most_open = Arc::new(AtomicUsize::new(0));
+    let open = Arc::new(AtomicUsize::new(0));
     let noted = Arc::clone(&arrivals);
+    let most = Arc::clone(&most_open);
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
             noted.lock().unwrap().push(Instant::now());
+            let now_open = open.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now_open, Ordering::SeqCst);
+            let open = Arc::clone(&open);
             std::thread::spawn(move || {
                 // Read (and ignore) until the sender gives up and closes.
                 let mut buf = [0u8; 4096];
                 while matches!(stream.read(&mut buf), Ok(n) if n > 0) {}
+                open.fetch_sub(1, Ordering::SeqCst);
             });
         }
     });
-    Hung { url, arrivals }
+    Hung {
+        url,
+        arrivals,
+        most_open,
+    }
 }
 
 impl Hung {
     fn accepted(&self) -> usize {
         self.arrivals.lock().unwrap().len()
     }
-
-    /// The shortest time between two connections.
-    fn closest(&self) -> Duration {
-        let a = self.arrivals.lock().unwrap();
-        a.windows(2)
-            .map(|w| w[1] - w[0])
-            .min()
-            .unwrap_or(Duration::MAX)
-    }
-}
-
-/// Webhook deliveries a sender holds now (claimed, and not yet marked).
-fn webhooks_being_posted(app: &TestApp) -> i64 {
-    use diesel::{Connection, RunQueryDsl};
-    #[derive(diesel::QueryableByName)]
-    struct Held {
-        #[diesel(sql_type = diesel::sql_types::BigInt)]
-        n: i64,
-    }
-    let mut conn = diesel::PgConnection::establish(&app.database_url).expect("connect");
-    diesel::sql_query(
-        "SELECT count(*) AS n FROM outbox WHERE kind = 'webhook' AND claimed_until > now()",
-    )
-    .get_result::<Held>(&mut conn)
-    .expect("claimed webhook deliveries")
-    .n
 }
 
 fn list_hooks(app: &TestApp, p: &Player) -> Vec<Value> {
@@ -857,34 +859,53 @@ fn list_hooks(app: &TestApp, p: &Player) -> Vec<Value> {
     r.json::<Vec<Value>>().unwrap()
 }
 
+fn ping(app: &TestApp, p: &Player, hook: i64) {
+    let r = app.post(
+        &format!("/api/v1/me/webhooks/{hook}/test"),
+        Some(&p.token),
+        &json!({}),
+    );
+    assert_eq!(r.status(), 202, "{}", r.text().unwrap_or_default());
+}
+
+/// A webhook sender of the test's own, claiming as the app's senders do.
+fn test_sender(app: &TestApp, max_attempts: i32) -> Worker {
+    Worker {
+        lane: Lane::Webhooks,
+        domain: app.domain(),
+        mailer: Mailer::from_settings(None, app.settings.var_dir.join("test-sender"), 1).unwrap(),
+        from: "Turnpost <turnpost@localhost>".parse().unwrap(),
+        poll: Duration::from_millis(10),
+        max_attempts,
+        lease: Duration::from_secs(60),
+        senders: 2,
+        stop: Arc::new(AtomicBool::new(false)),
+    }
+}
+
 #[test]
-fn a_receiver_that_never_answers_holds_one_sender_is_paused_and_delays_no_email() {
+fn a_receiver_that_never_answers_holds_a_sender_per_lane_pauses_each_webhook_alone_and_delays_no_email()
+ {
     let app = spawn_app_with(|s| {
         s.webhook_allow_private = true;
         s.webhook_timeout_secs = 2;
-        s.webhook_senders = 2;
+        s.webhook_senders = 4;
     });
     let rx = hung_receiver();
-    // Four accounts with ten webhooks each at the one receiver, each pinged once.
-    let owners: Vec<Player> = (0..4).map(|i| app.player(&format!("Hook{i}"))).collect();
+    // Two accounts with three webhooks each at the one receiver, each pinged once.
+    let owners: Vec<Player> = (0..2).map(|i| app.player(&format!("Hook{i}"))).collect();
     let mut hooks = Vec::new();
     for p in &owners {
-        for k in 0..10 {
+        for k in 0..3 {
             let (id, _) = register(&app, p, &format!("{}/{k}", rx.url), &["game_finished"]);
             hooks.push((p, id));
         }
     }
     for (p, id) in &hooks {
-        let r = app.post(
-            &format!("/api/v1/me/webhooks/{id}/test"),
-            Some(&p.token),
-            &json!({}),
-        );
-        assert_eq!(r.status(), 202, "{}", r.text().unwrap_or_default());
+        ping(&app, p, *id);
     }
     // An unrelated game's first turn email goes out while the pings wait for their
-    // receiver: before webhooks had senders of their own, it waited behind the 40 pings
-    // (owed earlier), each taking the whole timeout.
+    // receiver: it never waits behind them, each taking the whole timeout.
     let ada = app.player("Ada");
     let bo = app.player("Bo");
     let game = app.start_game("kasino", json!({}), &[&ada, &bo]);
@@ -894,70 +915,220 @@ fn a_receiver_that_never_answers_holds_one_sender_is_paused_and_delays_no_email(
     });
     let tried = rx.accepted();
     assert!(
-        tried <= 3,
+        tried <= 4,
         "the turn email went out only after {tried} pings had been tried"
     );
-    // The receiver is paused after three failures in a row, every owner sees it, and
-    // the waiting pings keep their attempts.
+    // A webhook is paused after its own three failures in a row, not with the others
+    // at the same receiver: when the first pause shows, some webhook is not paused, and
+    // each paused one has failed three times.
     let until = Instant::now() + PATIENCE;
-    while rx.accepted() < 3 {
-        assert!(Instant::now() < until, "three attempts never came");
+    let paused: Vec<(&Player, i64, bool)> = loop {
+        let listed: Vec<(&Player, i64, bool)> = owners
+            .iter()
+            .flat_map(|p| {
+                list_hooks(&app, p)
+                    .into_iter()
+                    .map(move |h| (p, h["id"].as_i64().unwrap(), h["paused_until"].is_string()))
+            })
+            .collect();
+        if listed.iter().any(|(_, _, paused)| *paused) {
+            break listed;
+        }
+        assert!(Instant::now() < until, "no webhook was ever paused");
         std::thread::sleep(Duration::from_millis(50));
-    }
-    let until = Instant::now() + PATIENCE;
-    while list_hooks(&app, &owners[3])[0]["paused_until"].is_null() {
-        assert!(Instant::now() < until, "the receiver was never paused");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    for p in &owners {
-        for h in list_hooks(&app, p) {
-            assert!(h["paused_until"].is_string(), "{h}");
+    };
+    assert!(
+        paused.iter().any(|(_, _, paused)| !*paused),
+        "every webhook at the receiver was paused at once: {:?}",
+        paused.iter().map(|(_, id, p)| (id, p)).collect::<Vec<_>>()
+    );
+    for (p, id, is_paused) in &paused {
+        let d = deliveries(&app, p, *id);
+        if *is_paused {
+            assert!(d[0]["attempts"].as_i64().unwrap() >= 3, "{d:?}");
         }
     }
-    // Nothing more is posted to the paused receiver, though 37 pings wait: a webhook sender
-    // of the test's own, claiming as the app's senders do, finds none it may take, and
-    // none is being posted.
-    let sender = Worker {
-        lane: Lane::Webhooks,
-        domain: app.domain(),
-        mailer: Mailer::from_settings(None, app.settings.var_dir.join("test-sender"), 1).unwrap(),
-        from: "Turnpost <turnpost@localhost>".parse().unwrap(),
-        poll: Duration::from_millis(10),
-        max_attempts: 5,
-        lease: Duration::from_secs(60),
-        senders: 2,
-        stop: Arc::new(AtomicBool::new(false)),
-    };
-    let claimed = sender.claim().unwrap().map(|row| row.id);
-    assert_eq!(claimed, None, "a ping for a paused receiver was taken");
-    assert_eq!(
-        webhooks_being_posted(&app),
-        0,
-        "a ping for a paused receiver is being posted"
-    );
-    assert_eq!(rx.accepted(), 3, "nothing is posted to a paused receiver");
-    // Looking past the pause (an hour at most), the same sender finds one: what holds the
-    // pings back is the pause. (Claimed and never posted: it stays pending, untried.)
-    let past_the_pause = chrono::Utc::now() + chrono::Duration::hours(2);
+    // Politeness: one delivery at a time per lane (webhooks that answered last time, and
+    // webhooks retrying), so never more than two connections at once.
+    let most = rx.most_open.load(Ordering::SeqCst);
+    assert!(most <= 2, "{most} connections at once to one receiver");
+}
+
+/// Marks a claimed row as if its receiver had answered 2xx.
+fn mark_sent(sender: &Worker, row: &turnpost::store::models::OutboxRow) {
+    sender
+        .mark(
+            row,
+            Ok(Delivered::Sent {
+                shown_version: None,
+                chat_upto: None,
+            }),
+        )
+        .expect("mark");
+}
+
+#[test]
+fn a_failing_webhook_is_paused_alone_and_another_accounts_webhook_at_the_same_host_is_delivered() {
+    let app = open_app();
+    // One host and port: `/bad` answers 500, any other path 200.
+    let rx = routed_receiver(|_, path| {
+        if path.starts_with("/bad") {
+            Answer::Status(500)
+        } else {
+            Answer::Status(200)
+        }
+    });
+    let ann = app.player("Ann");
+    let ben = app.player("Ben");
+    let (bad, _) = register(&app, &ann, &format!("{}/bad", rx.base), &["game_finished"]);
+    let (good, secret) = register(&app, &ben, &format!("{}/good", rx.base), &["game_finished"]);
+    ping(&app, &ann, bad);
+    // Ann's ping is tried until it is given up, at once rather than after each backoff
+    // (a sender looking hours ahead): its webhook's breaker opens for an hour.
+    // (The app's senders may hold it for a moment: the test's sender tries again.)
+    let sender = test_sender(&app, 20);
+    let until = Instant::now() + PATIENCE;
+    loop {
+        sender
+            .send_due_at(chrono::Utc::now() + chrono::Duration::hours(2))
+            .expect("send");
+        let failed = deliveries(&app, &ann, bad);
+        if failed[0]["status"] == "failed" {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "Ann's ping never given up: {failed:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let paused = list_hooks(&app, &ann)[0]["paused_until"].clone();
+    let paused: chrono::DateTime<chrono::Utc> =
+        serde_json::from_value(paused.clone()).unwrap_or_else(|_| panic!("not paused: {paused}"));
+    assert!(paused > chrono::Utc::now() + chrono::Duration::minutes(30));
+    // Ben's ping to the same host and port goes out now, by the app's own senders: the
+    // pause is Ann's webhook's, not the receiver's.
+    ping(&app, &ben, good);
+    let hits = rx.wait("Ben's ping while Ann's webhook is paused", |h| {
+        h.iter().any(|x| x.path == "/good")
+    });
+    let hit = hits.iter().find(|x| x.path == "/good").unwrap();
+    assert_signed(hit, &secret);
     assert!(
-        sender.claim_at(past_the_pause).unwrap().is_some(),
-        "no ping waits for the receiver"
+        chrono::Utc::now() < paused,
+        "delivered only after Ann's pause"
     );
-    // One delivery at a time: each attempt came after the last one's 2 s timeout (two
-    // senders at once would connect within milliseconds of each other).
-    assert!(
-        rx.closest() >= Duration::from_secs(1),
-        "two connections {:?} apart",
-        rx.closest()
-    );
-    let waiting: usize = hooks
+    assert!(list_hooks(&app, &ann)[0]["paused_until"].is_string());
+    assert!(list_hooks(&app, &ben)[0]["paused_until"].is_null());
+    let until = Instant::now() + PATIENCE;
+    while deliveries(&app, &ben, good)[0]["status"] != "delivered" {
+        assert!(Instant::now() < until, "Ben's ping never marked delivered");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn accounts_take_turns_and_twenty_senders_at_once_take_each_delivery_and_lane_once() {
+    // The app's own senders make one pass at start and then sleep: the test's senders
+    // claim everything.
+    let app = spawn_app_with(|s| {
+        s.webhook_allow_private = true;
+        s.outbox_poll_ms = 3_600_000;
+    });
+    // Nothing listens there: nothing is posted, claims are marked by hand.
+    let busy_host = "http://127.0.0.1:9";
+    let ann = app.player("Ann");
+    let ben = app.player("Ben");
+    for k in 0..10 {
+        let (id, _) = register(
+            &app,
+            &ann,
+            &format!("{busy_host}/ann/{k}"),
+            &["game_finished"],
+        );
+        ping(&app, &ann, id);
+    }
+    let (id, _) = register(&app, &ben, "http://127.0.0.1:10/ben", &["game_finished"]);
+    ping(&app, &ben, id);
+    // Ann owes ten deliveries, all older than Ben's one: Ben's is the second claimed,
+    // not the eleventh.
+    let sender = test_sender(&app, 5);
+    let mut order = Vec::new();
+    while let Some(row) = sender.claim().expect("claim") {
+        order.push(row.account_id.expect("an account").0);
+        mark_sent(&sender, &row);
+    }
+    assert_eq!(order.len(), 11, "{order:?}");
+    let ben_at = order
         .iter()
-        .map(|(p, id)| deliveries(&app, p, *id))
-        .filter(|d| d[0]["status"] == "pending" && d[0]["attempts"] == 0)
-        .count();
+        .position(|a| *a == ben.id)
+        .expect("Ben's claimed");
+    assert!(
+        ben_at <= 1,
+        "Ben's delivery was claimed {}th: {order:?}",
+        ben_at + 1
+    );
+
+    // Twenty senders claim at once: Cy's ten deliveries at one receiver, Di's ten at ten
+    // receivers. Each delivery is claimed at most once, Cy's receiver carries one at a
+    // time, and each of Di's receivers one.
+    let cy = app.player("Cy");
+    let di = app.player("Di");
+    for k in 0..10 {
+        let (id, _) = register(
+            &app,
+            &cy,
+            &format!("{busy_host}/cy/{k}"),
+            &["game_finished"],
+        );
+        ping(&app, &cy, id);
+        let (id, _) = register(
+            &app,
+            &di,
+            &format!("http://127.0.0.1:{}/di", 20 + k),
+            &["game_finished"],
+        );
+        ping(&app, &di, id);
+    }
+    let senders: Vec<Worker> = (0..20).map(|_| test_sender(&app, 5)).collect();
+    let barrier = std::sync::Barrier::new(senders.len());
+    let claimed: Vec<(i64, i64)> = std::thread::scope(|s| {
+        let handles: Vec<_> = senders
+            .iter()
+            .map(|sender| {
+                let barrier = &barrier;
+                s.spawn(move || {
+                    barrier.wait();
+                    sender
+                        .claim()
+                        .expect("claim")
+                        .map(|row| (row.id, row.account_id.expect("an account").0))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().expect("a sender"))
+            .collect()
+    });
+    let mut ids: Vec<i64> = claimed.iter().map(|c| c.0).collect();
+    ids.sort_unstable();
+    ids.dedup();
     assert_eq!(
-        waiting, 37,
-        "the pings not yet tried still have all their attempts"
+        ids.len(),
+        claimed.len(),
+        "a delivery claimed twice: {claimed:?}"
+    );
+    let of = |who: &Player| claimed.iter().filter(|c| c.1 == who.id).count();
+    assert_eq!(
+        of(&cy),
+        1,
+        "Cy's receiver carries one delivery at a time: {claimed:?}"
+    );
+    assert_eq!(
+        of(&di),
+        10,
+        "each of Di's receivers carries one: {claimed:?}"
     );
 }
 
