@@ -515,7 +515,10 @@ mod tests {
         for _ in 0..3 {
             l.charge_refused_token(A);
         }
-        let e = l.spend(&Caller::Bearer(Key::Token([9; 32])), A).err().unwrap();
+        let e = l
+            .spend(&Caller::Bearer(Key::Token([9; 32])), A)
+            .err()
+            .unwrap();
         assert_eq!(e.code, ProblemCode::RateLimited);
         // Another address is not barred.
         let b = IpAddr::V4(std::net::Ipv4Addr::new(192, 0, 2, 2));
@@ -526,7 +529,11 @@ mod tests {
     fn no_budget_means_no_limit() {
         let l = limits(0, 0);
         for _ in 0..1000 {
-            assert!(l.spend(&Caller::Bearer(Key::Token([1; 32])), A).unwrap().is_none());
+            assert!(
+                l.spend(&Caller::Bearer(Key::Token([1; 32])), A)
+                    .unwrap()
+                    .is_none()
+            );
             assert!(l.spend(&Caller::Address, A).unwrap().is_none());
         }
     }

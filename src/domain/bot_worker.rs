@@ -138,9 +138,7 @@ impl BotWorker {
                 Ok(Stepped::Played(_)) => {}
                 // A paused game is passed by anyway; skipping it too guards against a
                 // game the pause could not mark (a request held it) being picked at once.
-                Ok(Stepped::Nothing(id) | Stepped::Paused(id)) => {
-                    skip.push((id, Instant::now()))
-                }
+                Ok(Stepped::Nothing(id) | Stepped::Paused(id)) => skip.push((id, Instant::now())),
                 Ok(Stepped::Idle) => self.pause(),
                 Err(e) => {
                     tracing::warn!(error = %e, "the bot worker's step failed");

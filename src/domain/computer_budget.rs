@@ -40,7 +40,10 @@ fn window_start(now: DateTime<Utc>) -> DateTime<Utc> {
 /// The allowance left of `per_day`, given the moves of each hour in the window (oldest
 /// first).
 fn allowance(per_day: u32, now: DateTime<Utc>, hours: &[(DateTime<Utc>, i32)]) -> Allowance {
-    let mut used: u64 = hours.iter().map(|(_, m)| u64::from((*m).max(0).unsigned_abs())).sum();
+    let mut used: u64 = hours
+        .iter()
+        .map(|(_, m)| u64::from((*m).max(0).unsigned_abs()))
+        .sum();
     let left = u64::from(per_day).saturating_sub(used);
     let mut resumes_at = hour_of(now) + TimeDelta::hours(1);
     if left == 0 {

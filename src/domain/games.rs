@@ -17,8 +17,9 @@ use super::game_cache::Kept;
 use super::locked::LockedGame;
 use super::mail_events::Actors;
 use super::shapes::{
-    ActionRequest, ComputerPause, ComputerPauseReason, GameListResponse, GameResponse, GameSummary, GameTypeResponse, LogEntry,
-    NewGameRequest, PreviewRequest, PreviewResponse, SeatResponse, ViewAtResponse,
+    ActionRequest, ComputerPause, ComputerPauseReason, GameListResponse, GameResponse, GameSummary,
+    GameTypeResponse, LogEntry, NewGameRequest, PreviewRequest, PreviewResponse, SeatResponse,
+    ViewAtResponse,
 };
 use super::views::SeatAnswer;
 pub(crate) use super::writer::{Locked, announce};

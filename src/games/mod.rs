@@ -122,7 +122,11 @@ mod tests {
             let g = registry.get(id).unwrap();
             let schema = g.options_schema();
             let p = &schema["properties"][option];
-            assert_eq!((&p["minimum"], &p["maximum"]), (&json!(min), &json!(max)), "{id}: {p}");
+            assert_eq!(
+                (&p["minimum"], &p["maximum"]),
+                (&json!(min), &json!(max)),
+                "{id}: {p}"
+            );
             let seats = g.info().min_players.max(2);
             let new = |v: u64| {
                 g.normalize_options(&json!({ option: v }))

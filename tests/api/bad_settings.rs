@@ -241,9 +241,17 @@ fn the_request_budget_keeps_its_older_name_and_the_computer_allowance_its_range(
         &[("TURNPOST_RATE_LIMIT_PER_TOKEN", "77")],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let line = "rate_limit_per_account = 77  # env TURNPOST_RATE_LIMIT_PER_TOKEN";
-    assert!(stdout.lines().any(|l| l == line), "{line:?} not in:\n{stdout}");
+    assert!(
+        stdout.lines().any(|l| l == line),
+        "{line:?} not in:\n{stdout}"
+    );
     let out = run(
         &dir,
         &["serve"],

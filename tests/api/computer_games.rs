@@ -291,15 +291,27 @@ fn options_that_set_a_games_length_are_bounded_at_creation() {
         for bad in [json!(max + 1), json!(4_000_000_000u64), json!(min - 1)] {
             let what = format!("{game_type} {option} {bad}");
             let (status, v) = assert_problem(create(bad.clone()), &what);
-            assert_eq!((status, v["code"].as_str()), (422, Some("invalid_options")), "{what}: {v}");
+            assert_eq!(
+                (status, v["code"].as_str()),
+                (422, Some("invalid_options")),
+                "{what}: {v}"
+            );
             // A negative number is no number of the option's type at all.
             if bad != json!(-1) {
-                assert!(v["detail"].as_str().unwrap_or("").contains(option), "{what}: {v}");
+                assert!(
+                    v["detail"].as_str().unwrap_or("").contains(option),
+                    "{what}: {v}"
+                );
             }
         }
         for good in [min.max(1), max] {
             let r = create(json!(good));
-            assert_eq!(r.status(), 201, "{game_type} {option} {good}: {}", r.text().unwrap_or_default());
+            assert_eq!(
+                r.status(),
+                201,
+                "{game_type} {option} {good}: {}",
+                r.text().unwrap_or_default()
+            );
             made += 1;
         }
         let t: Value = app
@@ -311,7 +323,11 @@ fn options_that_set_a_games_length_are_bounded_at_creation() {
         assert_eq!(schema["minimum"], min, "{game_type}: {schema}");
     }
     let r = app.get("/api/v1/games?status=open", Some(&ada.token));
-    assert_eq!(r.json::<Value>().unwrap()["total"], made, "only the accepted games were made");
+    assert_eq!(
+        r.json::<Value>().unwrap()["total"],
+        made,
+        "only the accepted games were made"
+    );
 }
 
 /// A clock a day and more ahead: what the bot worker sees once the allowance is back.
@@ -350,19 +366,32 @@ fn the_computer_stops_at_its_creators_daily_allowance_and_goes_on_when_it_is_bac
     let all_computers = |p: &Player, players: usize| {
         let g = computer_game(&app, p, "starfarers", players, json!({"turn_limit": 200}));
         let id = g["id"].as_i64().unwrap();
-        let r = app.post(&format!("/api/v1/games/{id}/resign"), Some(&p.token), &json!({}));
+        let r = app.post(
+            &format!("/api/v1/games/{id}/resign"),
+            Some(&p.token),
+            &json!({}),
+        );
         assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
         id
     };
     let paused = |g: &Value| g["status"] == "finished" || !g["computer_paused"].is_null();
     let first = all_computers(&ada, 4);
     let g = wait_for(&app, first, &ada, Duration::from_secs(240), paused);
-    assert_eq!(g["status"], "active", "the game ended before the allowance: {g}");
+    assert_eq!(
+        g["status"], "active",
+        "the game ended before the allowance: {g}"
+    );
     assert_eq!(g["computer_paused"]["reason"], "daily_allowance", "{g}");
-    let until: chrono::DateTime<chrono::Utc> =
-        g["computer_paused"]["until"].as_str().unwrap().parse().unwrap();
+    let until: chrono::DateTime<chrono::Utc> = g["computer_paused"]["until"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     let now = chrono::Utc::now();
-    assert!(until > now && until <= now + chrono::Duration::hours(24), "{until}");
+    assert!(
+        until > now && until <= now + chrono::Duration::hours(24),
+        "{until}"
+    );
     assert_eq!(computer_moves(&app.log(first, &ada)), ALLOWANCE);
     // The worker, driven here, passes the game by: it has nothing else to do.
     let domain = app.domain();
@@ -396,6 +425,9 @@ fn the_computer_stops_at_its_creators_daily_allowance_and_goes_on_when_it_is_bac
             break;
         }
     }
-    assert!(played.contains(&first) && played.contains(&second), "{played:?}");
+    assert!(
+        played.contains(&first) && played.contains(&second),
+        "{played:?}"
+    );
     assert!(computer_moves(&app.log(first, &ada)) > ALLOWANCE);
 }

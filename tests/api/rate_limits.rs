@@ -191,7 +191,9 @@ fn tokens_of(app: &TestApp, p: &crate::helpers::Player, n: usize) -> Vec<String>
 /// one more every `60 / per_minute` seconds (one more still, for a refill that came due
 /// between two of the clock readings).
 fn allowed_in(per_minute: u32, elapsed: Duration) -> usize {
-    per_minute as usize + (elapsed.as_secs_f64() * f64::from(per_minute) / 60.0).floor() as usize + 1
+    per_minute as usize
+        + (elapsed.as_secs_f64() * f64::from(per_minute) / 60.0).floor() as usize
+        + 1
 }
 
 /// An account's tokens, personal and login, spend one budget: twenty personal tokens
