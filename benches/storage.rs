@@ -293,7 +293,7 @@ fn start_server(url: &str, var: &std::path::Path) -> anyhow::Result<(std::proces
         .env("TURNPOST_TURN_EMAIL_GRACE_SECS", "0")
         .env("TURNPOST_EMAIL_PICTURES", "false")
         .env("TURNPOST_SWEEP_INTERVAL_SECS", "1")
-        .env("TURNPOST_RATE_LIMIT_PER_TOKEN", "100000000")
+        .env("TURNPOST_RATE_LIMIT_PER_ACCOUNT", "100000000")
         .env("TURNPOST_RATE_LIMIT_PER_ADDRESS", "100000000")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())

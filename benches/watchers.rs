@@ -324,7 +324,7 @@ fn main() -> anyhow::Result<()> {
         .env("TURNPOST_JWT_SECRET", "bench-secret-".repeat(3))
         .env("TURNPOST_REQUIRE_EMAIL_VERIFICATION", "false")
         .env("TURNPOST_EMAIL_PICTURES", "false")
-        .env("TURNPOST_RATE_LIMIT_PER_TOKEN", "100000000")
+        .env("TURNPOST_RATE_LIMIT_PER_ACCOUNT", "100000000")
         .env("TURNPOST_RATE_LIMIT_PER_ADDRESS", "100000000")
         // Every stream comes from this one address.
         .env("TURNPOST_MAX_EVENT_STREAMS_PER_ADDRESS", "1000000")

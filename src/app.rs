@@ -128,6 +128,7 @@ pub fn domain(
         clock: Arc::new(SystemClock),
         vacation_days_per_year: settings.vacation_days_per_year,
         max_active_games_per_account: settings.max_active_games_per_account,
+        computer_moves_per_day: Some(settings.bot_moves_per_account_per_day).filter(|&n| n > 0),
         outbox_retention: chrono::Duration::days(settings.outbox_retention_days),
         links,
         reset_links,
@@ -358,7 +359,7 @@ fn http_server(
         nofile,
     ));
     let rate_limits = web::Data::new(api::rate_limit::RateLimits::new(api::rate_limit::Budgets {
-        per_token: std::num::NonZeroU32::new(settings.rate_limit_per_token),
+        per_account: std::num::NonZeroU32::new(settings.rate_limit_per_account),
         per_address: std::num::NonZeroU32::new(settings.rate_limit_per_address),
     }));
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -147,6 +147,11 @@ pub struct Settings {
     /// How often the bot worker looks for computer moves left over by requests, when it
     /// found none the last time.
     pub bot_poll_ms: u64,
+    /// Moves the computer (and forfeited seats) make per account and 24 hours, in the games
+    /// the account created, counted by the hour; past it those games wait until the window
+    /// allows again. 0: no limit.
+    #[serde(default = "default_bot_moves_per_day")]
+    pub bot_moves_per_account_per_day: u32,
     /// Vacation days each account may take per calendar year.
     pub vacation_days_per_year: i64,
     /// Games not yet finished (open or in play) an account may hold a seat in; creating or
@@ -175,10 +180,11 @@ pub struct Settings {
     /// Event streams one client address may hold open.
     #[serde(default = "default_streams_per_address")]
     pub max_event_streams_per_address: usize,
-    /// API requests per minute per bearer token (spendable at once, coming back steadily);
-    /// 0: no limit.
-    #[serde(default = "default_rate_limit_per_token")]
-    pub rate_limit_per_token: u32,
+    /// API requests per minute per account, across all its tokens (login and personal),
+    /// spendable at once and coming back steadily; 0: no limit. `TURNPOST_RATE_LIMIT_PER_TOKEN`
+    /// is read as this setting too.
+    #[serde(default = "default_rate_limit_per_account")]
+    pub rate_limit_per_account: u32,
     /// API requests per minute per client address, for requests without a token; 0: no
     /// limit.
     #[serde(default = "default_rate_limit_per_address")]
@@ -206,8 +212,12 @@ fn default_outbox_retention_days() -> i64 {
     30
 }
 
-fn default_rate_limit_per_token() -> u32 {
+fn default_rate_limit_per_account() -> u32 {
     600
+}
+
+fn default_bot_moves_per_day() -> u32 {
+    20_000
 }
 
 fn default_rate_limit_per_address() -> u32 {

@@ -1,6 +1,7 @@
-//! Request budgets for the API (issue 33): per token for a caller that sends one, per client
-//! address for everyone else, so that one runaway client cannot take the server from the
-//! others, and a client can see its budget before it runs out.
+//! Request budgets for the API: per account for a caller that sends a token (all of an
+//! account's tokens, login and personal, spend one budget: a fresh token or sign-in is no
+//! fresh budget), per client address for everyone else, so that one runaway client cannot
+//! take the server from the others, and a client can see its budget before it runs out.
 //!
 //! - Every answer under `/api/v1/` says where its caller stands, with the headers of the
 //!   IETF draft (draft-ietf-httpapi-ratelimit-headers, the `RateLimit-Limit` form GitHub and
@@ -12,8 +13,10 @@
 //! - A budget is a minute's worth of requests that may be spent at once and comes back
 //!   steadily (GCRA, by the `governor` crate): a client that waits `60/limit` seconds
 //!   between requests is never refused.
-//! - A bearer token that the server refuses (401) is charged to its client address as well:
-//!   otherwise a fresh made-up token would be a fresh budget.
+//! - A login token names its account in its signature; a personal access token is looked
+//!   up once (what it belongs to never changes) and then remembered. A token that names no
+//!   account spends a budget of its own, and when the server refuses it (401) its client
+//!   address is charged as well: otherwise a fresh made-up token would be a fresh budget.
 //! - Not limited: the inbound mail endpoint (the mail server's, with its own secret), and
 //!   everything outside `/api/v1/` (health, metrics, the description, the web client).
 //!
@@ -39,10 +42,15 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use sha2::{Digest, Sha256};
 
 use super::problem::ApiError;
-use crate::domain::ProblemCode;
+use crate::auth::jwt::TicketParent;
+use crate::domain::{Domain, ProblemCode};
+use crate::store::kinds::AccountId;
 
 /// A budget's window: the limits are requests per minute.
 const WINDOW_SECS: u64 = 60;
+
+/// Personal access tokens whose account is remembered (a few bytes each).
+const REMEMBERED_TOKENS: usize = 100_000;
 
 /// How many checks between sweeps of keys whose budget is full again (bounds memory under
 /// a flood of distinct tokens or addresses).
@@ -58,21 +66,34 @@ type Limiter<K> = RateLimiter<
 /// The budgets, from the settings: requests per minute, `None` for no limit.
 #[derive(Clone, Copy, Debug)]
 pub struct Budgets {
-    pub per_token: Option<NonZeroU32>,
+    pub per_account: Option<NonZeroU32>,
     pub per_address: Option<NonZeroU32>,
 }
 
 pub struct RateLimits {
-    per_token: Option<(NonZeroU32, Limiter<[u8; 32]>)>,
+    per_account: Option<(NonZeroU32, Limiter<Key>)>,
     per_address: Option<(NonZeroU32, Limiter<IpAddr>)>,
     /// Addresses whose refused tokens used up their budget, until when.
     barred: Mutex<HashMap<IpAddr, Instant>>,
+    /// The account of each personal access token seen (by its key): a token never changes
+    /// hands, so this is never stale, and a request past its budget costs no query.
+    pat_accounts: quick_cache::sync::Cache<[u8; 32], AccountId>,
     checks: AtomicU64,
+}
+
+/// The budget a request with a token spends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    /// The token's account: all its tokens share the budget.
+    Account(AccountId),
+    /// A token that names no account (made up, malformed, revoked), by its hash: the
+    /// table of budgets holds no usable token.
+    Token([u8; 32]),
 }
 
 /// Whose budget a request spends.
 enum Caller {
-    Token([u8; 32]),
+    Bearer(Key),
     Address,
 }
 
@@ -90,9 +111,10 @@ impl RateLimits {
             (n, limiter.with_middleware::<StateInformationMiddleware>())
         }
         RateLimits {
-            per_token: budgets.per_token.map(limiter),
+            per_account: budgets.per_account.map(limiter),
             per_address: budgets.per_address.map(limiter),
             barred: Mutex::new(HashMap::new()),
+            pat_accounts: quick_cache::sync::Cache::new(REMEMBERED_TOKENS),
             checks: AtomicU64::new(0),
         }
     }
@@ -101,7 +123,7 @@ impl RateLimits {
     fn spend(&self, caller: &Caller, address: IpAddr) -> Result<Option<Standing>, Box<ApiError>> {
         self.sweep_now_and_then();
         match caller {
-            Caller::Token(key) => {
+            Caller::Bearer(key) => {
                 if let Some(wait) = self.barred_for(address) {
                     return Err(refusal(
                         self.per_address.as_ref().map_or(0, |(n, _)| n.get()),
@@ -109,8 +131,12 @@ impl RateLimits {
                         "this address sent too many tokens the server refused",
                     ));
                 }
-                match &self.per_token {
-                    Some((n, l)) => check(*n, l, key, "this token made too many requests"),
+                let why = match key {
+                    Key::Account(_) => "this account made too many requests (with all its tokens)",
+                    Key::Token(_) => "this token made too many requests",
+                };
+                match &self.per_account {
+                    Some((n, l)) => check(*n, l, key, why),
                     None => Ok(None),
                 }
             }
@@ -154,7 +180,7 @@ impl RateLimits {
         {
             return;
         }
-        if let Some((_, l)) = &self.per_token {
+        if let Some((_, l)) = &self.per_account {
             l.retain_recent();
             l.shrink_to_fit();
         }
@@ -216,11 +242,44 @@ fn limited(path: &str) -> bool {
     path.starts_with("/api/v1/") && path != "/api/v1/inbound/email"
 }
 
-fn caller(req: &ServiceRequest) -> Caller {
-    match super::auth::bearer_token(req.request()) {
-        // Hashed: the table of budgets holds no usable token.
-        Some(token) if !token.is_empty() => Caller::Token(Sha256::digest(token.as_bytes()).into()),
-        _ => Caller::Address,
+/// Whose budget the request spends: the account its token names, if it names one. A token
+/// sent from an address barred for refused tokens is not looked up: it is refused anyway.
+async fn caller(req: &ServiceRequest, limits: &RateLimits, address: IpAddr) -> Caller {
+    let token = match super::auth::bearer_token(req.request()) {
+        Some(token) if !token.is_empty() => token,
+        _ => return Caller::Address,
+    };
+    let by_token = || Caller::Bearer(Key::Token(Sha256::digest(token.as_bytes()).into()));
+    if limits.per_account.is_none() || limits.barred_for(address).is_some() {
+        return by_token();
+    }
+    let Some(domain) = req.app_data::<web::Data<Domain>>().cloned() else {
+        return by_token();
+    };
+    match limits.account_of(domain, &token).await {
+        Some(account) => Caller::Bearer(Key::Account(account)),
+        None => by_token(),
+    }
+}
+
+impl RateLimits {
+    /// The account a token belongs to, if it is one of ours: a login token's by its
+    /// signature (whether it is still good is the route's business), a personal access
+    /// token's as remembered or looked up.
+    async fn account_of(&self, domain: web::Data<Domain>, token: &str) -> Option<AccountId> {
+        let parent = super::auth::token_parent(&domain, token)?;
+        match parent {
+            TicketParent::Login { account, .. } => Some(account),
+            TicketParent::Pat { key } => {
+                if let Some(account) = self.pat_accounts.get(&key) {
+                    return Some(account);
+                }
+                // The same check the route makes next, which then finds it in memory.
+                let checked = super::auth::parent_session(domain, parent).await.ok()?;
+                self.pat_accounts.insert(key, checked.account);
+                Some(checked.account)
+            }
+        }
     }
 }
 
@@ -251,7 +310,7 @@ pub async fn enforce(
             .await
             .map(ServiceResponse::map_into_boxed_body);
     };
-    let caller = caller(&req);
+    let caller = caller(&req, &limits, address).await;
     let standing = match limits.spend(&caller, address) {
         Ok(s) => s,
         Err(e) => {
@@ -271,7 +330,7 @@ pub async fn enforce(
         }
     };
     let mut res = next.call(req).await?.map_into_boxed_body();
-    if matches!(caller, Caller::Token(_)) && res.status() == StatusCode::UNAUTHORIZED {
+    if matches!(caller, Caller::Bearer(_)) && res.status() == StatusCode::UNAUTHORIZED {
         limits.charge_refused_token(address);
     }
     if let Some(s) = standing {
@@ -288,7 +347,7 @@ pub fn describe(doc: &mut serde_json::Value) {
         (
             "RateLimit-Limit",
             "RateLimitLimit",
-            "Requests a minute this caller's budget allows: per bearer token, or per client address for requests without one.",
+            "Requests a minute this caller's budget allows: per account (shared by all its tokens) for requests with a bearer token, or per client address for requests without one.",
         ),
         (
             "RateLimit-Remaining",
@@ -392,9 +451,9 @@ mod tests {
 
     const A: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(192, 0, 2, 1));
 
-    fn limits(per_token: u32, per_address: u32) -> RateLimits {
+    fn limits(per_account: u32, per_address: u32) -> RateLimits {
         RateLimits::new(Budgets {
-            per_token: NonZeroU32::new(per_token),
+            per_account: NonZeroU32::new(per_account),
             per_address: NonZeroU32::new(per_address),
         })
     }
@@ -402,7 +461,7 @@ mod tests {
     #[test]
     fn a_token_spends_its_own_budget_and_then_waits() {
         let l = limits(3, 100);
-        let t = Caller::Token([1; 32]);
+        let t = Caller::Bearer(Key::Token([1; 32]));
         let remaining: Vec<u32> = (0..3)
             .map(|_| l.spend(&t, A).unwrap().unwrap().remaining)
             .collect();
@@ -414,7 +473,7 @@ mod tests {
         assert!((1..=20).contains(&e.retry_after.unwrap()), "{e:?}");
         // Another token, and the address without a token, are untouched.
         assert_eq!(
-            l.spend(&Caller::Token([2; 32]), A)
+            l.spend(&Caller::Bearer(Key::Token([2; 32])), A)
                 .unwrap()
                 .unwrap()
                 .remaining,
@@ -424,9 +483,21 @@ mod tests {
     }
 
     #[test]
+    fn an_account_spends_one_budget_whatever_token_it_sends() {
+        let l = limits(3, 100);
+        let ada = Caller::Bearer(Key::Account(AccountId(1)));
+        assert_eq!(l.spend(&ada, A).unwrap().unwrap().remaining, 2);
+        assert_eq!(l.spend(&ada, A).unwrap().unwrap().remaining, 1);
+        assert_eq!(l.spend(&ada, A).unwrap().unwrap().remaining, 0);
+        assert!(l.spend(&ada, A).is_err());
+        let bob = Caller::Bearer(Key::Account(AccountId(2)));
+        assert_eq!(l.spend(&bob, A).unwrap().unwrap().remaining, 2);
+    }
+
+    #[test]
     fn reset_is_the_time_until_the_whole_budget_is_back() {
         let l = limits(60, 60);
-        let t = Caller::Token([1; 32]);
+        let t = Caller::Bearer(Key::Token([1; 32]));
         let first = l.spend(&t, A).unwrap().unwrap();
         assert_eq!((first.limit, first.remaining), (60, 59));
         assert_eq!(first.reset_secs, 1);
@@ -444,18 +515,25 @@ mod tests {
         for _ in 0..3 {
             l.charge_refused_token(A);
         }
-        let e = l.spend(&Caller::Token([9; 32]), A).err().unwrap();
+        let e = l
+            .spend(&Caller::Bearer(Key::Token([9; 32])), A)
+            .err()
+            .unwrap();
         assert_eq!(e.code, ProblemCode::RateLimited);
         // Another address is not barred.
         let b = IpAddr::V4(std::net::Ipv4Addr::new(192, 0, 2, 2));
-        assert!(l.spend(&Caller::Token([9; 32]), b).is_ok());
+        assert!(l.spend(&Caller::Bearer(Key::Token([9; 32])), b).is_ok());
     }
 
     #[test]
     fn no_budget_means_no_limit() {
         let l = limits(0, 0);
         for _ in 0..1000 {
-            assert!(l.spend(&Caller::Token([1; 32]), A).unwrap().is_none());
+            assert!(
+                l.spend(&Caller::Bearer(Key::Token([1; 32])), A)
+                    .unwrap()
+                    .is_none()
+            );
             assert!(l.spend(&Caller::Address, A).unwrap().is_none());
         }
     }

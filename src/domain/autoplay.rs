@@ -197,9 +197,24 @@ fn logged_recent(conn: &mut PgConnection, row: &GameRow) -> DomainResult<Vec<(Se
         .collect())
 }
 
+/// The moves of the computer's a change may still make under its game creator's daily
+/// allowance (see `domain::computer_budget`), and how many it made.
+struct Allowed {
+    /// `None`: no limit applies.
+    left: Option<u32>,
+    made: u32,
+}
+
+impl Allowed {
+    fn spent(&self) -> bool {
+        self.left.is_some_and(|left| self.made >= left)
+    }
+}
+
 impl Domain {
     /// `steps` (already applied, ending in `state`) and the moves that then play
-    /// themselves (see [`next_mover`]), all marked in the log, as far as `budget` goes.
+    /// themselves (see [`next_mover`]), all marked in the log, as far as `budget` and the
+    /// game creator's daily allowance of computer moves go.
     pub(crate) fn play_out(
         &self,
         conn: &mut PgConnection,
@@ -207,7 +222,35 @@ impl Domain {
         seats: &[SeatInfo],
         steps: Vec<Step>,
         state: Box<dyn LoadedGame>,
+        budget: Budget,
+    ) -> DomainResult<PlayedOut> {
+        // Read only for a game where the server may move by choice.
+        let now = self.clock.now();
+        let server_plays = seats.iter().any(|s| s.bot) || !row.forfeited.is_empty();
+        let left = if server_plays {
+            self.computer_allowance(conn, row.created_by, now)?
+                .map(|a| a.left)
+        } else {
+            None
+        };
+        let mut allowed = Allowed { left, made: 0 };
+        let played = self.play_out_within(conn, row, seats, steps, state, budget, &mut allowed)?;
+        if let Some(left) = allowed.left {
+            self.charge_computer_moves(conn, row.created_by, now, allowed.made, left)?;
+        }
+        Ok(played)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn play_out_within(
+        &self,
+        conn: &mut PgConnection,
+        row: &GameRow,
+        seats: &[SeatInfo],
+        steps: Vec<Step>,
+        state: Box<dyn LoadedGame>,
         mut budget: Budget,
+        allowed: &mut Allowed,
     ) -> DomainResult<PlayedOut> {
         let (mut steps, mut state) = (steps, state);
         let players = row.players.max(0) as usize;
@@ -254,7 +297,7 @@ impl Domain {
             let chosen = match how {
                 How::Forced if steps.len() < MAX_STEPS => state.forced_action(seat),
                 How::Forced => None,
-                _ if steps.len() >= MAX_STEPS || !budget.take() => {
+                _ if steps.len() >= MAX_STEPS || allowed.spent() || !budget.take() => {
                     return Ok(PlayedOut {
                         steps,
                         state,
@@ -278,6 +321,9 @@ impl Domain {
                     pending: how != How::Forced,
                 });
             };
+            if how != How::Forced {
+                allowed.made += 1;
+            }
             let mark = if how == How::Forced {
                 FORCED_MARK
             } else {

@@ -2,7 +2,9 @@
 //! request left over when its budget ran out (see `domain::autoplay`). It plays one move
 //! per transaction, on one game at a time, taking the game that waited longest, so that a
 //! game of computers only plays itself to the end without any request holding its row
-//! lock for more than one move, and many such games take turns.
+//! lock for more than one move, and many such games take turns. A game whose creator has
+//! spent the daily allowance of computer moves is marked paused, with the account's other
+//! such games, and passed by until the allowance comes back (`domain::computer_budget`).
 
 use crate::store::outage::DATABASE;
 use std::sync::Arc;
@@ -10,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
-use diesel::sql_types::{Array, BigInt};
+use diesel::sql_types::{Array, BigInt, Timestamptz};
 
 use super::autoplay::Budget;
 use super::games::Locked;
@@ -20,11 +22,13 @@ use crate::store::kinds::{GameId, GameStatus};
 
 /// The game whose move is the server's and that waited longest, locked, skipping games
 /// a request holds (it plays their moves itself, or leaves them for the next pick) and
-/// those in `$1` (nothing was found to play there: see [`BotWorker::run`]). A seat the
+/// those in `$1` (nothing was found to play there: see [`BotWorker::run`]) and those paused
+/// past `$2`, the time now (their creator's allowance is spent). A seat the
 /// server plays is in `to_act` exactly when a move of the server's is due: a computer seat
 /// that waits for an answer is written as the seat it waits for.
 const PICK: &str = "SELECT g.id FROM games g \
      WHERE g.status = 'active' AND g.id <> ALL ($1) \
+       AND (g.computer_paused_until IS NULL OR g.computer_paused_until <= $2) \
        AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id \
                    AND s.seat = ANY (g.to_act) AND (s.bot OR s.seat = ANY (g.forfeited))) \
      ORDER BY g.updated_at, g.id \
@@ -46,6 +50,9 @@ pub enum Stepped {
     Played(GameId),
     /// This game was picked but had nothing for the server to play.
     Nothing(GameId),
+    /// This game was picked, but its creator's daily allowance of computer moves is spent:
+    /// it and the creator's other games that wait for the computer are marked paused.
+    Paused(GameId),
 }
 
 impl Domain {
@@ -55,8 +62,10 @@ impl Domain {
         let mut conn = self.conn()?;
         let skip: Vec<i64> = skip.iter().map(|g| g.0).collect();
         let stepped = self.retrying(&mut conn, |conn| {
+            let now = self.clock.now();
             let picked: Option<Picked> = diesel::sql_query(PICK)
                 .bind::<Array<BigInt>, _>(&skip)
+                .bind::<Timestamptz, _>(now)
                 .get_result(conn)
                 .optional()?;
             let Some(Picked { id }) = picked else {
@@ -66,6 +75,13 @@ impl Domain {
             let LockedGame { row, seats } = LockedGame::lock(conn, id)?;
             if row.status != GameStatus::Active {
                 return Ok(Stepped::Nothing(id));
+            }
+            // Checked before the state is read: a spent account's games cost one query.
+            if let Some(a) = self.computer_allowance(conn, row.created_by, now)?
+                && a.left == 0
+            {
+                self.pause_computer(conn, row.created_by, a.resumes_at)?;
+                return Ok(Stepped::Paused(id));
             }
             let state = self.load(&row)?.ok_or_else(|| {
                 DomainError::Internal(anyhow::anyhow!("active game {id} has no snapshot"))
@@ -85,9 +101,12 @@ impl Domain {
                 self.clock.now(),
                 Locked::Yes,
             )?;
+            if row.computer_paused_until.is_some() {
+                self.unpause_computer(conn, id)?;
+            }
             Ok(Stepped::Played(id))
         })?;
-        if let Stepped::Played(id) = stepped {
+        if let Stepped::Played(id) | Stepped::Paused(id) = stepped {
             // Written under the lock: this server's copy, if any, is stale.
             self.game_cache.forget(id);
         }
@@ -120,7 +139,9 @@ impl BotWorker {
                 Ok(Stepped::Played(_)) => {
                     DATABASE.back();
                 }
-                Ok(Stepped::Nothing(id)) => {
+                // A paused game is passed by anyway; skipping it too guards against a
+                // game the pause could not mark (a request held it) being picked at once.
+                Ok(Stepped::Nothing(id) | Stepped::Paused(id)) => {
                     DATABASE.back();
                     skip.push((id, Instant::now()));
                 }

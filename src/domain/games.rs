@@ -17,8 +17,9 @@ use super::game_cache::Kept;
 use super::locked::LockedGame;
 use super::mail_events::Actors;
 use super::shapes::{
-    ActionRequest, GameListResponse, GameResponse, GameSummary, GameTypeResponse, LogEntry,
-    NewGameRequest, PreviewRequest, PreviewResponse, SeatResponse, ViewAtResponse,
+    ActionRequest, ComputerPause, ComputerPauseReason, GameListResponse, GameResponse, GameSummary,
+    GameTypeResponse, LogEntry, NewGameRequest, PreviewRequest, PreviewResponse, SeatResponse,
+    ViewAtResponse,
 };
 use super::views::SeatAnswer;
 pub(crate) use super::writer::{Locked, announce};
@@ -450,6 +451,13 @@ impl Domain {
             rematch: row.rematch_id,
             rated: row.rated,
             takeback: super::takeback::response(row, seats),
+            computer_paused: row
+                .computer_paused_until
+                .filter(|until| row.status == GameStatus::Active && *until > self.clock.now())
+                .map(|until| ComputerPause {
+                    reason: ComputerPauseReason::DailyAllowance,
+                    until,
+                }),
             created_at: row.created_at,
             updated_at: row.updated_at,
         }

@@ -11,6 +11,7 @@ pub mod calendar;
 pub mod chat;
 pub mod chat_mail;
 pub mod clocks;
+pub mod computer_budget;
 pub mod deliveries;
 pub mod digest;
 pub mod email_play;
@@ -87,6 +88,9 @@ pub struct Domain {
     pub vacation_days_per_year: i64,
     /// Games not yet finished an account may hold a seat in (`too_many_active_games`).
     pub max_active_games_per_account: i64,
+    /// Moves the computer may make per account and 24 hours (`computer_budget`); `None`:
+    /// no limit.
+    pub computer_moves_per_day: Option<u32>,
     /// How long sent emails, deliveries and processed replies are kept (`retention`).
     pub outbox_retention: chrono::Duration,
     /// Signed unsubscribe and address confirmation links.

@@ -358,8 +358,28 @@ pub struct GameResponse {
     /// A player's pending request to take back their last move, or null (see
     /// `POST /games/{id}/takeback`).
     pub takeback: Option<TakebackResponse>,
+    /// Why the computer (or a seat given up) does not move now though the game waits for
+    /// it, and until when; null while it plays.
+    pub computer_paused: Option<ComputerPause>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// The computer waits in a game.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ComputerPause {
+    pub reason: ComputerPauseReason,
+    /// When it moves again by itself.
+    pub until: DateTime<Utc>,
+}
+
+/// Why the computer waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ComputerPauseReason {
+    /// The game's creator has had the computer make its allowance of moves for 24 hours
+    /// (`bot_moves_per_account_per_day`) in the games they created.
+    DailyAllowance,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

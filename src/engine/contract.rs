@@ -108,6 +108,18 @@ impl SetupError {
     pub fn invalid_options(message: impl Into<String>) -> Self {
         SetupError::new("invalid_options", message)
     }
+
+    /// A number option outside the range a new game may be created with.
+    pub fn out_of_range(option: &str, range: std::ops::RangeInclusive<u32>, got: u32) -> Self {
+        SetupError::new(
+            "option_out_of_range",
+            format!(
+                "{option} must be {} to {}, not {got}",
+                range.start(),
+                range.end()
+            ),
+        )
+    }
 }
 
 /// Where a game stands.

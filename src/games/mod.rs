@@ -104,6 +104,43 @@ mod tests {
         }
     }
 
+    /// Every option that sets how long a game lasts is bounded for a new game: the options
+    /// schema publishes the bounds, a new game may have them and not one past them. A
+    /// stored game beyond them still sets up (its replay must not change), except where the
+    /// set-up always had the bound.
+    #[test]
+    fn length_options_are_bounded_for_new_games() {
+        use serde_json::json;
+        let registry = Registry::standard();
+        for (id, option, min, max, replays_beyond) in [
+            ("space-empires-4x", "round_cap", 1, 100, true),
+            ("starfarers", "turn_limit", 1, 300, true),
+            ("partners", "deal_limit", 0, 100, true),
+            ("fuldrigger", "rounds", 1, 200, false),
+            ("crossword-rummy", "games", 1, 20, false),
+        ] {
+            let g = registry.get(id).unwrap();
+            let schema = g.options_schema();
+            let p = &schema["properties"][option];
+            assert_eq!(
+                (&p["minimum"], &p["maximum"]),
+                (&json!(min), &json!(max)),
+                "{id}: {p}"
+            );
+            let seats = g.info().min_players.max(2);
+            let new = |v: u64| {
+                g.normalize_options(&json!({ option: v }))
+                    .and_then(|o| g.setup(&o, seats, [1; 32]).map(|_| ()))
+            };
+            assert!(new(min).is_ok() && new(max).is_ok(), "{id}");
+            let refused = new(max + 1).unwrap_err();
+            assert!(refused.message.contains(option), "{id}: {refused}");
+            assert!(new(4_000_000_000).is_err(), "{id}");
+            let stored = g.setup(&json!({ option: 4_000_000_000u64 }), seats, [1; 32]);
+            assert_eq!(stored.is_ok(), replays_beyond, "{id}");
+        }
+    }
+
     #[test]
     fn setup_version_records_the_stored_rules_version() {
         let registry = Registry::standard();

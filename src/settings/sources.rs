@@ -27,6 +27,10 @@ const BOOLEANS: &[&str] = &[
 
 const PREFIX: &str = "TURNPOST_";
 
+/// Variables read under another setting's name: `(variable, setting)`. Setting both is
+/// refused, since one would silently lose.
+const ALIASES: &[(&str, &str)] = &[("TURNPOST_RATE_LIMIT_PER_TOKEN", "rate_limit_per_account")];
+
 /// A setting that cannot be used, in one line that names it.
 #[derive(Debug)]
 pub struct SettingsError(pub String);
@@ -116,7 +120,10 @@ fn environment(known: &[String]) -> Result<Vec<(String, String, String)>, Settin
         if NOT_SETTINGS.contains(&name) {
             continue;
         }
-        let key = name[PREFIX.len()..].to_ascii_lowercase();
+        let key = match ALIASES.iter().find(|(alias, _)| *alias == name) {
+            Some((_, setting)) => setting.to_string(),
+            None => name[PREFIX.len()..].to_ascii_lowercase(),
+        };
         if !known.contains(&key) {
             let names: Vec<String> = known
                 .iter()
@@ -131,6 +138,12 @@ fn environment(known: &[String]) -> Result<Vec<(String, String, String)>, Settin
         found.push((key, name.to_string(), value.to_string()));
     }
     found.sort();
+    if let Some(w) = found.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(SettingsError(format!(
+            "{} and {} are the same setting: set one of them",
+            w[0].1, w[1].1
+        )));
+    }
     Ok(found)
 }
 

@@ -285,7 +285,13 @@ impl Settings {
             1..=3_600_000,
         );
         range(p, "sse_retry_ms", self.sse_retry_ms, 0..=3_600_000);
-        // rate_limit_per_token and rate_limit_per_address: any u32, 0 meaning no limit.
+        range(
+            p,
+            "bot_moves_per_account_per_day",
+            self.bot_moves_per_account_per_day,
+            0..=100_000_000,
+        );
+        // rate_limit_per_account and rate_limit_per_address: any u32, 0 meaning no limit.
         out
     }
 }

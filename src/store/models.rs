@@ -77,6 +77,9 @@ pub struct GameRow {
     /// The seats with something to decide: `to_act` and any other with legal actions (the
     /// recipient of an offer). Lists and `your_turn` events go by it; clocks by `to_act`.
     pub deciding: Vec<i32>,
+    /// Until when the computer waits here, the creator's daily allowance of its moves
+    /// being spent (see `domain::computer_budget`).
+    pub computer_paused_until: Option<DateTime<Utc>>,
 }
 
 #[derive(Insertable)]
@@ -306,6 +309,7 @@ impl GameRow {
             rated: true,
             takeback: None,
             deciding: vec![0],
+            computer_paused_until: None,
         }
     }
 }

@@ -74,6 +74,7 @@ diesel::table! {
         takeback -> Nullable<Jsonb>,
         revision -> Int8,
         deciding -> Array<Int4>,
+        computer_paused_until -> Nullable<Timestamptz>,
     }
 }
 
@@ -332,6 +333,14 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    computer_moves (account_id, hour) {
+        account_id -> Int8,
+        hour -> Timestamptz,
+        moves -> Int4,
+    }
+}
+
 diesel::joinable!(game_notes -> games (game_id));
 diesel::joinable!(game_requirements -> games (game_id));
 diesel::joinable!(chat_messages -> games (game_id));
@@ -345,6 +354,7 @@ diesel::joinable!(ratings -> accounts (account_id));
 diesel::joinable!(rating_history -> accounts (account_id));
 diesel::joinable!(webhooks -> accounts (account_id));
 diesel::joinable!(calendar_feeds -> accounts (account_id));
+diesel::joinable!(computer_moves -> accounts (account_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,

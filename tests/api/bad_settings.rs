@@ -293,3 +293,48 @@ fn config_check_prints_every_setting_with_secrets_masked() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("short"), "{stderr}");
 }
+
+/// The account budget's older name is read as the new one (not both at once), and the
+/// computer's daily allowance has a range.
+#[test]
+fn the_request_budget_keeps_its_older_name_and_the_computer_allowance_its_range() {
+    let dir = workdir();
+    let out = run(
+        &dir,
+        &["config", "check"],
+        &[("TURNPOST_RATE_LIMIT_PER_TOKEN", "77")],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = "rate_limit_per_account = 77  # env TURNPOST_RATE_LIMIT_PER_TOKEN";
+    assert!(
+        stdout.lines().any(|l| l == line),
+        "{line:?} not in:\n{stdout}"
+    );
+    let out = run(
+        &dir,
+        &["serve"],
+        &[
+            ("TURNPOST_RATE_LIMIT_PER_TOKEN", "77"),
+            ("TURNPOST_RATE_LIMIT_PER_ACCOUNT", "78"),
+        ],
+    );
+    assert_refused(
+        &out,
+        &["TURNPOST_RATE_LIMIT_PER_ACCOUNT and TURNPOST_RATE_LIMIT_PER_TOKEN are the same setting"],
+    );
+    let out = run(
+        &dir,
+        &["serve"],
+        &[("TURNPOST_BOT_MOVES_PER_ACCOUNT_PER_DAY", "100000001")],
+    );
+    assert_refused(
+        &out,
+        &["TURNPOST_BOT_MOVES_PER_ACCOUNT_PER_DAY must be between 0 and 100000000"],
+    );
+}

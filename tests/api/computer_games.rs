@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, assert_problem, run_verify, spawn_app_without_mail};
+use crate::helpers::{
+    Player, TestApp, assert_problem, run_verify, spawn_app_with, spawn_app_without_mail,
+};
 
 /// How many moves one request may play for the computer, with room for the only choices
 /// that play themselves in between (`autoplay::REQUEST_MOVES` is 32).
@@ -261,4 +263,171 @@ fn the_starfarers_computer_waits_for_the_answer_to_each_offer() {
     }
     eprintln!("{offers} offers by the computer, {answered} answered by the person");
     assert!(offers > 0, "the computer made no offer at all");
+}
+
+/// Every option that sets how long a game lasts has bounds a new game must keep: a game of
+/// computers with a round cap of 4,000,000,000 played on for hours. Out of range is `422
+/// invalid_options` naming the option; the bounds themselves are accepted, and the options
+/// schema publishes them.
+#[test]
+fn options_that_set_a_games_length_are_bounded_at_creation() {
+    let app = spawn_app_without_mail();
+    let ada = app.player("Ada");
+    let mut made = 0;
+    for (game_type, players, option, min, max) in [
+        ("space-empires-4x", 2, "round_cap", 1, 100),
+        ("starfarers", 3, "turn_limit", 1, 300),
+        ("partners", 2, "deal_limit", 0, 100),
+        ("fuldrigger", 2, "rounds", 1, 200),
+        ("crossword-rummy", 2, "games", 1, 20),
+    ] {
+        let create = |value: Value| {
+            app.post(
+                "/api/v1/games",
+                Some(&ada.token),
+                &json!({"game_type": game_type, "players": players, "options": {option: value}}),
+            )
+        };
+        for bad in [json!(max + 1), json!(4_000_000_000u64), json!(min - 1)] {
+            let what = format!("{game_type} {option} {bad}");
+            let (status, v) = assert_problem(create(bad.clone()), &what);
+            assert_eq!(
+                (status, v["code"].as_str()),
+                (422, Some("invalid_options")),
+                "{what}: {v}"
+            );
+            // A negative number is no number of the option's type at all.
+            if bad != json!(-1) {
+                assert!(
+                    v["detail"].as_str().unwrap_or("").contains(option),
+                    "{what}: {v}"
+                );
+            }
+        }
+        for good in [min.max(1), max] {
+            let r = create(json!(good));
+            assert_eq!(
+                r.status(),
+                201,
+                "{game_type} {option} {good}: {}",
+                r.text().unwrap_or_default()
+            );
+            made += 1;
+        }
+        let t: Value = app
+            .get(&format!("/api/v1/game-types/{game_type}"), None)
+            .json()
+            .unwrap();
+        let schema = &t["options_schema"]["properties"][option];
+        assert_eq!(schema["maximum"], max, "{game_type}: {schema}");
+        assert_eq!(schema["minimum"], min, "{game_type}: {schema}");
+    }
+    let r = app.get("/api/v1/games?status=open", Some(&ada.token));
+    assert_eq!(
+        r.json::<Value>().unwrap()["total"],
+        made,
+        "only the accepted games were made"
+    );
+}
+
+/// A clock a day and more ahead: what the bot worker sees once the allowance is back.
+struct Later(chrono::Duration);
+
+impl turnpost::domain::clocks::Clock for Later {
+    fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        chrono::Utc::now() + self.0
+    }
+}
+
+/// Moves the server made by choice in a game (the computer's, and those of seats given up):
+/// `[bot]`, or hidden from the reader (only the computer's offers to the computer are).
+fn computer_moves(log: &[Value]) -> usize {
+    log.iter()
+        .filter(|e| match e["text"].as_str() {
+            Some(t) => t.starts_with("[bot] "),
+            None => true,
+        })
+        .count()
+}
+
+/// An account may have the computer make so many moves a day in the games it created: a
+/// game of computers stops there and says so, the account's next game gets no computer
+/// move, another account's game is not held back, and a day later the worker plays on.
+/// Before, two such games played thousands of moves an hour for as long as the server ran.
+#[test]
+fn the_computer_stops_at_its_creators_daily_allowance_and_goes_on_when_it_is_back() {
+    const ALLOWANCE: usize = 40;
+    let app = spawn_app_with(|s| {
+        s.email_senders = turnpost::settings::EmailSenders::Driven;
+        s.bot_moves_per_account_per_day = ALLOWANCE as u32;
+    });
+    let ada = app.player("Ada");
+    let bob = app.player("Bob");
+    let all_computers = |p: &Player, players: usize| {
+        let g = computer_game(&app, p, "starfarers", players, json!({"turn_limit": 200}));
+        let id = g["id"].as_i64().unwrap();
+        let r = app.post(
+            &format!("/api/v1/games/{id}/resign"),
+            Some(&p.token),
+            &json!({}),
+        );
+        assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
+        id
+    };
+    let paused = |g: &Value| g["status"] == "finished" || !g["computer_paused"].is_null();
+    let first = all_computers(&ada, 4);
+    let g = wait_for(&app, first, &ada, Duration::from_secs(240), paused);
+    assert_eq!(
+        g["status"], "active",
+        "the game ended before the allowance: {g}"
+    );
+    assert_eq!(g["computer_paused"]["reason"], "daily_allowance", "{g}");
+    let until: chrono::DateTime<chrono::Utc> = g["computer_paused"]["until"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let now = chrono::Utc::now();
+    assert!(
+        until > now && until <= now + chrono::Duration::hours(24),
+        "{until}"
+    );
+    assert_eq!(computer_moves(&app.log(first, &ada)), ALLOWANCE);
+    // The worker, driven here, passes the game by: it has nothing else to do.
+    let domain = app.domain();
+    assert_eq!(
+        domain.autoplay_step(&[]).unwrap(),
+        turnpost::domain::bot_worker::Stepped::Idle
+    );
+    assert_eq!(app.game(first, &ada)["version"], g["version"]);
+    // Ada's next game waits for the computer from its first move on.
+    let second = all_computers(&ada, 3);
+    let g2 = wait_for(&app, second, &ada, Duration::from_secs(120), paused);
+    assert_eq!(g2["computer_paused"]["reason"], "daily_allowance", "{g2}");
+    assert_eq!(computer_moves(&app.log(second, &ada)), 0);
+    // Bob's allowance is his own: his game plays up to it.
+    let bobs = all_computers(&bob, 3);
+    let g3 = wait_for(&app, bobs, &bob, Duration::from_secs(240), paused);
+    assert_eq!(g3["status"], "active", "{g3}");
+    assert_eq!(computer_moves(&app.log(bobs, &bob)), ALLOWANCE);
+    // A day later the allowance is back: the worker plays Ada's games again.
+    let mut later = app.domain();
+    later.clock = std::sync::Arc::new(Later(chrono::Duration::hours(25)));
+    let mut played = std::collections::BTreeSet::new();
+    for _ in 0..50 {
+        match later.autoplay_step(&[]).unwrap() {
+            turnpost::domain::bot_worker::Stepped::Played(id) => {
+                played.insert(id.0);
+            }
+            other => panic!("the worker did not play: {other:?}"),
+        }
+        if played.contains(&first) && played.contains(&second) {
+            break;
+        }
+    }
+    assert!(
+        played.contains(&first) && played.contains(&second),
+        "{played:?}"
+    );
+    assert!(computer_moves(&app.log(first, &ada)) > ALLOWANCE);
 }

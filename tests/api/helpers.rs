@@ -214,7 +214,7 @@ pub fn spawn_node(
     settings.webhook_senders = 2;
     // Tests play whole games from one address as fast as they can: budgets far above the
     // defaults, still counted (tests/api/rate_limits.rs sets small ones).
-    settings.rate_limit_per_token = 1_000_000;
+    settings.rate_limit_per_account = 1_000_000;
     settings.rate_limit_per_address = 1_000_000;
     // A thousand sign-ups per run: hashed at Argon2's smallest cost (the login flood test
     // in hardening.rs runs the real binary, at the production cost).

@@ -16,7 +16,9 @@ pub struct Options {
     /// Number of games in the series (digest 6, optional series scoring). 1 plays a single
     /// game. With more, the losers of each game score the values left in their racks
     /// (action tiles 20), the winner 0, and the lowest total after the last game wins
-    /// (HR-10: ties share the win). The start passes one seat to the left each game.
+    /// (HR-10: ties share the win). The start passes one seat to the left each game. 1 to
+    /// 20 (`max_series_games` in the rules file).
+    #[schemars(range(min = 1, max = 20))]
     pub games: u32,
 }
 

@@ -35,7 +35,8 @@ pub const ID: &str = "fuldrigger";
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
-    /// Number of rounds to play; omitted means the data file's default (20, HR-2).
+    /// Number of rounds to play, 1 to 200; omitted means the data file's default (20, HR-2).
+    #[schemars(range(min = 1, max = 200))]
     pub rounds: Option<u32>,
     /// The isthmus variant: transship goods over Suez and Panama (adds PAN, J_PAC, L36, L37).
     pub isthmus: bool,

@@ -32,6 +32,9 @@ use view::{View, cap, team_name};
 
 pub const ID: &str = "partners";
 
+/// The deal limits a new game may have (0: none, the game runs until a team is home).
+pub const DEAL_LIMITS: std::ops::RangeInclusive<u32> = 0..=100;
+
 pub struct Partners;
 
 fn data_error(e: String) -> RuleError {
@@ -197,6 +200,19 @@ impl Game for Partners {
 
     fn replays_rules_versions(&self) -> std::ops::RangeInclusive<u32> {
         rules::FIRST..=rules::CURRENT
+    }
+
+    /// A deal limit is for unattended play and ends a game early; a larger one than
+    /// [`DEAL_LIMITS`] only lets the computer play on (stored games keep theirs).
+    fn check_new_options(&self, options: &Options) -> Result<(), SetupError> {
+        if !DEAL_LIMITS.contains(&options.deal_limit) {
+            return Err(SetupError::out_of_range(
+                "deal_limit",
+                DEAL_LIMITS,
+                options.deal_limit,
+            ));
+        }
+        Ok(())
     }
 
     fn setup(&self, options: &Options, seats: usize, rng: GameRng) -> Result<State, SetupError> {

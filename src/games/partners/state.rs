@@ -17,7 +17,9 @@ use turnpost_engine::cards::{Card, standard_deck};
 pub struct Options {
     /// House-rule cap for unattended play (simulations, tests): after this many deals the
     /// game ends and the team with more pieces home wins (equal counts tie). 0 (the
-    /// default) means no cap: the game runs until a team is home, as the rules say.
+    /// default) means no cap: the game runs until a team is home, as the rules say. A new
+    /// game's cap is 0 to 100.
+    #[schemars(range(max = 100))]
     pub deal_limit: u32,
 }
 

@@ -38,6 +38,10 @@ pub struct SpaceEmpires4x;
 /// end; uniform random play never destroyed a Homeworld in 200,000 actions (issue 12).
 pub const DEFAULT_ROUND_CAP: u32 = 20;
 
+/// The round caps a new game may have: five times the default is a long game already, and
+/// a larger one only lets the computer play for days (stored games keep theirs).
+pub const ROUND_CAPS: std::ops::RangeInclusive<u32> = 1..=100;
+
 /// Table options (digest 5.7 and 6).
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -46,6 +50,8 @@ pub struct Options {
     /// colony value wins (ties: more CP banked). Left out, the cap is 20 rounds. A new
     /// game with `null` is refused (`round_cap_required`): without a cap a game may never
     /// end. Games stored with `null` before that play on until one Homeworld remains.
+    /// A new game's cap is 1 to 100.
+    #[schemars(range(min = 1, max = 100))]
     pub round_cap: Option<u32>,
     /// All ships use their owner's current tech instead of the tech they were built with.
     pub instant_upgrades: bool,
@@ -430,6 +436,9 @@ impl Game for SpaceEmpires4x {
                      default of {DEFAULT_ROUND_CAP}. A game without a cap may never end"
                 ),
             )),
+            Some(cap) if !ROUND_CAPS.contains(&cap) => {
+                Err(SetupError::out_of_range("round_cap", ROUND_CAPS, cap))
+            }
             Some(_) => Ok(()),
         }
     }

@@ -37,6 +37,10 @@ pub use state::{Options, State};
 
 pub const ID: &str = "starfarers";
 
+/// The turn limits a new game may have: a game to 15 VP takes far fewer turns, and a
+/// larger limit only lets the computer play on (stored games keep theirs).
+pub const TURN_LIMITS: std::ops::RangeInclusive<u32> = 1..=300;
+
 /// The game, holding its validated content pack.
 pub struct Starfarers {
     data: Data,
@@ -85,6 +89,15 @@ impl Game for Starfarers {
             min_players: 3,
             max_players: 4,
             rules_version: 1,
+        }
+    }
+
+    fn check_new_options(&self, options: &Options) -> Result<(), SetupError> {
+        match options.turn_limit {
+            Some(l) if !TURN_LIMITS.contains(&l) => {
+                Err(SetupError::out_of_range("turn_limit", TURN_LIMITS, l))
+            }
+            _ => Ok(()),
         }
     }
 

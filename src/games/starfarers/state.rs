@@ -13,7 +13,9 @@ use turnpost_engine::{GameRng, Seat};
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
     /// House rule: the game ends after this many turns (all players together); the most VP
-    /// wins. `None` (the default) plays to 15 VP as the rules say.
+    /// wins. `None` (the default) plays to 15 VP as the rules say. A new game's limit is
+    /// 1 to 300.
+    #[schemars(range(min = 1, max = 300))]
     pub turn_limit: Option<u32>,
 }
 

@@ -1,0 +1,2 @@
+ALTER TABLE games DROP COLUMN computer_paused_until;
+DROP TABLE computer_moves;
