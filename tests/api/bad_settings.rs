@@ -64,6 +64,16 @@ fn run_without(dir: &Path, args: &[&str], envs: &[(&str, &str)], removed: &[&str
     child.wait_with_output().unwrap()
 }
 
+/// Exit status 0; standard error says why not.
+fn assert_ok(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Exit status 2 and exactly one line on standard error, containing each of `wanted`.
 fn assert_refused(out: &Output, wanted: &[&str]) {
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -147,12 +157,7 @@ fn every_bad_setting_of_issue_34_stops_serve_with_one_line() {
         &["config", "check"],
         &[("TURNPOST_DB_POOL_SIZE", "1")],
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
 }
 
 #[test]
@@ -199,12 +204,7 @@ fn a_misspelt_log_filter_database_url_or_environment_stops_serve_and_config_chec
         ],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     assert!(
         stdout.contains("sse_retry_ms = 2500  # config/production.toml"),
         "{stdout}"
@@ -251,12 +251,7 @@ fn config_check_prints_every_setting_with_secrets_masked() {
     ];
     let out = run(&dir, &["config", "check"], &secrets);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     assert!(!stdout.contains("hunter2"), "a secret shows: {stdout}");
     assert!(
         !stdout.contains("a-test-secret-of-more-than-32-characters"),
@@ -305,12 +300,7 @@ fn the_request_budget_keeps_its_older_name_and_the_computer_allowance_its_range(
         &[("TURNPOST_RATE_LIMIT_PER_TOKEN", "77")],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let line = "rate_limit_per_account = 77  # env TURNPOST_RATE_LIMIT_PER_TOKEN";
     assert!(
         stdout.lines().any(|l| l == line),

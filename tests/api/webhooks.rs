@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -822,28 +822,42 @@ fn hung_receiver() -> Hung {
     let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
     let arrivals = Arc::new(Mutex::new(Vec::new()));
     let most_open = Arc::new(AtomicUsize::new(0));
-    let open = Arc::new(AtomicUsize::new(0));
     let noted = Arc::clone(&arrivals);
     let most = Arc::clone(&most_open);
     std::thread::spawn(move || {
+        // Never answered, never closed here: held until their senders give up.
+        let mut held: Vec<TcpStream> = Vec::new();
         for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
+            let Ok(stream) = stream else { continue };
             noted.lock().unwrap().push(Instant::now());
-            let now_open = open.fetch_add(1, Ordering::SeqCst) + 1;
-            most.fetch_max(now_open, Ordering::SeqCst);
-            let open = Arc::clone(&open);
-            std::thread::spawn(move || {
-                // Read (and ignore) until the sender gives up and closes.
-                let mut buf = [0u8; 4096];
-                while matches!(stream.read(&mut buf), Ok(n) if n > 0) {}
-                open.fetch_sub(1, Ordering::SeqCst);
-            });
+            // A sender closes its connection before its lane lets the next one connect,
+            // so the end of every connection closed before this one has arrived by now:
+            // a read that does not wait tells, however late this thread runs.
+            held.retain_mut(still_open);
+            held.push(stream);
+            most.fetch_max(held.len(), Ordering::SeqCst);
         }
     });
     Hung {
         url,
         arrivals,
         most_open,
+    }
+}
+
+/// Whether the sender still holds `stream` open (what it sent is read and dropped).
+fn still_open(stream: &mut TcpStream) -> bool {
+    if stream.set_nonblocking(true).is_err() {
+        return false;
+    }
+    let mut buf = [0u8; 4096];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return false,
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return true,
+            Err(_) => return false,
+        }
     }
 }
 
