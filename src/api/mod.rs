@@ -55,7 +55,8 @@ use utoipa_actix_web::service_config::ServiceConfig;
             each request by it; quote it when reporting a problem.\n\n\
             Responses are compressed (gzip, br or zstd) as `Accept-Encoding` allows, except \
             event streams (`text/event-stream`) and PNG images.\n\n\
-            Requests under `/api/v1/` spend a budget: 600 a minute per bearer token, and 300 a \
+            Requests under `/api/v1/` spend a budget: 600 a minute per account (all of its tokens \
+            together), and 300 a \
             minute per client address for requests without a token (a server's operator may \
             change both). A minute's budget may be spent at once and comes back steadily. Every \
             answer says where the caller stands in `RateLimit-Limit`, `RateLimit-Remaining` and \

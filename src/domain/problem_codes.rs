@@ -222,7 +222,7 @@ problem_codes! {
     RateLimited = (
         "rate_limited",
         429,
-        "This token (or, without a token, this client address) made more requests than its budget allows: 600 a minute per token, 300 a minute per address by default, spendable at once and coming back steadily. Every API answer says where you stand in RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; wait for Retry-After seconds. Chat has a budget of its own: a player may post 20 chat messages a minute (over all games); wait for Retry-After seconds."
+        "This account (all of its tokens together; without a token, this client address) made more requests than its budget allows: 600 a minute per account, 300 a minute per address by default, spendable at once and coming back steadily. Every API answer says where you stand in RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; wait for Retry-After seconds. Chat has a budget of its own: a player may post 20 chat messages a minute (over all games); wait for Retry-After seconds."
     ),
     TooManyStreams = (
         "too_many_streams",
