@@ -262,6 +262,52 @@ impl Domain {
     }
 }
 
+/// The account's name taken out of what others at its tables still have: its games'
+/// results (older ones were written with names) and the emails to others not yet sent.
+/// Results written now name seats only, and read the names in as they are.
+fn forget_name(conn: &mut PgConnection, account: AccountId, name: &str) -> DomainResult<()> {
+    if name.trim().is_empty() || name == DELETED_NAME {
+        return Ok(());
+    }
+    // The whole name as a word of its own ("Eve", not "Evelyn"), in a PostgreSQL regular
+    // expression with every character taken literally.
+    let literal: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == ' ' {
+                c.to_string()
+            } else {
+                format!("\\{c}")
+            }
+        })
+        .collect();
+    let pattern = format!("(^|[^[:alnum:]]){literal}(?=[^[:alnum:]]|$)");
+    let replacement = format!("\\1{DELETED_NAME}");
+    diesel::sql_query(
+        "UPDATE games SET result = jsonb_set(result, '{summary}', \
+         to_jsonb(regexp_replace(result->>'summary', $2, $3, 'g'))) \
+         WHERE result ? 'summary' AND id IN (SELECT game_id FROM game_seats WHERE account_id = $1) \
+         AND result->>'summary' ~ $2",
+    )
+    .bind::<BigInt, _>(account)
+    .bind::<Text, _>(&pattern)
+    .bind::<Text, _>(&replacement)
+    .execute(conn)?;
+    diesel::sql_query(
+        "UPDATE outbox SET subject = regexp_replace(subject, $2, $3, 'g'), \
+         body_text = regexp_replace(body_text, $2, $3, 'g'), \
+         body_html = regexp_replace(body_html, $2, $3, 'g') \
+         WHERE sent_at IS NULL AND account_id IS DISTINCT FROM $1 AND game_id IN \
+         (SELECT game_id FROM game_seats WHERE account_id = $1) \
+         AND (subject ~ $2 OR body_text ~ $2 OR body_html ~ $2)",
+    )
+    .bind::<BigInt, _>(account)
+    .bind::<Text, _>(&pattern)
+    .bind::<Text, _>(&replacement)
+    .execute(conn)?;
+    Ok(())
+}
+
 fn gone() -> DomainError {
     DomainError::Unauthorized {
         code: ProblemCode::UnknownAccount,
@@ -281,6 +327,11 @@ fn erase(conn: &mut PgConnection, account: AccountId) -> DomainResult<Vec<[u8; 3
     // The address becomes one that can never receive mail (RFC 2606 `.invalid`), unique
     // per account, so the real one is free for a new account.
     let tombstone = format!("deleted-{account}@deleted.invalid");
+    let name: String = accounts::table
+        .find(account)
+        .select(accounts::name)
+        .first(conn)?;
+    forget_name(conn, account, &name)?;
     diesel::update(accounts::table.find(account))
         .set((
             accounts::email.eq(&tombstone),

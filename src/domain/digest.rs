@@ -138,7 +138,8 @@ impl Domain {
                 row.version + 1
             );
             let mut part = String::new();
-            compose::position_and_choices(&mut part, state.as_ref(), *seat as usize);
+            let seats = super::locked::seat_infos(conn, row.id)?;
+            compose::position_and_choices(&mut part, state.as_ref(), *seat as usize, &seats);
             body.push_str(&part.replace(REPLY_HELP, ""));
         }
         let _ = write!(

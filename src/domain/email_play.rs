@@ -455,6 +455,7 @@ impl Domain {
             row: &row,
             info: &info,
             player: &player,
+            seats: &seats,
             mail,
         };
         // `say` lines go to the chat, with the rest of the reply or not at all.
@@ -520,8 +521,9 @@ impl Domain {
                 .result
                 .as_ref()
                 .and_then(|r| r["summary"].as_str())
-                .unwrap_or("the game is over")
-                .to_string();
+                .unwrap_or("the game is over");
+            let summary =
+                compose::named_sentence(state.as_ref(), player.seat as usize, seats, summary);
             return Ok(ctx.refused(
                 ProblemCode::GameNotActive,
                 format!("the game is over: {summary}"),
@@ -572,6 +574,8 @@ struct Ctx<'a> {
     row: &'a GameRow,
     info: &'a GameInfo,
     player: &'a SeatInfo,
+    /// Everyone at the table, to name them in what the answer says.
+    seats: &'a [SeatInfo],
     mail: &'a InboundMail,
 }
 
@@ -766,7 +770,12 @@ impl Ctx<'_> {
         match state {
             Some(st) => {
                 if self.row.status == GameStatus::Active {
-                    compose::position_and_choices(&mut body, st, self.player.seat as usize);
+                    compose::position_and_choices(
+                        &mut body,
+                        st,
+                        self.player.seat as usize,
+                        self.seats,
+                    );
                 }
                 self.answer(
                     InboundOutcome::Refused,

@@ -16,6 +16,7 @@ use super::clocks::{self, TimeControl};
 use super::game_cache::Kept;
 use super::locked::LockedGame;
 use super::mail_events::Actors;
+use super::naming::Naming;
 use super::shapes::{
     ActionRequest, ComputerPause, ComputerPauseReason, GameListResponse, GameResponse, GameSummary,
     GameTypeResponse, LogEntry, NewGameRequest, PreviewRequest, PreviewResponse, SeatResponse,
@@ -424,6 +425,7 @@ impl Domain {
         your_seat: Option<i32>,
         answer: &SeatAnswer,
     ) -> GameResponse {
+        let naming = Naming::new(seats, &answer.seat_labels, your_seat);
         GameResponse {
             id: row.id,
             game_type: row.game_type.clone(),
@@ -445,9 +447,9 @@ impl Domain {
             your_seat,
             view: answer.view.clone(),
             legal_actions: answer.legal_actions.clone(),
-            legal_action_texts: answer.legal_action_texts.clone(),
+            legal_action_texts: naming.choices(&answer.legal_action_texts, your_seat),
             legal_action_targets: answer.legal_action_targets.clone(),
-            result: row.result.clone(),
+            result: naming.result(row.result.as_ref()),
             rematch: row.rematch_id,
             rated: row.rated,
             takeback: super::takeback::response(row, seats),
@@ -622,7 +624,7 @@ impl Domain {
         row: &GameRow,
         seats: &[SeatInfo],
         seat: i32,
-        why: &str,
+        why: GaveUp,
         now: DateTime<Utc>,
     ) -> DomainResult<()> {
         if row.status != GameStatus::Active {
@@ -654,7 +656,18 @@ impl Domain {
             .set(games::forfeited.eq(&forfeited))
             .execute(conn)?;
         if staying.len() <= 1 {
-            let names: Vec<&str> = staying.iter().map(|s| s.name.as_str()).collect();
+            // In the game's own words: the names are put in when the result is read, so
+            // that they are always the players' names as they are now.
+            let names: Vec<String> = staying
+                .iter()
+                .map(|s| state.seat_name(s.seat as usize))
+                .collect();
+            let why = match why {
+                GaveUp::Resigned => format!("{} resigned", state.seat_name(seat as usize)),
+                GaveUp::RanOutOfTime => {
+                    format!("{} ran out of time", state.seat_name(seat as usize))
+                }
+            };
             let mut ranking: Vec<Placing> = staying
                 .iter()
                 .map(|s| Placing {
@@ -709,18 +722,7 @@ impl Domain {
             let game = LockedGame::lock(conn, id)?;
             let seat = self.seat_or_hidden(conn, &game, account)?;
             let LockedGame { row, seats } = game;
-            let name = seats
-                .iter()
-                .find(|s| s.seat == seat)
-                .map_or("", |s| s.name.as_str());
-            self.forfeit_locked(
-                conn,
-                &row,
-                &seats,
-                seat,
-                &format!("{name} resigned"),
-                self.clock.now(),
-            )
+            self.forfeit_locked(conn, &row, &seats, seat, GaveUp::Resigned, self.clock.now())
         })?;
         self.game_for(&mut conn, Some(account), id)
     }
@@ -884,6 +886,7 @@ impl Domain {
                 players: row.players,
                 awaiting_you: row.status == GameStatus::Active
                     && your_seat.is_some_and(|s| row.deciding.contains(&s)),
+                winners: winners(row.result.as_ref()),
                 seats: seat_list,
                 deciding: row.deciding,
                 to_act: row.to_act,
@@ -903,6 +906,14 @@ impl Domain {
         })
     }
 
+    /// What the game calls each seat of game `id` ("Seat 2", "Red"), from its current state.
+    fn seat_labels(&self, conn: &mut PgConnection, id: GameId) -> DomainResult<Vec<String>> {
+        let kept = self.game_cache.current(conn, id, Utc::now())?;
+        let players = kept.game.row.players;
+        let state = kept.state(|game| self.load(&game.row))?;
+        Ok(state.map_or_else(Vec::new, |st| labels_of(st.as_ref(), players)))
+    }
+
     /// The log as `viewer` may see it (entries hidden from it in their public form).
     pub fn game_log(
         &self,
@@ -916,6 +927,7 @@ impl Domain {
         let LockedGame { row, seats } = LockedGame::read(&mut conn, id)?;
         self.check_visible(&mut conn, &row, &seats, account)?;
         let me = account.and_then(|a| seat_of(&seats, a));
+        let naming = Naming::new(&seats, &self.seat_labels(&mut conn, id)?, me);
         let rows: Vec<ActionRow> = game_actions::table
             .filter(
                 game_actions::game_id
@@ -944,9 +956,14 @@ impl Domain {
                     .iter()
                     .find(|&&(t, to)| t > r.seq && to.is_some_and(|to| to < r.seq))
                     .map(|&(t, _)| t);
+                let entry = redact(r, me, &row.game_type);
                 LogEntry {
                     undone_by,
-                    ..redact(r, me, &row.game_type)
+                    text: entry
+                        .text
+                        .as_deref()
+                        .map(|t| naming.action(t, Some(entry.seat))),
+                    ..entry
                 }
             })
             .collect())
@@ -1023,7 +1040,8 @@ impl Domain {
         let status = applied.state.status();
         Ok(PreviewResponse {
             game_type: row.game_type.clone(),
-            description: applied.chosen,
+            description: Naming::new(&seats, &labels_of(state.as_ref(), row.players), Some(seat))
+                .action(&applied.chosen, Some(seat)),
             view: applied.state.view(Viewer::Seat(me)),
             board_svg: applied.state.board_svg(&people(&seats, Viewer::Seat(me))),
             to_act: status.to_act().iter().map(|&s| s as i32).collect(),
@@ -1113,6 +1131,29 @@ impl Domain {
             })?;
         super::replay::fold(engine.as_ref(), row, actions).map_err(|e| anyhow::anyhow!(e))
     }
+}
+
+/// The seats a stored result ranks first.
+fn winners(result: Option<&Value>) -> Vec<i32> {
+    let ranking = result
+        .and_then(|r| serde_json::from_value::<Outcome>(r.clone()).ok())
+        .map(|o| o.winners())
+        .unwrap_or_default();
+    ranking.into_iter().map(|s| s as i32).collect()
+}
+
+/// Why a seat gives up the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GaveUp {
+    Resigned,
+    RanOutOfTime,
+}
+
+/// What the game calls each of its `players` seats.
+fn labels_of(state: &dyn LoadedGame, players: i32) -> Vec<String> {
+    (0..players.max(0) as usize)
+        .map(|s| state.seat_name(s))
+        .collect()
 }
 
 /// How many versions back a seat's unchanged position is looked for before an action

@@ -28,6 +28,7 @@ pub mod mail_events;
 pub mod mail_links;
 pub mod mail_status;
 pub mod mutes;
+pub mod naming;
 pub mod notes;
 pub mod password_reset;
 pub mod problem_codes;

@@ -424,6 +424,9 @@ pub struct GameSummary {
     pub your_seat: Option<i32>,
     /// True when the caller has something to decide: its turn, or an offer to answer.
     pub awaiting_you: bool,
+    /// The seats ranked first once the game is finished (several for a shared win or a
+    /// team); empty before.
+    pub winners: Vec<i32>,
     pub updated_at: DateTime<Utc>,
     /// Whether the game has a clock.
     pub clock: bool,

@@ -220,11 +220,6 @@ impl Domain {
         seat: i32,
         now: DateTime<Utc>,
     ) -> DomainResult<()> {
-        let name = seats
-            .iter()
-            .find(|s| s.seat == seat)
-            .map_or("a player", |s| s.name.as_str());
-        let why = format!("{name} ran out of time");
         if row.timeout_policy == TimeoutPolicy::RandomMove {
             let state = self.load(row)?.ok_or_else(|| {
                 DomainError::Internal(anyhow::anyhow!("active game {} has no snapshot", row.id))
@@ -245,7 +240,14 @@ impl Domain {
         if row.timeout_policy == TimeoutPolicy::Bot {
             return self.bot_takes_over(conn, row, seat, now);
         }
-        self.forfeit_locked(conn, row, seats, seat, &why, now)
+        self.forfeit_locked(
+            conn,
+            row,
+            seats,
+            seat,
+            super::games::GaveUp::RanOutOfTime,
+            now,
+        )
     }
 }
 

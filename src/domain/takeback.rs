@@ -53,6 +53,10 @@ pub struct Pending {
     pub texts: Vec<String>,
     pub accepted: Vec<i32>,
     pub asked_at: DateTime<Utc>,
+    /// The seats with a decision of the game's own when it was asked: a seat asked to
+    /// answer decides too (`games.deciding`) until it has answered.
+    #[serde(default)]
+    pub deciding_before: Option<Vec<i32>>,
 }
 
 /// The request pending on `row` now, if any.
@@ -252,6 +256,7 @@ impl Domain {
             texts: undone.iter().map(|a| a.description.clone()).collect(),
             accepted: Vec::new(),
             asked_at: self.clock.now(),
+            deciding_before: Some(row.deciding.clone()),
         };
         let asked = must_agree(row, seats, seat);
         if asked.is_empty() {
@@ -259,6 +264,7 @@ impl Domain {
             return Ok(true);
         }
         store(conn, row.id, Some(&request))?;
+        decide(conn, row, seats, &request, true)?;
         // Each player asked gets an email (answered by replying `accept` or `decline`) and
         // an `offer` webhook.
         let from = seats
@@ -339,6 +345,7 @@ impl Domain {
                 ));
             }
             store(conn, row.id, None)?;
+            decide(conn, row, seats, &request, false)?;
             return Ok(TakebackStep::Withdrawn);
         }
         let asked = must_agree(row, seats, request.seat);
@@ -350,6 +357,7 @@ impl Domain {
         }
         if !accept {
             store(conn, row.id, None)?;
+            decide(conn, row, seats, &request, false)?;
             // The player who asked hears of it by email.
             if let Some(asker) = seats.iter().find(|s| s.seat == request.seat)
                 && asker.gets_game_mail(self.require_email_verification)
@@ -383,6 +391,7 @@ impl Domain {
             return Ok(TakebackStep::TakenBack);
         }
         store(conn, row.id, Some(&request))?;
+        decide(conn, row, seats, &request, true)?;
         Ok(TakebackStep::Accepted)
     }
 
@@ -439,6 +448,34 @@ impl Domain {
         self.persist(conn, &row, seats, &before_actors, Vec::new(), state)?;
         Ok(())
     }
+}
+
+/// The game's deciding seats while `request` is pending (`open`) or once it is answered:
+/// those of the game's own, and while it is open, every seat still to answer it.
+fn decide(
+    conn: &mut PgConnection,
+    row: &GameRow,
+    seats: &[SeatInfo],
+    request: &Pending,
+    open: bool,
+) -> DomainResult<()> {
+    let mut deciding = request
+        .deciding_before
+        .clone()
+        .unwrap_or_else(|| row.deciding.clone());
+    if open {
+        deciding.extend(
+            must_agree(row, seats, request.seat)
+                .into_iter()
+                .filter(|s| !request.accepted.contains(s)),
+        );
+    }
+    deciding.sort_unstable();
+    deciding.dedup();
+    diesel::update(games::table.find(row.id))
+        .set(games::deciding.eq(deciding))
+        .execute(conn)?;
+    Ok(())
 }
 
 /// Stores (or clears) the game's takeback request.

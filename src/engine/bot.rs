@@ -50,7 +50,8 @@ pub fn search<G: Game>(
     if legal.is_empty() {
         return None;
     }
-    let mut legal = game.bot_candidates(state, seat, legal, recent);
+    let legal = game.bot_candidates(state, seat, legal, recent);
+    let mut legal = moving_on(game, state, seat, legal, recent, seed);
     match legal.len() {
         0 => return None,
         1 => return legal.pop(),
@@ -91,6 +92,66 @@ pub fn search<G: Game>(
     }
     let pick = best.map_or(0, |(_, i)| i);
     candidates.into_iter().nth(pick)
+}
+
+/// At most this many decisions in a row by one seat before the computer chooses only
+/// among the actions that end its turn (where any does): a turn of many small actions
+/// (fitting out ships, moving a fleet) may not go on without end.
+pub const MAX_DECISIONS_PER_TURN: usize = 40;
+
+/// `candidates` without those that go back on what the seat just did (fitting out a ship
+/// and then unfitting it, without end), and after [`MAX_DECISIONS_PER_TURN`] decisions in
+/// a row, only those that end the seat's turn. Where no candidate is left, all stay.
+fn moving_on<G: Game>(
+    game: &G,
+    state: &G::State,
+    seat: Seat,
+    candidates: Vec<G::Action>,
+    recent: &[(Seat, G::Action)],
+    seed: [u8; 32],
+) -> Vec<G::Action> {
+    let in_a_row = recent.iter().rev().take_while(|(s, _)| *s == seat).count();
+    let last = recent.last().filter(|(s, _)| *s == seat);
+    if candidates.len() < 2 || (last.is_none() && in_a_row < MAX_DECISIONS_PER_TURN) {
+        return candidates;
+    }
+    // Judged on a world the seat cannot tell from the real one, so that what it cannot
+    // see never weighs in.
+    let world = game.resample_hidden(state, Viewer::Seat(seat), &mut GameRng::from_seed(seed));
+    let candidates = match last {
+        Some((_, last)) => keep_some(candidates, |a| !undoes(game, &world, seat, a, last)),
+        None => candidates,
+    };
+    if in_a_row < MAX_DECISIONS_PER_TURN {
+        return candidates;
+    }
+    keep_some(candidates, |a| {
+        game.apply(&world, seat, a)
+            .is_ok_and(|after| !game.status(&after).to_act().contains(&seat))
+    })
+}
+
+/// Whether playing `action` and then `last` again comes back to `state`: `action` took
+/// back `last`.
+fn undoes<G: Game>(
+    game: &G,
+    state: &G::State,
+    seat: Seat,
+    action: &G::Action,
+    last: &G::Action,
+) -> bool {
+    game.apply(state, seat, action)
+        .and_then(|after| game.apply(&after, seat, last))
+        .is_ok_and(|again| again == *state)
+}
+
+/// The items of `all` that `keep` holds for, or all of them when it holds for none.
+fn keep_some<A>(all: Vec<A>, keep: impl Fn(&A) -> bool) -> Vec<A> {
+    if all.iter().any(&keep) {
+        all.into_iter().filter(|a| keep(a)).collect()
+    } else {
+        all
+    }
 }
 
 /// All of `legal` when it fits, else a seeded choice of `max` of them, in their order.

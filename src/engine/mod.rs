@@ -19,5 +19,5 @@ pub use contract::{
 };
 pub use dynamic::{Applied, DynGame, LoadedGame, SeatJson, SimulationReport, raw_json};
 pub use erased::Erased;
-pub use people::People;
+pub use people::{Mentions, People};
 pub use rng::GameRng;

@@ -69,6 +69,162 @@ impl People {
     }
 }
 
+/// How a game's sentence names its seats: each at every mention ("Bo (Seat 2) wins"), or
+/// each at its first mention only, the rest left as the game says them ("Bo (Red) played
+/// Q♠ for Red").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mentions {
+    Every,
+    First,
+}
+
+impl People {
+    /// The person at `seat` in a sentence: the viewer as "you", others by their whole
+    /// display name; `None` when nobody is known there.
+    fn in_sentence(&self, seat: Seat) -> Option<String> {
+        if self.is_viewer(seat) {
+            return Some("you".to_string());
+        }
+        let name = self.names.get(seat)?.trim();
+        (!name.is_empty()).then(|| name.to_string())
+    }
+
+    /// A game's own words with the people beside the seats they name: "Seat 2 wins with 22
+    /// points" reads "Bo (Seat 2) wins with 22 points", or "You (Seat 2) win with 22 points"
+    /// for Bo. `labels[seat]` is what the game calls each seat; `except` (a log line's
+    /// mover, already named before its words) is left as the game says it.
+    pub fn name_seats(
+        &self,
+        text: &str,
+        labels: &[String],
+        mentions: Mentions,
+        except: Option<Seat>,
+    ) -> String {
+        let mut seats: Vec<(&str, String)> = labels
+            .iter()
+            .enumerate()
+            .filter(|&(seat, _)| Some(seat) != except)
+            .filter_map(|(seat, label)| {
+                let person = self.in_sentence(seat)?;
+                (!label.is_empty() && *label != person).then(|| (label.as_str(), person))
+            })
+            .collect();
+        // "Seat 12" before "Seat 1".
+        seats.sort_by_key(|(label, _)| std::cmp::Reverse(label.len()));
+        let mut out = text.to_string();
+        for (label, person) in seats {
+            let with = format!("{person} ({label})");
+            out = name_words(&out, label, &with, mentions == Mentions::First);
+        }
+        you_agrees(&out)
+    }
+}
+
+/// `text` with each whole-word `word` (not already in parentheses) replaced by `with`; with
+/// `once`, only the first.
+pub fn name_words(text: &str, word: &str, with: &str, once: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let before = rest[..at]
+            .chars()
+            .next_back()
+            .or_else(|| out.chars().next_back());
+        let after = rest[at + word.len()..].chars().next();
+        let inside = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
+        let named = before == Some('(') || after == Some(')');
+        out.push_str(&rest[..at]);
+        if inside(before) || inside(after) || named {
+            out.push_str(word);
+        } else {
+            out.push_str(with);
+            if once {
+                out.push_str(&rest[at + word.len()..]);
+                return out;
+            }
+        }
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Verbs a game writes after a seat ("Seat 1 wins"), as they read after "you".
+const THIRD_PERSON: [(&str, &str); 24] = [
+    ("wins", "win"),
+    ("has", "have"),
+    ("is", "are"),
+    ("was", "were"),
+    ("takes", "take"),
+    ("plays", "play"),
+    ("leads", "lead"),
+    ("scores", "score"),
+    ("gets", "get"),
+    ("holds", "hold"),
+    ("needs", "need"),
+    ("draws", "draw"),
+    ("passes", "pass"),
+    ("goes", "go"),
+    ("does", "do"),
+    ("moves", "move"),
+    ("captures", "capture"),
+    ("keeps", "keep"),
+    ("loses", "lose"),
+    ("owes", "owe"),
+    ("offers", "offer"),
+    ("gives", "give"),
+    ("pays", "pay"),
+    ("ties", "tie"),
+];
+
+/// The seat-named sentence made grammatical where the viewer is its subject: "you (Seat 1)
+/// wins" reads "You (Seat 1) win", capitalised at the start of a sentence.
+fn you_agrees(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("you (") {
+        let starts_word = rest[..at]
+            .chars()
+            .next_back()
+            .or_else(|| out.chars().next_back())
+            .is_none_or(|c| !c.is_alphanumeric());
+        let Some(close) = rest[at..].find(')').map(|c| at + c + 1) else {
+            break;
+        };
+        if !starts_word {
+            out.push_str(&rest[..close]);
+            rest = &rest[close..];
+            continue;
+        }
+        let head = &rest[..at];
+        let so_far = format!("{out}{head}");
+        let sentence_start = so_far.ends_with('\n')
+            || so_far.trim_end().is_empty()
+            || so_far.trim_end().ends_with(['.', '!', '?']);
+        out.push_str(head);
+        let you = &rest[at..close];
+        if sentence_start {
+            out.push('Y');
+            out.push_str(&you[1..]);
+        } else {
+            out.push_str(you);
+        }
+        rest = &rest[close..];
+        if let Some(tail) = rest.strip_prefix(' ') {
+            let verb_end = tail
+                .find(|c: char| !c.is_alphabetic())
+                .unwrap_or(tail.len());
+            if let Some((_, plain)) = THIRD_PERSON.iter().find(|(v, _)| *v == &tail[..verb_end]) {
+                out.push(' ');
+                out.push_str(plain);
+                rest = &tail[verb_end..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn capitalised(name: &str) -> String {
     let mut chars = name.chars();
     match chars.next() {
@@ -89,6 +245,55 @@ mod tests {
         assert_eq!(p.label(2, "Green"), "Green");
         assert_eq!(p.label(3, "Seat 4"), "Seat 4");
         assert_eq!(p.who(0, "Red"), "Ada");
+    }
+
+    fn seats() -> Vec<String> {
+        ["Seat 1", "Seat 2", "Seat 12"].map(String::from).to_vec()
+    }
+
+    #[test]
+    fn sentences_name_the_people_and_agree_with_you() {
+        let names = vec!["Ada".into(), "Bo".into(), "Cy".into()];
+        let bo = People::new(Viewer::Seat(1), names.clone());
+        let all = Mentions::Every;
+        assert_eq!(
+            bo.name_seats("Seat 1 wins with 30 points", &seats(), all, None),
+            "Ada (Seat 1) wins with 30 points"
+        );
+        assert_eq!(
+            bo.name_seats(
+                "Seat 2 wins with 30 points; Seat 12 has 4",
+                &seats(),
+                all,
+                None
+            ),
+            "You (Seat 2) win with 30 points; Cy (Seat 12) has 4"
+        );
+        assert_eq!(
+            bo.name_seats("Seat 1 resigned. Seat 2 is last", &seats(), all, None),
+            "Ada (Seat 1) resigned. You (Seat 2) are last"
+        );
+        let spectator = People::new(Viewer::Spectator, names);
+        assert_eq!(
+            spectator.name_seats(
+                "offer Seat 2 1 food, Seat 2 pays",
+                &seats(),
+                Mentions::First,
+                None
+            ),
+            "offer Bo (Seat 2) 1 food, Seat 2 pays"
+        );
+        assert_eq!(
+            spectator.name_seats("played for Seat 1 and Seat 2", &seats(), all, Some(0)),
+            "played for Seat 1 and Bo (Seat 2)"
+        );
+        // Named words are not named again, and a word inside another is left alone.
+        let once = spectator.name_seats("Seat 2 wins", &seats(), all, None);
+        assert_eq!(spectator.name_seats(&once, &seats(), all, None), once);
+        assert_eq!(
+            name_words("Redmond beat Red", "Red", "Ada (Red)", false),
+            "Redmond beat Ada (Red)"
+        );
     }
 
     #[test]

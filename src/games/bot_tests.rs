@@ -119,3 +119,91 @@ fn hidden_information_does_not_change_the_choice() {
         }
     }
 }
+
+/// The computer's longest run of decisions in a row by one seat, over the first
+/// `decisions` of a game it plays against itself, shown the game's latest actions as the
+/// server shows them.
+fn longest_run(id: &str, seed: u8, decisions: usize) -> (usize, usize) {
+    let registry = Registry::standard();
+    let Some(g) = registry.get(id) else {
+        panic!("{id} is registered");
+    };
+    let seats = g.info().min_players.max(2);
+    let mut state = g
+        .setup(&Value::Null, seats, [seed; 32])
+        .unwrap_or_else(|e| panic!("{id}: {e}"));
+    let mut recent: Vec<(usize, Value)> = Vec::new();
+    let (mut run, mut longest, mut last) = (0, 0, None);
+    let mut bot_seed = [seed; 32];
+    for n in 0..decisions {
+        bot_seed[1..9].copy_from_slice(&(n as u64).to_le_bytes());
+        let to_act = state.status().to_act().to_vec();
+        let chosen = to_act.iter().find_map(|&seat| {
+            choose_action(state.as_ref(), seat, bot_seed, TINY, &recent).map(|a| (seat, a))
+        });
+        let Some((seat, action)) = chosen else {
+            break;
+        };
+        state = state
+            .apply(seat, &action)
+            .unwrap_or_else(|e| panic!("{id}: {e}"))
+            .state;
+        recent.push((seat, action));
+        if recent.len() > turnpost_engine::bot::RECENT {
+            recent.remove(0);
+        }
+        run = if last == Some(seat) { run + 1 } else { 1 };
+        last = Some(seat);
+        longest = longest.max(run);
+    }
+    (longest, recent.len())
+}
+
+/// A turn of the computer's ends: it neither goes back and forth between two positions
+/// nor goes on past [`MAX_DECISIONS_PER_TURN`] decisions where it could end its turn.
+fn turns_end(id: &str) {
+    use turnpost_engine::bot::MAX_DECISIONS_PER_TURN;
+    for seed in [1u8, 2] {
+        let (longest, played) = longest_run(id, seed, 300);
+        assert!(played > 0, "{id}: the computer played nothing");
+        assert!(
+            longest <= MAX_DECISIONS_PER_TURN + 1,
+            "{id} (seed {seed}): {longest} decisions in a row by one seat"
+        );
+    }
+}
+
+#[test]
+fn the_computers_turns_end_in_sp4x() {
+    turns_end("sp4x");
+}
+
+#[test]
+fn the_computers_turns_end_in_space_empires_4x() {
+    turns_end("space-empires-4x");
+}
+
+#[test]
+fn the_computers_turns_end_in_crossword_rummy() {
+    turns_end("crossword-rummy");
+}
+
+#[test]
+fn the_computers_turns_end_in_partners() {
+    turns_end("partners");
+}
+
+#[test]
+fn the_computers_turns_end_in_kasino() {
+    turns_end("kasino");
+}
+
+#[test]
+fn the_computers_turns_end_in_fuldrigger() {
+    turns_end("fuldrigger");
+}
+
+#[test]
+fn the_computers_turns_end_in_starfarers() {
+    turns_end("starfarers");
+}

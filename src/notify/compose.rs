@@ -6,7 +6,7 @@ use crate::store::kinds::OutboxKind;
 use crate::store::kinds::{AccountId, GameId};
 use std::fmt::Write as _;
 
-use crate::engine::{GameInfo, LoadedGame, Outcome, Seat, Viewer};
+use crate::engine::{GameInfo, LoadedGame, Mentions, Outcome, Seat, Viewer};
 use crate::notify::letter::{self, Letter};
 use crate::notify::links::SignedLinks;
 use crate::store::models::{GameRow, NewOutbox, SeatInfo, people};
@@ -203,7 +203,7 @@ impl GameMail<'_> {
             kicker: self.kicker(),
             heading,
             paragraphs,
-            position: Some(self.state.render_text(Viewer::Seat(seat))),
+            position: Some(self.position_text()),
             picture: None,
             more_choices: list.len().saturating_sub(MAX_LISTED_CHOICES),
             choices: list
@@ -253,21 +253,21 @@ impl GameMail<'_> {
         lines
     }
 
+    /// What the game calls each seat ("Seat 2", "Red").
+    fn labels(&self) -> Vec<String> {
+        labels(self.state, self.seats)
+    }
+
     /// A game's own words with people's names beside the seats they name: "Seat 2 wins
-    /// with 22 points" reads "Bo (Seat 2) wins with 22 points.".
+    /// with 22 points" reads "Bo (Seat 2) wins with 22 points." ("You (Seat 2) win" to Bo).
     fn named(&self, text: &str) -> String {
-        let mut seats: Vec<(String, &str)> = self
-            .seats
-            .iter()
-            .map(|s| (self.state.seat_name(s.seat as usize), s.name.as_str()))
-            .filter(|(label, name)| !label.is_empty() && label != name)
-            .collect();
-        // "Seat 12" before "Seat 1".
-        seats.sort_by_key(|(label, _)| std::cmp::Reverse(label.len()));
-        let mut out = text.trim().to_string();
-        for (label, name) in seats {
-            out = name_words(&out, &label, &format!("{name} ({label})"), false);
-        }
+        let viewer = Viewer::Seat(self.player.seat as usize);
+        let mut out = people(self.seats, viewer).name_seats(
+            text.trim(),
+            &self.labels(),
+            Mentions::Every,
+            None,
+        );
         if !out.is_empty() && !out.ends_with(['.', '!', '?']) {
             out.push('.');
         }
@@ -278,26 +278,18 @@ impl GameMail<'_> {
     /// mention ("Bo (Blue)", the recipient "you (Green)"), the actor not again ("Di (Green)
     /// played Q♠ for Green: Green 1 → 13").
     fn named_once(&self, text: &str, actor: Seat) -> String {
-        let mut seats: Vec<(String, String)> = self
-            .seats
-            .iter()
-            .filter(|s| s.seat as usize != actor)
-            .map(|s| {
-                let name = if s.seat == self.player.seat {
-                    "you".to_string()
-                } else {
-                    s.name.clone()
-                };
-                (self.state.seat_name(s.seat as usize), name)
-            })
-            .filter(|(label, name)| !label.is_empty() && label != name)
-            .collect();
-        seats.sort_by_key(|(label, _)| std::cmp::Reverse(label.len()));
-        let mut out = text.trim().trim_end_matches('.').to_string();
-        for (label, name) in seats {
-            out = name_words(&out, &label, &format!("{name} ({label})"), true);
-        }
-        out
+        let viewer = Viewer::Seat(self.player.seat as usize);
+        people(self.seats, viewer).name_seats(
+            text.trim().trim_end_matches('.'),
+            &self.labels(),
+            Mentions::First,
+            Some(actor),
+        )
+    }
+
+    /// The seat's position in words, every seat named: "Bo (Seat 2) to play".
+    fn position_text(&self) -> String {
+        position_text(self.state, self.player.seat as usize, self.seats)
     }
 
     /// The game-over email: the ranking and the final position, from the seat's view.
@@ -335,10 +327,7 @@ impl GameMail<'_> {
                     .into(),
                 "Final position:".into(),
             ],
-            position: Some(
-                self.state
-                    .render_text(Viewer::Seat(self.player.seat as usize)),
-            ),
+            position: Some(self.position_text()),
             link: Some((self.link(), "See the game".into())),
             footer: self.footer(),
             unsubscribe: self.unsubscribe(),
@@ -378,32 +367,6 @@ impl GameMail<'_> {
 pub const FORCED_PREFIX: &str = "[forced] ";
 pub const BOT_PREFIX: &str = "[bot] ";
 
-/// `text` with each whole-word `word` (not inside another word, nor already named in
-/// brackets) replaced by `with`; with `once`, only the first.
-fn name_words(text: &str, word: &str, with: &str, once: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(word) {
-        let before = rest[..at].chars().next_back();
-        let after = rest[at + word.len()..].chars().next();
-        let inside = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
-        let named = before == Some('(') || after == Some(')');
-        out.push_str(&rest[..at]);
-        if inside(before) || inside(after) || named {
-            out.push_str(word);
-        } else {
-            out.push_str(with);
-            if once {
-                out.push_str(&rest[at + word.len()..]);
-                return out;
-            }
-        }
-        rest = &rest[at + word.len()..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// A turn email lists at most this many numbered lines. Long lists are grouped first
 /// (see [`super::choices`]); what is left over can be written out.
 pub const MAX_LISTED_CHOICES: usize = 150;
@@ -412,6 +375,37 @@ pub const MAX_LISTED_CHOICES: usize = 150;
 pub const TWO_STEP_HELP: &str = "A choice marked \"(n ways)\" comes in two steps: reply with its number to see the\n\
 ways, or pick one at once as number.way (e.g. 12.3).\n";
 
+/// `seat`'s position in words with the people beside the seats it names ("Bo (Seat 2) to
+/// play", "You (Seat 1): 15 tiles").
+pub fn position_text(state: &dyn LoadedGame, seat: Seat, seats: &[SeatInfo]) -> String {
+    let viewer = Viewer::Seat(seat);
+    people(seats, viewer).name_seats(
+        &state.render_text(viewer),
+        &labels(state, seats),
+        Mentions::Every,
+        None,
+    )
+}
+
+/// A sentence of the game's about the table (a result's summary) as `seat` reads it, the
+/// people beside their seats: "You (Seat 1) win with 30 points".
+pub fn named_sentence(
+    state: &dyn LoadedGame,
+    seat: Seat,
+    seats: &[SeatInfo],
+    text: &str,
+) -> String {
+    people(seats, Viewer::Seat(seat)).name_seats(text, &labels(state, seats), Mentions::Every, None)
+}
+
+/// What the game calls each seat at the table ("Seat 2", "Red").
+fn labels(state: &dyn LoadedGame, seats: &[SeatInfo]) -> Vec<String> {
+    let count = seats.iter().map(|s| s.seat.max(0) as usize + 1).max();
+    (0..count.unwrap_or(0))
+        .map(|s| state.seat_name(s))
+        .collect()
+}
+
 /// How to play by replying, as printed under the choices.
 pub const REPLY_HELP: &str = "Reply to this email with the number of your choice, or the choice written out.\n\
 Several lines are played in order, all or nothing. Add a line `preview` to see the result\n\
@@ -419,9 +413,14 @@ without playing it; `status` resends the position, `resign` gives up the game, `
 
 /// Appends the seat's view and its numbered choices (with how to reply); returns the
 /// choices' texts.
-pub fn position_and_choices(body: &mut String, state: &dyn LoadedGame, seat: Seat) -> Vec<String> {
+pub fn position_and_choices(
+    body: &mut String,
+    state: &dyn LoadedGame,
+    seat: Seat,
+    seats: &[SeatInfo],
+) -> Vec<String> {
     let (_, texts, list) = super::choices::entries(state, seat);
-    body.push_str(&state.render_text(Viewer::Seat(seat)));
+    body.push_str(&position_text(state, seat, seats));
     if texts.is_empty() {
         body.push_str("\n\nYou have nothing to do right now.\n");
         return texts;
@@ -566,6 +565,7 @@ mod tests {
 
     #[test]
     fn a_summary_names_the_people_beside_their_seats_once() {
+        use crate::engine::people::name_words;
         let named = name_words(
             "Seat 2 wins with 22 points; Seat 21 and (Seat 2)",
             "Seat 2",
@@ -591,7 +591,7 @@ mod tests {
     fn long_choice_lists_become_two_steps_and_numbers_keep_their_meaning() {
         use crate::notify::choices::{Pick, pick};
         let mut body = String::new();
-        let texts = position_and_choices(&mut body, &Many(400), 0);
+        let texts = position_and_choices(&mut body, &Many(400), 0, &[]);
         assert_eq!(texts.len(), 400);
         // Choices 0-9, 50-59, ... share a heading each (8 groups); the other 320 differ in
         // one number only and are listed once, as a family.
@@ -615,7 +615,7 @@ mod tests {
         assert!(pick(&Many(400), 0, "bid 3").is_none());
         // A short list is numbered one by one.
         let mut short = String::new();
-        position_and_choices(&mut short, &Many(3), 0);
+        position_and_choices(&mut short, &Many(3), 0, &[]);
         assert!(short.contains("    3. choice 2") && !short.contains("ways"));
         assert_eq!(
             pick(&Many(3), 0, "3"),

@@ -58,15 +58,9 @@ export function myDecision(game) {
     && (deciding(game).includes(game.your_seat) || game.legal_actions.length > 0);
 }
 
-/** The game's summary with people's names for the seats it names ("Seat 2 wins" → "Bo (Seat 2) wins"). */
-function namedSummary(game, text) {
-  let out = String(text || '').trim();
-  const seats = [...game.seats].filter((s) => s.label && s.label !== s.name)
-    .sort((a, b) => b.label.length - a.label.length);
-  for (const s of seats) {
-    const escaped = s.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    out = out.replace(new RegExp(`(^|[^\\w(])${escaped}(?![\\w)])`, 'g'), `$1${s.name} (${s.label})`);
-  }
+/** A sentence of the server's (which names the people already) ending with a full stop. */
+function sentence(text) {
+  const out = String(text || '').trim();
   return out && !/[.!?]$/.test(out) ? `${out}.` : out;
 }
 
@@ -75,7 +69,7 @@ function statusText(game) {
   if (game.status === 'finished') {
     const summary = game.result && game.result.summary;
     const rating = game.rated ? ' Ratings updated (see Leaderboards).' : ' Unrated game.';
-    return `Game over.${summary ? ` ${namedSummary(game, summary)}` : ''}${rating}`;
+    return `Game over.${summary ? ` ${sentence(summary)}` : ''}${rating}`;
   }
   const others = deciding(game).filter((s) => s !== game.your_seat).map((s) => seatName(game, s));
   if (game.your_seat === null) return `You are watching. Waiting for ${others.join(', ') || 'nobody'}.`;
@@ -328,9 +322,16 @@ export async function gamePage(main, [idText], app) {
   function markTargets() {
     const live = new Set();
     game.legal_actions.forEach((_a, i) => targetsOf(i).forEach((t) => live.add(t)));
+    // What the pick makes possible is drawn at once (a phone has no hover): every other
+    // element that a move involving everything picked also involves.
+    const possible = new Set();
+    if (picked.length) {
+      for (const it of matching(picked)) targetsOf(it.i).forEach((t) => possible.add(t));
+    }
     for (const el of board.querySelectorAll('[data-target]')) {
       el.classList.toggle('target', live.has(el.dataset.target));
       el.classList.toggle('picked', picked.includes(el.dataset.target));
+      el.classList.toggle('possible', possible.has(el.dataset.target) && !picked.includes(el.dataset.target));
     }
     board.classList.toggle('playable', live.size > 0);
     drawBoardChoices();

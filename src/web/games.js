@@ -31,8 +31,24 @@ export function seatLine(g, s) {
     s.on_vacation_until ? h('span', { class: 'muted' }, ` on vacation until ${when(s.on_vacation_until)}`) : null);
 }
 
+/** Who won a finished game, as the caller knows them: "You won", "Won by Ada and Bo". */
+export function wonBy(g) {
+  const winners = Array.isArray(g.winners) ? g.winners : [];
+  if (!winners.length) return 'Finished';
+  if (winners.includes(g.your_seat)) {
+    const others = winners.filter((s) => s !== g.your_seat);
+    return others.length ? `Finished: you won, with ${names(g, others)}` : 'Finished: you won';
+  }
+  return `Finished: won by ${names(g, winners)}`;
+}
+
+function names(g, seats) {
+  const list = seats.map((seat) => (g.seats.find((s) => s.seat === seat) || { name: `Seat ${seat + 1}` }).name);
+  return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : list[0];
+}
+
 function row(g, types, unread) {
-  const state = g.status === 'finished' ? 'Finished'
+  const state = g.status === 'finished' ? wonBy(g)
     : g.status === 'open' ? `Waiting for players (${g.seats.length}/${g.players})`
       : g.awaiting_you ? 'Your turn' : 'Waiting for others';
   return h('li', { class: g.awaiting_you ? 'game-row yours' : 'game-row', dataset: { game: g.id } },
@@ -50,7 +66,7 @@ export async function myGames(main, _params, app) {
   const url = '/api/v1/games?per_page=25';
   let items = [];
   let next = null;
-  /** Unread chat messages by game (issue 35). */
+  /** Unread chat messages by game. */
   let unread = new Map();
   const draw = () => {
     const mine = items.filter((g) => g.awaiting_you);

@@ -62,9 +62,13 @@ function createForm(types, app) {
         Array.from({ length: n }, (_, k) => [k, k === 0 ? 'none: people only'
           : `${k} (${k === n - 1 ? 'you against the computer: starts at once' : `${n - 1 - k} seat${n - 1 - k > 1 ? 's' : ''} left for people`})`])));
     };
-    playersBox.querySelector('select').addEventListener('change', showBots);
-    showBots();
     options = schemaForm(t.options_schema);
+    const showPlayers = () => {
+      showBots();
+      options.players(Number(playersBox.querySelector('select').value) || 2);
+    };
+    playersBox.querySelector('select').addEventListener('change', showPlayers);
+    showPlayers();
     fill(optionsBox, h('legend', {}, 'Options'), options.element,
       h('p', {}, h('a', { href: `#/rules/${encodeURIComponent(t.id)}` }, `Rules of ${t.name}`)));
   };
@@ -200,7 +204,7 @@ function seatOffers(offers, types, app, reload) {
     h('ul', { class: 'games seat-offers' }, offers.items.map((o) => h('li', { class: 'game-row', dataset: { game: o.game_id, seat: o.seat } },
       h('div', {},
         h('a', { href: `#/game/${o.game_id}` }, `${typeName(types, o.game_type)} #${o.game_id}`),
-        h('div', { class: 'muted' }, `Seat ${o.seat + 1} of ${o.players}, given up by ${o.left_name}; offered by ${o.offered_by_name}`,
+        h('div', { class: 'muted' }, `${o.left_name}’s seat in a game of ${o.players}, offered by ${o.offered_by_name === o.left_name ? 'them' : o.offered_by_name}`,
           o.clock ? ' · clock' : ' · no clock', ` · ${when(o.offered_at)}`)),
       h('button', {
         type: 'button',
@@ -208,7 +212,7 @@ function seatOffers(offers, types, app, reload) {
         onclick: async () => {
           try {
             await post(`/api/v1/games/${o.game_id}/seats/${o.seat}/take`, {});
-            app.navigate(`#/game/${o.game_id}`, `You took over seat ${o.seat + 1} of game #${o.game_id}: you play on from its position, unrated.`);
+            app.navigate(`#/game/${o.game_id}`, `You took over ${o.left_name}’s seat in game #${o.game_id}: you play on from its position, unrated.`);
           } catch (e) {
             app.flash(e.message, 'error');
             reload();

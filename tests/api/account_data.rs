@@ -226,6 +226,15 @@ fn deleting_an_account_resigns_its_games_frees_its_address_and_keeps_finished_ga
     // The two-player game went to Bo; the three-player one goes on, the computer in
     // Ada's seat; the lobby game is gone.
     assert_eq!(status_of(&app, two, &bo), "finished");
+    // Its result names the seats as they are now: Ada's name is gone, and Bo reads "you".
+    let summary = app.game(two, &bo)["result"]["summary"].clone();
+    let summary = summary.as_str().unwrap_or_default();
+    assert!(
+        summary.starts_with("Deleted player (Seat ")
+            && summary.contains(") resigned; you (Seat ")
+            && summary.ends_with(") win"),
+        "{summary}"
+    );
     assert_eq!(status_of(&app, three, &bo), "active");
     assert_eq!(
         app.get(&format!("/api/v1/games/{open}"), Some(&bo.token))

@@ -885,6 +885,7 @@ async fn play_on_the_board(c: &Client, kind: &str, game: &Value) {
     else {
         panic!("{kind}: no legal action can be chosen on the board");
     };
+    let mut first = true;
     for t in names.as_array().expect("a list") {
         let t = t.as_str().expect("a token");
         let selector = format!("#board [data-target=\"{t}\"]");
@@ -904,6 +905,34 @@ async fn play_on_the_board(c: &Client, kind: &str, game: &Value) {
         let left = js(c, "return document.querySelector('#preview .preview') ? 1 : document.querySelectorAll('.board-choices button.action').length;").await;
         if left == json!(1) {
             break;
+        }
+        if !std::mem::replace(&mut first, false) {
+            continue;
+        }
+        // What the pick makes possible is drawn at once, not on hover (phones have none):
+        // every other target of the moves that involve it, painted so that it shows.
+        let possible: std::collections::BTreeSet<&str> = targets
+            .iter()
+            .filter_map(|ts| ts.as_array())
+            .filter(|ts| ts.iter().any(|x| x == t))
+            .flatten()
+            .filter_map(|x| x.as_str())
+            .filter(|x| *x != t)
+            .collect();
+        let marked = js(
+            c,
+            "return [...document.querySelectorAll('#board [data-target].possible')].map((el) => [el.dataset.target, el.localName === 'g' ? 1 : Number(getComputedStyle(el).fillOpacity), getComputedStyle(el).filter]);",
+        )
+        .await;
+        let marked = marked.as_array().expect("a list");
+        for want in &possible {
+            let Some(m) = marked.iter().find(|m| m[0] == *want) else {
+                panic!("{kind}: {want} is possible after picking {t} but not drawn so: {marked:?}");
+            };
+            assert!(
+                m[1].as_f64().unwrap_or(0.0) > 0.0 && m[2] != "none",
+                "{kind}: {want} is marked possible but not painted: {m}"
+            );
         }
     }
     let previewing = js(c, "return !!document.querySelector('#preview .preview');").await;

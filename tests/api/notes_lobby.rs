@@ -242,6 +242,37 @@ fn reliability_counts_finished_resigned_and_timed_out_games() {
     // Bo resigns.
     let resigned = app.start_game("kasino", json!({}), &[&ada, &bo]);
     resign(&app, resigned, &bo);
+    // The result names the people beside their seats, as each reader knows them.
+    let g = app.game(resigned, &ada);
+    let label = |name: &str| {
+        g["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .and_then(|s| s["label"].as_str())
+            .unwrap()
+            .to_string()
+    };
+    let (a, b) = (label("Ada"), label("Bo"));
+    let summary = |g: Value| {
+        g["result"]["summary"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(
+        summary(g.clone()),
+        format!("Bo ({b}) resigned; you ({a}) win")
+    );
+    assert_eq!(
+        summary(app.game(resigned, &bo)),
+        format!("You ({b}) resigned; Ada ({a}) wins")
+    );
+    assert_eq!(
+        summary(app.game(resigned, &carl)),
+        format!("Bo ({b}) resigned; Ada ({a}) wins")
+    );
     assert_eq!(figures(&reliability(&app, &bo)), (2, 1, 0, Some(50)));
     assert_eq!(figures(&reliability(&app, &ada)), (2, 0, 0, Some(100)));
 

@@ -33,7 +33,27 @@ fn a_three_player_starfarers_game_with_a_trade() {
         let legal = mine["legal_actions"].as_array().unwrap().clone();
         if let Some(offer) = legal.iter().find(|a| a["type"] == "offer_trade") {
             let to = offer["to"].as_u64().unwrap() as usize;
+            // The choice names the person beside the game's name for them.
+            let names = ["Ann", "Ben", "Cas"];
+            let label = mine["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["seat"] == json!(to))
+                .and_then(|s| s["label"].as_str())
+                .unwrap()
+                .to_string();
+            let index = legal.iter().position(|a| a == offer).unwrap();
+            let text = mine["legal_action_texts"][index].as_str().unwrap();
+            assert!(text.contains(&format!("{} ({label})", names[to])), "{text}");
             assert_eq!(act(&app, id, &ps[seat], offer).status(), 200);
+            // The log tells the recipient of the offer to them as "you".
+            let log: Vec<Value> = app
+                .get(&format!("/api/v1/games/{id}/log"), Some(&ps[to].token))
+                .json()
+                .unwrap();
+            let told = log.last().unwrap()["text"].as_str().unwrap_or_default();
+            assert!(told.contains(&format!("you ({label})")), "{told}");
             // A third player sees neither the terms nor the text.
             let third = (0..3).find(|&s| s != seat && s != to).unwrap();
             let log: Vec<Value> = app

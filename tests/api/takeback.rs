@@ -147,6 +147,32 @@ fn a_public_move_is_taken_back_once_everyone_agrees_and_the_log_keeps_it_marked(
         mover_seat
     );
 
+    // The request is a decision of each player asked: theirs to answer, in the game and
+    // in their list of games awaiting them.
+    let awaiting = |p: &Player| -> Vec<Value> {
+        app.get("/api/v1/games?awaiting=me", Some(&p.token))
+            .json::<Value>()
+            .unwrap()["items"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    for (p, seat) in others.iter().zip(&other_seats) {
+        let g = app.game(id, p);
+        assert!(
+            g["deciding"].as_array().unwrap().contains(&json!(seat)),
+            "{}",
+            g["deciding"]
+        );
+        let listed = awaiting(p);
+        assert!(
+            listed
+                .iter()
+                .any(|item| item["id"] == id && item["awaiting_you"] == true),
+            "{listed:?}"
+        );
+    }
+
     // Only the others answer; asking twice is refused.
     let (s, code) = code_of(ask(&app, id, mover, "/accept"), "accepting one's own");
     assert_eq!((s, code.as_str()), (409, "own_takeback"));
@@ -178,6 +204,12 @@ fn a_public_move_is_taken_back_once_everyone_agrees_and_the_log_keeps_it_marked(
     assert_eq!(g["version"], found.version, "one of two agreed: not yet");
     assert_eq!(g["takeback"]["accepted"], json!([other_seats[0]]));
     assert_eq!(g["takeback"]["waiting_for"], json!([other_seats[1]]));
+    assert!(
+        g["deciding"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(other_seats[1]))
+    );
     let r = ask(&app, id, others[1], "/accept");
     assert_eq!(r.status(), 200);
     let g: Value = r.json().unwrap();

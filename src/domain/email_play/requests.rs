@@ -28,7 +28,7 @@ impl Ctx<'_> {
             d.public_url.trim_end_matches('/'),
             info.id
         );
-        compose::position_and_choices(&mut body, state, player.seat as usize);
+        compose::position_and_choices(&mut body, state, player.seat as usize, ctx.seats);
         ctx.answer(
             InboundOutcome::Help,
             None,
@@ -43,7 +43,7 @@ impl Ctx<'_> {
     pub(super) fn status(&self, state: &dyn LoadedGame) -> Decision {
         let (ctx, player) = (self, self.player);
         let mut body = String::new();
-        compose::position_and_choices(&mut body, state, player.seat as usize);
+        compose::position_and_choices(&mut body, state, player.seat as usize, ctx.seats);
         ctx.answer(
             InboundOutcome::Status,
             None,
@@ -102,7 +102,7 @@ impl Ctx<'_> {
         })?;
         let ctx = Ctx { row: &row, ..*ctx };
         let mut body = format!("{detail}.\n\n");
-        compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize);
+        compose::position_and_choices(&mut body, state.as_ref(), player.seat as usize, ctx.seats);
         Ok(ctx.answer(
             InboundOutcome::Takeback,
             None,
@@ -123,7 +123,7 @@ impl Ctx<'_> {
             row.version + 1
         );
         let mut body = format!("{detail}. Here is the position now.\n\n");
-        compose::position_and_choices(&mut body, state, player.seat as usize);
+        compose::position_and_choices(&mut body, state, player.seat as usize, ctx.seats);
         ctx.answer(
             InboundOutcome::Stale,
             Some(ReplyCode::StaleToken.into()),
@@ -147,7 +147,7 @@ impl Ctx<'_> {
             row,
             seats,
             player.seat,
-            &format!("{} resigned", player.name),
+            super::super::games::GaveUp::Resigned,
             d.clock.now(),
         )?;
         let detail = format!("you resigned {} #{}", info.name, row.id);
@@ -254,6 +254,7 @@ impl Ctx<'_> {
                 .as_ref()
                 .and_then(|r| r["summary"].as_str())
                 .unwrap_or_default();
+            let summary = compose::named_sentence(state.as_ref(), seat, seats, summary);
             let _ = writeln!(body, "The game is over: {summary}");
         } else if state.legal_actions(seat).is_empty() {
             let waiting: Vec<String> = seats
@@ -262,11 +263,11 @@ impl Ctx<'_> {
                 .map(|s| s.name.clone())
                 .collect();
             let _ = writeln!(body, "Now waiting for {}.\n", waiting.join(", "));
-            body.push_str(&state.render_text(Viewer::Seat(seat)));
+            body.push_str(&compose::position_text(state.as_ref(), seat, seats));
             body.push('\n');
         } else {
             body.push_str("It is still your turn.\n\n");
-            compose::position_and_choices(&mut body, state.as_ref(), seat);
+            compose::position_and_choices(&mut body, state.as_ref(), seat, seats);
         }
         Ok(ctx.answer(
             InboundOutcome::Applied,

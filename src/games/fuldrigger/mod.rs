@@ -6,6 +6,7 @@ mod board;
 mod bot;
 pub mod data;
 mod invariants;
+mod notation;
 pub mod render;
 pub mod rules;
 pub mod state;
@@ -250,6 +251,23 @@ impl Game for Fuldrigger {
             },
             _ => Visibility::Public,
         }
+    }
+
+    /// Any deal, written out (email players bargain too).
+    fn parse_notation(
+        &self,
+        st: &State,
+        _seat: Seat,
+        text: &str,
+    ) -> Option<Result<Action, String>> {
+        notation::parse_offer(st, text)
+    }
+
+    fn notation_help(&self, st: &State, seat: Seat) -> Option<String> {
+        self.legal_actions(st, seat)
+            .iter()
+            .any(|a| matches!(a, Action::Offer { .. }))
+            .then(|| notation::help(seat))
     }
 
     fn describe_action(&self, st: &State, seat: Seat, action: &Action) -> String {

@@ -1839,3 +1839,41 @@ fn every_single_choice_outside_the_offer_phases_plays_itself() {
     assert!(decisions > 1_000, "{decisions}");
     assert!(forced > 0, "no single choice met in {decisions} decisions");
 }
+
+#[test]
+fn a_deal_of_any_terms_can_be_written_out() {
+    let game = g();
+    let st = blank(&game, 3);
+    let read = |text: &str| game.parse_notation(&st, 0, text);
+    assert_eq!(
+        read(&format!(
+            "offer {} 70 ducats for nothing",
+            rules::seat_name(0)
+        )),
+        Some(Ok(Action::Offer {
+            to: 0,
+            give: Bundle {
+                cash: 70,
+                ..Bundle::default()
+            },
+            get: Bundle::default(),
+        }))
+    );
+    let colour = rules::seat_name(1);
+    let Some(Ok(Action::Offer { to, give, get })) = read(&format!(
+        "offer Bo ({colour}) 50 ducats + ship #7 for fort lon and depot load 2"
+    )) else {
+        panic!("a deal with a person's name beside the colour");
+    };
+    assert_eq!((to, give.cash, give.ships), (1, 50, vec![7]));
+    assert_eq!((get.forts, get.depot), (vec!["LON".to_string()], vec![2]));
+    assert!(matches!(
+        read("offer Mauve 5 ducats for nothing"),
+        Some(Err(_))
+    ));
+    assert!(
+        matches!(read(&format!("offer {colour} 5 gold for nothing")), Some(Err(e)) if e.contains("ducats"))
+    );
+    assert_eq!(read("offered Red 5 ducats for nothing"), None);
+    assert_eq!(read("accept offer #3"), None);
+}

@@ -260,7 +260,12 @@ pub fn render_text(state: &State, viewer: Viewer) -> String {
     }
     if let Some(s) = me {
         t.push('\n');
-        let _ = writeln!(t, "Your hand: {}", cards_text(state.hand(s)));
+        match state.hand(s) {
+            [] => t.push_str("Your hand is empty.\n"),
+            hand => {
+                let _ = writeln!(t, "Your hand: {}", cards_text(hand));
+            }
+        }
     }
     t
 }

@@ -13,6 +13,7 @@ use turnpost_engine::{GameRng, Seat, SetupError};
 pub struct Options {
     /// Play in two teams of partners sitting opposite (seats 1+3 against 2+4). Only with 4
     /// players (house rule HR-10). Partners' capture piles are counted together.
+    #[schemars(extend("x-players" = [4]))]
     pub teams: bool,
     /// Sweeps cancel out: each side's sweep count is reduced by the lowest sweep count
     /// among all sides before scoring (the seed: "most people play it this way").

@@ -20,6 +20,7 @@ mod board;
 pub mod bot;
 pub mod data;
 mod invariants;
+mod notation;
 pub mod render;
 pub mod rules;
 pub mod state;
@@ -201,6 +202,23 @@ impl Game for Starfarers {
 
     fn describe_action(&self, state: &State, seat: Seat, action: &Action) -> String {
         actions_text::describe(&self.data, state, seat, action)
+    }
+
+    /// Any trade offer, written out (email players bargain too).
+    fn parse_notation(
+        &self,
+        state: &State,
+        _seat: Seat,
+        text: &str,
+    ) -> Option<Result<Action, String>> {
+        notation::parse_offer(state, text)
+    }
+
+    fn notation_help(&self, state: &State, seat: Seat) -> Option<String> {
+        self.legal_actions(state, seat)
+            .iter()
+            .any(|a| matches!(a, Action::OfferTrade { .. }))
+            .then(|| notation::help(state, seat))
     }
 
     fn render_text(&self, state: &State, viewer: Viewer) -> String {

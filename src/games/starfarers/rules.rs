@@ -952,7 +952,9 @@ pub fn legal(d: &Data, s: &State, seat: Seat) -> Vec<Action> {
                 }
             }
             if s.offer.is_none() {
-                for to in (0..s.seats).filter(|&x| x != seat) {
+                // A player holding no cards could only decline (how many each holds is
+                // public).
+                for to in (0..s.seats).filter(|&x| x != seat && s.players[x].hand.total() > 0) {
                     for give in Resource::ALL.into_iter().filter(|&r| me.hand.get(r) > 0) {
                         for get in Resource::ALL.into_iter().filter(|&g| g != give) {
                             out.push(Action::OfferTrade {
@@ -1333,6 +1335,17 @@ fn trade_build(d: &Data, s: &mut State, seat: Seat, action: &Action) -> Result<(
             }
             if !s.players[seat].hand.covers(give) {
                 return Err(err("missing_cards", "you do not hold the cards you offer"));
+            }
+            let holds = s.players[*to].hand.total();
+            if holds < get.total() {
+                return Err(err(
+                    "cannot_pay",
+                    format!(
+                        "{} holds {holds} card{}, fewer than the offer asks for",
+                        player_name(s, *to),
+                        if holds == 1 { "" } else { "s" }
+                    ),
+                ));
             }
             s.offer = Some(Offer {
                 from: seat,

@@ -131,3 +131,66 @@ fn an_offer_out_of_a_turn_whose_roll_is_out_of_sight_is_not_made() {
     recent.push((1, Action::Roll));
     assert_eq!(offers(&recent), 0);
 }
+
+#[test]
+fn no_offer_goes_to_a_player_holding_no_cards() {
+    let (g, mut s) = start(3, Phase::TradeBuild);
+    s.players[0].hand = Resources::one(Resource::Ore, 2);
+    s.players[1].hand = Resources::default();
+    s.players[2].hand = Resources::one(Resource::Food, 1);
+    let to: Vec<usize> = g
+        .legal_actions(&s, 0)
+        .iter()
+        .filter_map(|a| match a {
+            Action::OfferTrade { to, .. } => Some(*to),
+            _ => None,
+        })
+        .collect();
+    assert!(to.contains(&2) && !to.contains(&1), "{to:?}");
+    let asking = |to, n| Action::OfferTrade {
+        to,
+        give: Resources::one(Resource::Ore, 1),
+        get: Resources::one(Resource::Food, n),
+    };
+    let refused = g.apply(&s, 0, &asking(1, 1)).map(|_| ()).unwrap_err();
+    assert_eq!(refused.code, "cannot_pay", "{refused:?}");
+    assert!(refused.message.contains("holds 0 cards"), "{refused:?}");
+    // One card held, two asked for: refused too; one asked for is an offer.
+    assert!(g.apply(&s, 0, &asking(2, 2)).is_err());
+    assert!(g.apply(&s, 0, &asking(2, 1)).is_ok());
+}
+
+#[test]
+fn an_offer_of_any_terms_can_be_written_out() {
+    let (g, s) = start(3, Phase::TradeBuild);
+    let read = |text: &str| g.parse_notation(&s, 0, text);
+    let mut give = Resources::one(Resource::Food, 2);
+    *give.slot(Resource::Ore) = 1;
+    let want = Action::OfferTrade {
+        to: 1,
+        give,
+        get: Resources::one(Resource::Carbon, 1),
+    };
+    assert_eq!(
+        read("offer Player B: your 2 food, 1 ore for their 1 carbon"),
+        Some(Ok(want.clone()))
+    );
+    assert_eq!(
+        read("Offer Bo (Player B) 2 food and 1 ore for 1 carbon"),
+        Some(Ok(want))
+    );
+    assert_eq!(
+        read("offer C: 3 trade goods for fuel"),
+        Some(Ok(Action::OfferTrade {
+            to: 2,
+            give: Resources::one(Resource::TradeGoods, 3),
+            get: Resources::one(Resource::Fuel, 1),
+        }))
+    );
+    assert!(matches!(
+        read("offer Player Z: 1 food for 1 ore"),
+        Some(Err(_))
+    ));
+    assert!(matches!(read("offer B 1 gold for 1 ore"), Some(Err(e)) if e.contains("resource")));
+    assert_eq!(read("withdraw your trade offer"), None);
+}
