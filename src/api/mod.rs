@@ -144,6 +144,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(access_tokens::create_stream_ticket)
                 .service(password_reset::request_password_reset)
                 .service(password_reset::set_new_password)
+                .service(password_reset::check_reset_link)
                 .service(events::events)
                 .service(games::game_types)
                 .service(games::game_type)

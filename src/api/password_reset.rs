@@ -5,7 +5,7 @@ use actix_web::{HttpRequest, HttpResponse, post, web};
 
 use super::problem::{ApiError, Problem};
 use crate::domain::password_reset::{
-    NewPasswordRequest, PasswordResetAccepted, PasswordResetRequest,
+    NewPasswordRequest, PasswordResetAccepted, PasswordResetRequest, ResetLinkRequest,
 };
 use crate::domain::shapes::TokenResponse;
 use crate::domain::{Domain, DomainError};
@@ -68,4 +68,27 @@ pub async fn set_new_password(
     let _admitted = domain.hashes.admit().await.map_err(DomainError::from)?;
     let t = web::block(move || domain.reset_password(&body)).await??;
     Ok(web::Json(t))
+}
+
+/// Check a reset link before choosing a new password.
+///
+/// `204` while the link still works; the same refusals as choosing the password would get,
+/// so the link's page can say at once that a link is used or expired. Changes nothing.
+#[utoipa::path(
+    tag = "accounts",
+    request_body = ResetLinkRequest,
+    responses(
+        (status = 204, description = "The link works: a new password may be chosen with it"),
+        (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`invalid_link`: the token was altered or not made by this server", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "`link_expired`: the link is older than an hour; `link_used`: it was used already, a newer link was sent, or the password changed since", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/password-reset/check")]
+pub async fn check_reset_link(
+    domain: web::Data<Domain>,
+    body: json_body::Json<ResetLinkRequest>,
+) -> Result<HttpResponse, ApiError> {
+    web::block(move || domain.check_reset_link(&body.token)).await??;
+    Ok(HttpResponse::NoContent().finish())
 }

@@ -63,6 +63,14 @@ pub struct PasswordResetAccepted {
     pub detail: String,
 }
 
+/// A reset link's token, to check before a new password is typed.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResetLinkRequest {
+    /// The token of the emailed link (what follows `#/reset/`).
+    pub token: String,
+}
+
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPasswordRequest {
@@ -254,6 +262,30 @@ impl Domain {
             }
         }
         Ok(())
+    }
+
+    /// Whether a reset link still works (authentic, unexpired, unused, the newest mailed),
+    /// without using it: the link's page says so before anyone types a new password.
+    pub fn check_reset_link(&self, token: &str) -> DomainResult<()> {
+        let claimed = self
+            .reset_links
+            .check(token, Utc::now().timestamp())
+            .map_err(refused)?;
+        let mut conn = self.conn()?;
+        let (current, generation): (Account, i32) = accounts::table
+            .find(claimed.account)
+            .select((Account::as_select(), accounts::reset_generation))
+            .first(&mut conn)
+            .optional()?
+            .ok_or_else(invalid_link)?;
+        if self
+            .reset_links
+            .is_fresh(&claimed, &fingerprint(&current, generation))
+        {
+            Ok(())
+        } else {
+            Err(link_used())
+        }
     }
 
     /// Sets the password of a reset link's account, if the link is authentic, unexpired

@@ -68,8 +68,25 @@ const LINK_TROUBLE = {
   invalid_link: 'This link is not valid: copy it from the email whole.',
 };
 
+/** The page of a link that no longer works: why, and the way to a new one. */
+function deadLink(main, trouble) {
+  fill(main, h('section', { class: 'card narrow', id: 'reset-dead' },
+    h('h1', {}, 'This link no longer works'),
+    h('p', {}, trouble),
+    h('p', {}, h('a', { href: '#/forgot' }, 'Ask for a new link'), ' or ', h('a', { href: '#/signin' }, 'sign in'), '.')));
+}
+
 export async function reset(main, params, app) {
   const linkToken = params[0] || '';
+  // Said before anyone types a new password for a link that cannot take it.
+  try {
+    await request('POST', '/api/v1/password-reset/check', { body: { token: linkToken }, auth: false });
+  } catch (e) {
+    const trouble = LINK_TROUBLE[e.code];
+    if (!trouble) throw e;
+    deadLink(main, trouble);
+    return;
+  }
   fill(
     main,
     form(

@@ -158,6 +158,15 @@ fn a_reset_answers_alike_for_every_address_and_its_link_works_once() {
     // A weak password is refused, and the link still works afterwards.
     let (s, v) = assert_problem(set_password(&app, &link, "password123"), "weak");
     assert_eq!((s, v["code"].as_str()), (422, Some("weak_password")));
+    // A fresh link checks out, and checking it twice does not use it.
+    for _ in 0..2 {
+        let r = app.post(
+            "/api/v1/password-reset/check",
+            None,
+            &json!({ "token": link }),
+        );
+        assert_eq!(r.status(), 204);
+    }
     let r = set_password(&app, &link, NEW_PASSWORD);
     assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
     let fresh: Value = r.json().unwrap();
@@ -179,7 +188,16 @@ fn a_reset_answers_alike_for_every_address_and_its_link_works_once() {
     assert_eq!(r.status(), 401);
     app.token_for(&ada.email, NEW_PASSWORD);
 
-    // The link works once.
+    // The link works once; checking it says so, and changes nothing.
+    let check = |token: &str| {
+        app.post(
+            "/api/v1/password-reset/check",
+            None,
+            &json!({ "token": token }),
+        )
+    };
+    let (s, v) = assert_problem(check(&link), "checking a used link");
+    assert_eq!((s, v["code"].as_str()), (410, Some("link_used")));
     let (s, v) = assert_problem(set_password(&app, &link, "yet another passphrase"), "reuse");
     assert_eq!((s, v["code"].as_str()), (410, Some("link_used")));
     app.token_for(&ada.email, NEW_PASSWORD);
