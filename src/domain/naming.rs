@@ -42,10 +42,10 @@ impl Naming {
     /// A game's result with its summary named; the rest as stored.
     pub fn result(&self, result: Option<&Value>) -> Option<Value> {
         let mut result = result?.clone();
-        if let Some(summary) = result.get_mut("summary") {
-            if let Some(text) = summary.as_str() {
-                *summary = Value::String(self.sentence(text));
-            }
+        if let Some(summary) = result.get_mut("summary")
+            && let Some(text) = summary.as_str()
+        {
+            *summary = Value::String(self.sentence(text));
         }
         Some(result)
     }

@@ -106,7 +106,7 @@ impl People {
             .filter(|&(seat, _)| Some(seat) != except)
             .filter_map(|(seat, label)| {
                 let person = self.in_sentence(seat)?;
-                (!label.is_empty() && *label != person).then(|| (label.as_str(), person))
+                (!label.is_empty() && *label != person).then_some((label.as_str(), person))
             })
             .collect();
         // "Seat 12" before "Seat 1".
