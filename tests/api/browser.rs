@@ -780,7 +780,7 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
             screenshot(&driver, &c, &format!("{kind}-phone.png")).await;
             c.set_window_size(1100, 1000).await.expect("resize");
             // A move is chosen by clicking on the board picture, previewed and played.
-            play_on_the_board(&c, kind, game).await;
+            play_on_the_board(&driver, &c, kind, game).await;
             wait_for(
                 &c,
                 &format!("{kind}: the preview"),
@@ -876,7 +876,7 @@ async fn smallest_board_text(c: &Client) -> f64 {
 /// Chooses the first legal action that involves something on the picture by clicking on
 /// it there (each element it names, then among the moves listed if several are left),
 /// and waits for its preview.
-async fn play_on_the_board(c: &Client, kind: &str, game: &Value) {
+async fn play_on_the_board(driver: &Driver, c: &Client, kind: &str, game: &Value) {
     let targets = game["legal_action_targets"].as_array().expect("targets");
     let Some((index, names)) = targets
         .iter()
@@ -925,6 +925,7 @@ async fn play_on_the_board(c: &Client, kind: &str, game: &Value) {
         )
         .await;
         let marked = marked.as_array().expect("a list");
+        screenshot(driver, c, &format!("{kind}-picked.png")).await;
         for want in &possible {
             let Some(m) = marked.iter().find(|m| m[0] == *want) else {
                 panic!("{kind}: {want} is possible after picking {t} but not drawn so: {marked:?}");

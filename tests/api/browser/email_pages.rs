@@ -4,8 +4,6 @@
 //! position as tables and lists (a map drawn in characters is left to the picture) and
 //! nothing runs off the side. The pages and screenshots go to `target/screenshots/`.
 
-use std::time::Duration;
-
 use base64::Engine;
 
 use mail_parser::MimeHeaders;
@@ -170,7 +168,8 @@ fn every_games_turn_email_reads_well_in_text_and_in_html_at_phone_and_desktop_wi
                 c.goto(&format!("file://{}", page.display()))
                     .await
                     .expect("open the email");
-                tokio::time::sleep(Duration::from_millis(200)).await;
+                // Laid out and painted: two animation frames after the load.
+                super::next_frames(&c).await;
                 // Nothing wider than the screen: no sideways scrolling to read a line.
                 // (A phone's browser zooms out to fit a page too wide: compare with the
                 // screen's own width.)

@@ -104,6 +104,8 @@ fn the_computer_offers_at_most_twice_a_turn_and_waits_for_each_answer() {
 fn an_offer_out_of_a_turn_whose_roll_is_out_of_sight_is_not_made() {
     let (g, mut s) = start(3, Phase::TradeBuild);
     s.players[0].hand = Resources::one(Resource::Ore, 2);
+    // Offers go to players holding cards.
+    s.players[1].hand = Resources::one(Resource::Food, 1);
     let legal = g.legal_actions(&s, 0);
     assert!(legal.iter().any(|a| matches!(a, Action::OfferTrade { .. })));
     let offers = |recent: &[(Seat, Action)]| {
