@@ -31,7 +31,7 @@ use super::shapes::{SignUpStatus, TokenResponse, TokenType};
 use super::{Domain, DomainError, DomainResult, ProblemCode};
 use crate::auth::throttle::{Attempt, Limits};
 use crate::notify::letter::Letter;
-use crate::notify::reset_links::{Fingerprint, Refused};
+use crate::notify::reset_links::{Claimed, Fingerprint, Refused};
 use crate::store::kinds::OutboxKind;
 use crate::store::models::{Account, NewOutbox};
 use crate::store::schema::{accounts, outbox};
@@ -267,6 +267,12 @@ impl Domain {
     /// Whether a reset link still works (authentic, unexpired, unused, the newest mailed),
     /// without using it: the link's page says so before anyone types a new password.
     pub fn check_reset_link(&self, token: &str) -> DomainResult<()> {
+        self.fresh_claim(token).map(|_| ())
+    }
+
+    /// The account a reset link is for, as it is now, if the link is authentic, unexpired
+    /// and still fresh (unused, the newest mailed).
+    fn fresh_claim(&self, token: &str) -> DomainResult<(Claimed, Account)> {
         let claimed = self
             .reset_links
             .check(token, Utc::now().timestamp())
@@ -278,14 +284,13 @@ impl Domain {
             .first(&mut conn)
             .optional()?
             .ok_or_else(invalid_link)?;
-        if self
+        if !self
             .reset_links
             .is_fresh(&claimed, &fingerprint(&current, generation))
         {
-            Ok(())
-        } else {
-            Err(link_used())
+            return Err(link_used());
         }
+        Ok((claimed, current))
     }
 
     /// Sets the password of a reset link's account, if the link is authentic, unexpired
@@ -293,26 +298,9 @@ impl Domain {
     /// the address (the link was read in its mailbox). Returns a token of the new
     /// generation.
     pub fn reset_password(&self, req: &NewPasswordRequest) -> DomainResult<TokenResponse> {
-        let claimed = self
-            .reset_links
-            .check(&req.token, Utc::now().timestamp())
-            .map_err(refused)?;
-        let mut conn = self.conn()?;
-        let (current, generation): (Account, i32) = accounts::table
-            .find(claimed.account)
-            .select((Account::as_select(), accounts::reset_generation))
-            .first(&mut conn)
-            .optional()?
-            .ok_or_else(invalid_link)?;
-        drop(conn);
         // Checked before the new password is hashed, so a used link costs no hashing slot;
         // checked again under the lock below, where it counts.
-        if !self
-            .reset_links
-            .is_fresh(&claimed, &fingerprint(&current, generation))
-        {
-            return Err(link_used());
-        }
+        let (claimed, current) = self.fresh_claim(&req.token)?;
         check_password(&req.password, &[&current.email, &current.name])?;
         let hash = self.hashes.hash(&req.password)?;
         let mut conn = self.conn()?;

@@ -7,16 +7,20 @@ use turnpost_engine::{GameRng, LoadedGame, Viewer};
 
 use crate::Registry;
 
-/// A few random moves into each real game: positions with choices to make.
-fn positions(id: &str, seed: u8, moves: usize) -> Box<dyn LoadedGame> {
+/// A game of `id` just set up, with its fewest seats (at least two).
+fn started(id: &str, seed: u8) -> Box<dyn LoadedGame> {
     let registry = Registry::standard();
     let Some(g) = registry.get(id) else {
         panic!("{id} is registered");
     };
     let seats = g.info().min_players.max(2);
-    let mut state = g
-        .setup(&Value::Null, seats, [seed; 32])
-        .unwrap_or_else(|e| panic!("{id}: {e}"));
+    g.setup(&Value::Null, seats, [seed; 32])
+        .unwrap_or_else(|e| panic!("{id}: {e}"))
+}
+
+/// A few random moves into each real game: positions with choices to make.
+fn positions(id: &str, seed: u8, moves: usize) -> Box<dyn LoadedGame> {
+    let mut state = started(id, seed);
     let mut rng = GameRng::seed_from_u64(u64::from(seed));
     for _ in 0..moves {
         let to_act = state.status().to_act().to_vec();
@@ -124,14 +128,7 @@ fn hidden_information_does_not_change_the_choice() {
 /// `decisions` of a game it plays against itself, shown the game's latest actions as the
 /// server shows them.
 fn longest_run(id: &str, seed: u8, decisions: usize) -> (usize, usize) {
-    let registry = Registry::standard();
-    let Some(g) = registry.get(id) else {
-        panic!("{id} is registered");
-    };
-    let seats = g.info().min_players.max(2);
-    let mut state = g
-        .setup(&Value::Null, seats, [seed; 32])
-        .unwrap_or_else(|e| panic!("{id}: {e}"));
+    let mut state = started(id, seed);
     let mut recent: Vec<(usize, Value)> = Vec::new();
     let (mut run, mut longest, mut last) = (0, 0, None);
     let mut bot_seed = [seed; 32];
