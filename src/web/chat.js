@@ -1,4 +1,4 @@
-// Chat at the table (issue 35): the game page's chat panel, for the game's players only.
+// Chat at the table: the game page's chat panel, for the game's players only.
 // Messages arrive live as `chat_message` events on the caller's stream (live.js); a
 // reconnect or a missed event reads what came after the last message shown. Every text
 // is put in the page as text (textContent through `h`), never as HTML.
@@ -19,6 +19,17 @@ export function chatPanel(game, show) {
   let channel = 'table';
   /** Per channel: the messages shown, oldest first, and the newest id. */
   const state = { table: { list: [], last: 0 }, team: { list: [], last: 0 } };
+  /** Per channel: messages of others that arrived live while the other channel was shown. */
+  const unseen = { table: 0, team: 0 };
+  function drawTabs() {
+    if (!tabs) return;
+    for (const b of tabs.querySelectorAll('button')) {
+      const c = b.dataset.channel;
+      const name = c === 'table' ? 'Table' : 'Team';
+      fill(b, name, unseen[c] ? h('span', { class: 'badge chat-unseen' }, ` ${unseen[c]} new`) : null);
+      b.setAttribute('aria-label', unseen[c] ? `${name}: ${unseen[c]} new message${unseen[c] > 1 ? 's' : ''}` : name);
+    }
+  }
   const listEl = h('ol', { class: 'chat-list', tabindex: 0, 'aria-label': 'Chat messages', 'aria-live': 'polite' });
   const input = h('textarea', { rows: 2, maxlength: 1000, 'aria-label': 'Message', placeholder: 'Say something to the table' });
   const sendBtn = h('button', { type: 'submit' }, 'Send');
@@ -29,6 +40,8 @@ export function chatPanel(game, show) {
       'aria-pressed': String(c === channel),
       onclick: () => {
         channel = c;
+        unseen[c] = 0;
+        drawTabs();
         tabs.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.channel === c)));
         input.placeholder = c === 'team' ? 'Say something to your team' : 'Say something to the table';
         draw();
@@ -105,13 +118,17 @@ export function chatPanel(game, show) {
     listEl.scrollTop = listEl.scrollHeight;
   }
 
-  function add(m) {
+  function add(m, arrived = false) {
     const s = state[m.channel];
     if (!s || s.list.some((x) => x.id === m.id)) return;
     s.list.push(m);
     s.list.sort((a, b) => a.id - b.id);
     s.last = Math.max(s.last, m.id);
     if (m.channel === channel) draw();
+    else if (arrived && m.seat !== game.your_seat) {
+      unseen[m.channel] += 1;
+      drawTabs();
+    }
     markRead();
   }
 
@@ -119,7 +136,7 @@ export function chatPanel(game, show) {
     const s = state[c];
     const q = s.last ? `&after=${s.last}` : '';
     const page = await get(`/api/v1/games/${id}/chat?channel=${c}&limit=200${q}`);
-    page.messages.forEach(add);
+    page.messages.forEach((m) => add(m));
     if (c === channel) draw();
   }
 
@@ -153,7 +170,7 @@ export function chatPanel(game, show) {
   });
 
   const unsubscribe = live.subscribe((kind, data) => {
-    if (kind === 'chat_message' && data.game_id === id) add(data);
+    if (kind === 'chat_message' && data.game_id === id) add(data, true);
     else if (kind === 'reconnected' || kind === 'lagged') {
       catchUp('table').catch(() => {});
       if (teams) catchUp('team').catch(() => {});

@@ -256,3 +256,86 @@ fn tokio_free_post(app: &crate::helpers::TestApp, id: i64, p: &crate::helpers::P
     );
     assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
 }
+
+/// A team message that arrives while the table's chat is shown is announced on the Team
+/// tab, until the tab is opened.
+#[test]
+fn a_team_message_read_elsewhere_is_announced_on_the_team_tab() {
+    let app = spawn_app();
+    let people = [
+        app.player("Ada"),
+        app.player("Bo"),
+        app.player("Cy"),
+        app.player("Di"),
+    ];
+    let all: Vec<&crate::helpers::Player> = people.iter().collect();
+    let id = app.start_game("partners", json!({}), &all);
+    let bo = &people[1];
+    runtime().block_on(async {
+        let mut driver = Driver::start();
+        let c = driver.browser().await;
+        c.goto(&app.url("/")).await.expect("open the client");
+        js(
+            &c,
+            &format!(
+                "localStorage.setItem('turnpost.token', {}); return true;",
+                json!(bo.token)
+            ),
+        )
+        .await;
+        c.goto(&app.url(&format!("/#/game/{id}")))
+            .await
+            .expect("open the game");
+        // Loaded afresh with the token in place, as a signed-in visit starts.
+        c.refresh().await.expect("reload");
+        css(&c, "#chat .chat-tabs button[data-channel=team]").await;
+        // The page's live stream is open: a message now arrives live, not in the first read.
+        wait_for(
+            &c,
+            "the live stream open",
+            "if (!window.__live) { import('/web/live.js').then((m) => { window.__live = m; }); return false; } \
+             return window.__live.connected();",
+        )
+        .await;
+        // Everyone else says something to their team: only Bo's partner's words reach Bo.
+        let sent = tokio::task::block_in_place(|| {
+            people
+                .iter()
+                .filter(|p| p.id != bo.id)
+                .filter(|p| {
+                    app.post(
+                        &format!("/api/v1/games/{id}/chat"),
+                        Some(&p.token),
+                        &json!({ "text": "lead spades", "channel": "team" }),
+                    )
+                    .status()
+                        == 201
+                })
+                .count()
+        });
+        assert_eq!(sent, 3, "each posts to their own team");
+        let badge = wait_for(
+            &c,
+            "the Team tab's sign",
+            "const b = document.querySelector('#chat .chat-tabs button[data-channel=team] .chat-unseen'); \
+             return b && b.textContent.trim();",
+        )
+        .await;
+        assert_eq!(badge, json!("1 new"));
+        screenshot(&driver, &c, "chat-team-unseen.png").await;
+        css(&c, "#chat .chat-tabs button[data-channel=team]")
+            .await
+            .click()
+            .await
+            .expect("open the Team tab");
+        wait_for(
+            &c,
+            "the team message shown, the sign gone",
+            "return !document.querySelector('#chat .chat-unseen') && \
+             [...document.querySelectorAll('#chat .chat-text')].some((t) => t.textContent === 'lead spades');",
+        )
+        .await;
+        assert_eq!(axe(&c).await, Vec::<String>::new(), "accessibility");
+        let _ = c.close().await;
+    });
+}
