@@ -274,20 +274,7 @@ fn a_team_message_read_elsewhere_is_announced_on_the_team_tab() {
     runtime().block_on(async {
         let mut driver = Driver::start();
         let c = driver.browser().await;
-        c.goto(&app.url("/")).await.expect("open the client");
-        js(
-            &c,
-            &format!(
-                "localStorage.setItem('turnpost.token', {}); return true;",
-                json!(bo.token)
-            ),
-        )
-        .await;
-        c.goto(&app.url(&format!("/#/game/{id}")))
-            .await
-            .expect("open the game");
-        // Loaded afresh with the token in place, as a signed-in visit starts.
-        c.refresh().await.expect("reload");
+        super::open_game(&c, &app, id, &bo.token).await;
         css(&c, "#chat .chat-tabs button[data-channel=team]").await;
         // The page's live stream is open: a message now arrives live, not in the first read.
         wait_for(
