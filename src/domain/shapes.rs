@@ -339,7 +339,9 @@ pub struct GameResponse {
     /// Every action the caller may submit now, each valid as is.
     #[schema(value_type = Vec<Object>)]
     pub legal_actions: Box<RawValue>,
-    /// The same actions in words, in the same order (as numbered in emails).
+    /// The same actions in words, in the same order (as numbered in emails), with people's
+    /// names beside the seats they name ("offer Ada (Player A): your 1 food for their 1
+    /// ore").
     #[schema(value_type = Vec<String>)]
     pub legal_action_texts: Box<RawValue>,
     /// For each of the same actions, what on the board picture it involves: the
@@ -447,7 +449,8 @@ pub struct LogEntry {
     /// The action as the caller may see it (secret parts replaced for outsiders).
     #[schema(value_type = Object)]
     pub action: Value,
-    /// The action in words, or null when it is hidden from the caller.
+    /// The action in words after its mover's name, other seats named with their people
+    /// ("offered you (Player B) 1 food for 1 ore"), or null when it is hidden from the caller.
     pub text: Option<String>,
     pub at: DateTime<Utc>,
     /// A takeback: the game went back to this version (the entry's `action` is then

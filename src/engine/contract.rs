@@ -194,7 +194,9 @@ pub struct Outcome {
     /// Teams, for team games; empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub teams: Vec<TeamResult>,
-    /// One line for people: "Seat 2 wins with 23 points".
+    /// One line for people: "Seat 2 wins with 23 points" as the game writes it; the API
+    /// answers it with the people beside their seats, as the caller knows them ("Bo (Seat 2)
+    /// wins with 23 points", "You (Seat 2) win with 23 points" to Bo).
     pub summary: String,
 }
 
