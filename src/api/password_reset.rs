@@ -82,6 +82,7 @@ pub async fn set_new_password(
         (status = 400, description = "Malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`invalid_link`: the token was altered or not made by this server", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "`link_expired`: the link is older than an hour; `link_used`: it was used already, a newer link was sent, or the password changed since", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`invalid_body`: the token is not a string, or the body has other fields", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/password-reset/check")]

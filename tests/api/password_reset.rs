@@ -158,14 +158,31 @@ fn a_reset_answers_alike_for_every_address_and_its_link_works_once() {
     // A weak password is refused, and the link still works afterwards.
     let (s, v) = assert_problem(set_password(&app, &link, "password123"), "weak");
     assert_eq!((s, v["code"].as_str()), (422, Some("weak_password")));
-    // A fresh link checks out, and checking it twice does not use it.
-    for _ in 0..2 {
-        let r = app.post(
-            "/api/v1/password-reset/check",
-            None,
-            &json!({ "token": link }),
+    // A fresh link checks out, and checking it, 20 times at once, does not use it.
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let checks: Vec<_> = (0..20)
+            .map(|_| {
+                scope.spawn(|| {
+                    app.post(
+                        "/api/v1/password-reset/check",
+                        None,
+                        &json!({ "token": link }),
+                    )
+                    .status()
+                    .as_u16()
+                })
+            })
+            .collect();
+        checks.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(statuses, vec![204; 20]);
+    // A body that is not a check: a problem, not a 5xx.
+    for body in [json!({ "token": 7 }), json!({ "token": link, "extra": 1 })] {
+        let (s, v) = assert_problem(
+            app.post("/api/v1/password-reset/check", None, &body),
+            "a malformed check",
         );
-        assert_eq!(r.status(), 204);
+        assert_eq!((s, v["code"].as_str()), (422, Some("invalid_body")), "{v}");
     }
     let r = set_password(&app, &link, NEW_PASSWORD);
     assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
