@@ -1,4 +1,4 @@
-//! Many games with clocks (issue 36, point 3): `cargo bench --bench clock_sweep`.
+//! Many games with clocks: `cargo bench --bench clock_sweep`.
 //!
 //! Starts the private cluster and `turnpost serve` as `storage` does, makes one real clocked
 //! two-player Kasino game through the API (one day per move, `forfeit`), stops the server,

@@ -655,7 +655,7 @@ fn main() -> anyhow::Result<()> {
             per_move(cpu.server.saturating_sub(senders))
         );
         // The load generator's work per move is the same for every server build, so its CPU
-        // time tracks how fast the machine runs just now (it varied by a fifth between runs
+        // time tracks how fast the machine runs just now (it can vary by a fifth between runs
         // minutes apart): server CPU in those units compares builds across runs.
         println!(
             "  server CPU per move in units of the load generator's: {:.2} (without the email \
@@ -737,9 +737,8 @@ fn main() -> anyhow::Result<()> {
          latency average {latency:.2} ms"
     );
     let (simple, _) = bare_append(&url, &var, games, secs, first_game, true, "simple")?;
-    // Earlier versions of this bench ran pgbench with the simple protocol: the ratios they
-    // printed compare with this line, not with the prepared one the server's own
-    // connections match.
+    // Figures measured with pgbench's simple protocol compare with this line, not with
+    // the prepared one the server's own connections match.
     println!("the bare append with the simple protocol (each statement parsed): {simple:.0} tps");
     let (with_triggers, _) = bare_append(&url, &var, games, secs, first_game, false, "prepared")?;
     println!(

@@ -1,5 +1,4 @@
-//! What a move costs the database, by game type: `cargo bench --bench storage` (issue 36,
-//! points 4 and 5).
+//! What a move costs the database, by game type: `cargo bench --bench storage`.
 //!
 //! Starts the private cluster and `turnpost serve` as `http_load` does, then for each game
 //! type plays STORAGE_GAMES (default 3) games of at most STORAGE_MOVES (default 60) random
@@ -7,7 +6,7 @@
 //! addresses and no grace period, so that every move owes and sends a turn email as in
 //! real play. Per move it reports the WAL written (`pg_current_wal_lsn` before and after),
 //! the database's growth, the log entry's size and the snapshot's, and WAL over (log entry
-//! + snapshot), the ratio issue 36 asks to keep at 2 or below.
+//! + snapshot), the ratio to keep at 2 or below.
 //!
 //! Then retention: every settled outbox row and processed reply is aged past
 //! `outbox_retention_days`, the server's own sweep (every second here) prunes them, and the
@@ -232,10 +231,10 @@ struct Sizes {
     state_bytes: i64,
 }
 
-/// How the database stored a move, before issue 36's point 4 and after it, in one run.
+/// How the database stores a move under each of three setups, in one run.
 #[derive(Clone, Copy)]
 enum Phase {
-    /// As before migration 000033 (its down), and full-page images uncompressed.
+    /// Without migration 000033 (its down run), and full-page images uncompressed.
     Before,
     /// Migration 000033 (a BRIN index on the event buffer), full-page images compressed
     /// with pglz (`wal_compression = on`, which every build has).

@@ -1,4 +1,4 @@
-//! Watchers (issue 36, point 2): `cargo bench --bench watchers`.
+//! Watchers: `cargo bench --bench watchers`.
 //!
 //! Starts the private cluster and the real `turnpost serve` as a child process (so the
 //! memory, descriptors and threads read from /proc are the server's alone), then plays

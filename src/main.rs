@@ -1,6 +1,6 @@
 //! The `turnpost` command; everything lives in the library.
 
-// jemalloc instead of glibc's malloc: under load, glibc's malloc and free took about a
+// jemalloc instead of glibc's malloc: under load, glibc's malloc and free take about a
 // fifth of the server's CPU time (perf, benches/http_load.rs), much of it consolidating
 // and unlinking free chunks across the worker threads.
 #[global_allocator]

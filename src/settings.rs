@@ -2,7 +2,7 @@
 //! `config/<TURNPOST_ENV>.toml` and `config/local.toml` if present, then `TURNPOST_*`
 //! environment variables. `DATABASE_URL` is read without a prefix, as everyone expects.
 //!
-//! Loading refuses what it cannot mean (issue 34): a key or `TURNPOST_*` variable that
+//! Loading refuses what it cannot mean: a key or `TURNPOST_*` variable that
 //! names no setting (a misspelling otherwise leaves the default in force, silently), and
 //! any value out of its range (see `validate`). Serialising a `Settings` masks its
 //! secrets: that is what `turnpost config check` prints.

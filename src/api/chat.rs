@@ -1,4 +1,4 @@
-//! Chat at the table (issue 35): thin handlers over `domain::chat`.
+//! Chat at the table: thin handlers over `domain::chat`.
 
 use super::json_body;
 use actix_web::{HttpResponse, delete, get, post, web};

@@ -1,4 +1,4 @@
-//! Private notes on a game, and the reliability record of an account (issue 35).
+//! Private notes on a game, and the reliability record of an account.
 
 use super::json_body;
 use actix_web::{HttpResponse, get, put, web};

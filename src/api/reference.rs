@@ -1,4 +1,4 @@
-//! The reference to browse (issue 33): `GET /docs`, the whole API described by
+//! The reference to browse: `GET /docs`, the whole API described by
 //! `openapi.yaml` and drawn by Redoc (vendored in `src/web/vendor/redoc/`, compiled in,
 //! nothing fetched at run time), and `GET /docs/games/{id}`, one page
 //! per game type: its options, every action with a real example, and its views, named as

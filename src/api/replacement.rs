@@ -1,5 +1,4 @@
-//! A replacement for an abandoned seat (issue 35, point 3): thin handlers over
-//! `domain::replacement`.
+//! A replacement for an abandoned seat: thin handlers over `domain::replacement`.
 
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 

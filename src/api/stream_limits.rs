@@ -1,7 +1,7 @@
 //! Bounds on the Server-Sent Events streams a node holds open, so that streams cannot take
 //! the server off the network: each open stream is a socket, and a server out of file
-//! descriptors accepts nothing, `/healthz` and logins included (issue 29: about a thousand
-//! anonymous streams did that under a 1,024-descriptor limit). Streams are counted per
+//! descriptors accepts nothing, `/healthz` and logins included (about a thousand anonymous
+//! streams do that under a 1,024-descriptor limit). Streams are counted per
 //! client address and in total; a stream over either bound is refused at once with
 //! `Retry-After` (429 for the address, 503 for the node), and the total leaves a reserve of
 //! descriptors for ordinary requests, the database and the mail.
@@ -137,7 +137,7 @@ pub fn raise_open_file_limit() -> u64 {
             }
         }
     }
-    // Issue 36: each event stream holds a descriptor; an operator reads here what this
+    // Each event stream holds a descriptor; an operator reads here what this
     // node can hold (README, "Scale": `LimitNOFILE=65536` under systemd).
     if lim.rlim_cur < LOW_OPEN_FILE_LIMIT {
         tracing::warn!(
@@ -153,7 +153,7 @@ pub fn raise_open_file_limit() -> u64 {
     lim.rlim_cur
 }
 
-/// Under this many descriptors a node cannot hold the 10,000 streams issue 36 asks of it.
+/// Under this many descriptors a node cannot hold the 10,000 streams it is sized for.
 const LOW_OPEN_FILE_LIMIT: u64 = 16_384;
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! replies) take the game's row lock, and may wait for it while holding a database
 //! connection. At most the pool's size less a reserve of them run at once; the others wait
 //! here, holding nothing, so that however many of them pile up on one busy game, the
-//! reserve stays free for everyone else's sign-ins, reads and health checks (issue 29).
+//! reserve stays free for everyone else's sign-ins, reads and health checks.
 
 use crate::domain::ProblemCode;
 use std::sync::Arc;

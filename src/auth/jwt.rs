@@ -49,7 +49,7 @@ pub struct Tokens {
     previous: Previous<Tokens>,
     /// Tokens this secret already verified, by their whole text, with their subject. A
     /// client sends the same token with every request; checking its signature and decoding
-    /// its claims again took a tenth of the HTTP workers' time under the load bench.
+    /// its claims again takes a tenth of the HTTP workers' time under the load bench.
     /// Expiry is still checked on every use. Shared by clones, and by nothing signed with
     /// another secret.
     verified: Arc<Cache<Box<str>, TokenSubject>>,

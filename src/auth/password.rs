@@ -2,7 +2,7 @@
 //! 19 MiB and a core for tens of milliseconds, so a flood of logins must queue rather than
 //! run hundreds at once (memory would grow by 19 MiB per concurrent login). Freed hash
 //! buffers go back to the system by the binary's allocator (jemalloc, see `main.rs`, which
-//! purges unused pages after a short decay); the glibc tuning once here (`mallopt`) had no
+//! purges unused pages after a short decay); glibc tuning (`mallopt`) would have no
 //! effect since jemalloc serves every allocation. The flood test in `tests/api/hardening.rs`
 //! measures the peak of the real binary.
 

@@ -1,6 +1,7 @@
-//! Failed-login throttling that slows guessing without locking owners out (issue 29: after
-//! 50 failures from one address every login from it was refused, correct passwords of other
-//! accounts included, while guesses at one account from many addresses were all checked).
+//! Failed-login throttling that slows guessing without locking owners out. Refusing every
+//! login from an address past a number of failures would refuse the correct passwords of
+//! other accounts behind it, and counting per address alone would check every guess at one
+//! account spread over many addresses.
 //!
 //! - **Per (account, client address)**: past `max_failures` failures in the window the
 //!   pair is refused (429) until the oldest failure leaves the window. Only this pair: a

@@ -1,4 +1,4 @@
-//! Your data is yours (issue 35, point 6): everything about an account as one JSON
+//! Your data is yours: everything about an account as one JSON
 //! document, and deleting the account.
 //!
 //! A deleted account's row stays, emptied: its finished games name their seats by account,

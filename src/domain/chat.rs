@@ -1,4 +1,4 @@
-//! Chat at the table (issue 35): each game has a channel for its seated players, and team
+//! Chat at the table: each game has a channel for its seated players, and team
 //! games (Partners with four players, Kasino in teams) one per team that only the team
 //! reads. Spectators, invitees and strangers neither read nor write: a public game's table
 //! talk is between its players (see the README's "Chat").

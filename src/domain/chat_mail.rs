@@ -1,4 +1,4 @@
-//! Chat by email (issue 35): what of a game's chat a player has not yet had by email or
+//! Chat by email: what of a game's chat a player has not yet had by email or
 //! read on the page, carried by their next turn email, reminder or nudge; and, for a player
 //! with no turn email coming, a short chat email once the table has been quiet for a while
 //! (at most one an hour per game). Mute (of the author, or of the game), `stop`, quiet hours

@@ -36,7 +36,7 @@ pub struct ListQuery {
     pub awaiting_me: bool,
     pub page: i64,
     pub per_page: i64,
-    /// Lobby filters (issue 35): the game type, the number of seats, with or without a
+    /// Lobby filters: the game type, the number of seats, with or without a
     /// clock, and the creator's rating in the game's type.
     pub game_type: Option<String>,
     pub players: Option<i32>,

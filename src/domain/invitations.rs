@@ -150,7 +150,7 @@ pub(crate) fn pending_invitation(
         .filter(invitations::game_id.eq(game))
         .filter(accounts::id.eq(account))
         // A kept seat goes to the link, or to an account that proved the address: anyone
-        // can sign up with an address they do not own (issue 28).
+        // can sign up with an address they do not own.
         .filter(accounts::email_verified_at.is_not_null())
         .filter(invitations::status.eq(InvitationStatus::Pending))
         .filter(invitations::expires_at.gt(Utc::now()))
@@ -372,7 +372,7 @@ impl Domain {
             super::invitation_limits::record(conn, inviter.id, &email.to_lowercase(), id)?;
             let url = format!("{base}/api/v1/invitations/{token}");
             // The inviter's name is their own free text: it goes in the body, never in
-            // the subject, where it could advertise anything to a stranger (issue 29).
+            // the subject, where it could advertise anything to a stranger.
             let subject = format!("[Turnpost] An invitation to play {game_name}");
             let letter = Letter {
                 subject: subject.clone(),

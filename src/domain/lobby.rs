@@ -1,5 +1,5 @@
-//! The lobby's side of issue 35: each account's reliability record, what a game's creator
-//! asks of those who join, and the cap on games an account holds a seat in.
+//! What the lobby weighs about players: each account's reliability record, what a game's
+//! creator asks of those who join, and the cap on games an account holds a seat in.
 
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};

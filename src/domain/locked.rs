@@ -68,8 +68,8 @@ impl LockedGame {
         if lock {
             // The lock is its own statement: a statement that waited for the row reads the
             // row again once it is free, but a function in its select list (the seats) still
-            // sees the snapshot from before the wait, so a join that waited for another saw
-            // the seats without it and took the same seat number (issue 28). The read
+            // sees the snapshot from before the wait, so a join that waited for another would
+            // see the seats without it and take the same seat number. The read
             // below starts after the wait, with a snapshot that holds what it waited for.
             games::table
                 .find(id)

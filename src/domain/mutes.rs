@@ -1,4 +1,4 @@
-//! The players an account muted in chat (issue 35), for its settings page: the list
+//! The players an account muted in chat, for its settings page: the list
 //! beside `POST`/`DELETE /accounts/{id}/mute` (`chat.rs`).
 
 use chrono::{DateTime, Utc};

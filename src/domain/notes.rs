@@ -1,4 +1,4 @@
-//! Private notes (issue 35): one free-text note per seat per game, read and written only by
+//! Private notes: one free-text note per seat per game, read and written only by
 //! the account holding the seat. Everyone else is answered as for any seat-only request:
 //! `404 game_not_found` when the game is hidden from them, else `403 not_a_player`.
 

@@ -1,4 +1,4 @@
-//! Password reset by email (issue 32): a player who forgot their password asks for a link
+//! Password reset by email: a player who forgot their password asks for a link
 //! (`POST /api/v1/password-reset`), and the link's page sets a new one
 //! (`POST /api/v1/password-reset/new-password`), signing them in.
 //!

@@ -266,7 +266,7 @@ impl Domain {
         viewer: Option<AccountId>,
         page: Page,
     ) -> DomainResult<AccountRatingsResponse> {
-        // A private game's id, type, time and ranks are its players' business (issue 28).
+        // A private game's id, type, time and ranks are its players' business.
         let visible = || {
             diesel::dsl::sql::<diesel::sql_types::Bool>(
                 "(NOT EXISTS (SELECT 1 FROM games g WHERE g.id = rating_history.game_id AND g.private) \

@@ -1,4 +1,4 @@
-//! A replacement for an abandoned seat (issue 35, point 3). When a seat of a game of three
+//! A replacement for an abandoned seat. When a seat of a game of three
 //! or more gives up (resigns, forfeits on time, or its account is deleted) the computer
 //! plays it on; a player still in the game may offer the seat in the lobby, and a person
 //! who takes it plays on from the seat's position with the seat's view only. The hand-over

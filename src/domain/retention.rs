@@ -1,4 +1,4 @@
-//! Retention (issue 36): the outbox gains a row per email and webhook delivery, and
+//! Retention: the outbox gains a row per email and webhook delivery, and
 //! `inbound_messages` one per reply; nothing else ever removes them. Past the retention
 //! (`outbox_retention_days`), the sweep deletes what was sent or dropped, and replies
 //! processed, keeping what is still needed:

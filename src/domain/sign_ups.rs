@@ -1,5 +1,5 @@
-//! Sign-up that does not tell whether an address has an account (issue 29: it answered
-//! `409 email_taken`, so anyone could learn who plays here).
+//! Sign-up that does not tell whether an address has an account (answering
+//! `409 email_taken` would let anyone learn who plays here).
 //!
 //! Where the server requires confirmed addresses (the default), `POST /accounts` makes no
 //! account. It answers `202` with the same body whatever the address, and mails the

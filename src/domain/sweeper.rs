@@ -263,10 +263,10 @@ type RunningClock = (
 
 /// The active clocked games that may owe a reminder or a timeout at `now`, in id order.
 ///
-/// Issue 36: the sweep used to lock and read every active clocked game in a transaction of
-/// its own (with a vacation query per running clock), so a pass cost several statements
-/// per clocked game, due or not, against the 2 s a pass may take at 100,000 games (the old
-/// pass was not timed there). One read of the running clocks now picks the games to look at:
+/// Locking and reading every active clocked game in a transaction of its own (with a
+/// vacation query per running clock) would cost a pass several statements per clocked
+/// game, due or not, against the 2 s a pass may take at 100,000 games. One read of the
+/// running clocks picks the games to look at:
 /// a clock whose wall time since it started is under half its time owes nothing
 /// (vacations only take time off), and one past a stage whose reminder was sent owes
 /// nothing until it is out of time. `sweep_game` still decides, under the row lock, with

@@ -671,7 +671,7 @@ mod tests {
         assert_eq!(num(-12.345), "-12.35");
         assert_eq!(num(7.05), "7.05");
         assert_eq!(num(1e300), format!("{}", i64::MAX));
-        // The old float-formatting path, for every hundredth in a wide range.
+        // A plain float-formatting reference, for every hundredth in a wide range.
         for cents in -100_000..100_000 {
             let v = f64::from(cents) / 100.0 + 0.001;
             let rounded = (v * 100.0).round() / 100.0;

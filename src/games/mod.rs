@@ -14,7 +14,7 @@ pub mod starfarers;
 use turnpost_engine::{DynGame, Erased};
 
 // The contract tests play thousands of random games and allocate at every step: with
-// glibc's malloc, allocating and freeing took a fifth of their time. The server's binary
+// glibc's malloc, allocating and freeing take a fifth of their time. The server's binary
 // uses jemalloc for the same reason.
 #[cfg(test)]
 #[global_allocator]

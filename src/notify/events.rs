@@ -37,7 +37,7 @@ pub struct GameEvent {
     /// every stream is told, so open lobby pages refresh.
     #[serde(default)]
     pub lobby: bool,
-    /// A chat message (issue 35), for its recipients only; such an event changes nothing
+    /// A chat message, for its recipients only; such an event changes nothing
     /// of the game.
     #[serde(default)]
     pub chat: Option<ChatEvent>,

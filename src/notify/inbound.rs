@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn deeply_nested_messages_are_refused_before_parsing() {
-        // 32,000 levels overflowed the stack before the bound (about 2 MB).
+        // Without the bound, 32,000 levels overflow the stack (about 2 MB).
         let raw = nested(32_000);
         match parse(&raw, None) {
             Err(InboundError::TooComplex(_, poison)) => {

@@ -2,7 +2,7 @@
 //! release) leaves it on, and writes the end of a message (`\r\n.\r\n`) as a second small
 //! write after the body: Nagle holds that write until the server acknowledges the body, and
 //! the server delays its acknowledgement (40 ms on Linux) because it waits for the rest.
-//! Every message then took 40 ms more on its connection, whatever the machine: at most 25
+//! Every message then takes 40 ms more on its connection, whatever the machine: at most 25
 //! emails a second per connection. lettre has merged the fix (setting `TCP_NODELAY` on its
 //! sockets, lettre pull request 1159) but not released it; until it is, the outbox worker
 //! sets the option itself before each send. lettre's pool does not hand its sockets out, so

@@ -278,7 +278,9 @@ mod tests {
             "::ffff:10.0.0.1",
             "64:ff9b::a9fe:a9fe",
             "2001:db8::1",
-            // Issue 29: IPv6 transition ranges were taken for public addresses.
+            // IPv6 transition ranges (IPv4-translated, 6to4, Teredo) embed IPv4 addresses,
+            // which may be private; site-local, local NAT64 and discard-only ranges are not
+            // routed on the internet: none of these is a public address.
             "::ffff:0:7f00:1",
             "::ffff:0:a00:1",
             "2002:7f00:1::1",

@@ -18,7 +18,7 @@ const NOT_SETTINGS: &[&str] = &[
 
 /// The settings that are booleans. The `config` crate also reads `yes`, `on` and `1` as
 /// true; an operator who writes `yes` may mean something else, so only `true` and `false`
-/// are taken (issue 34).
+/// are taken.
 const BOOLEANS: &[&str] = &[
     "require_email_verification",
     "email_pictures",

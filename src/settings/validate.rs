@@ -1,6 +1,6 @@
 //! Every setting's value checked at load, so that a wrong one stops the server at start
-//! with a sentence instead of misbehaving later (`db_pool_size = 0` panicked in the pool,
-//! a public URL without a scheme made links that go nowhere).
+//! with a sentence instead of misbehaving later (`db_pool_size = 0` panics in the pool,
+//! a public URL without a scheme makes links that go nowhere).
 
 use std::ops::RangeInclusive;
 use std::str::FromStr;

@@ -11,9 +11,9 @@ use super::MIGRATIONS;
 use super::replaceable;
 
 /// The key of the session advisory lock every migration run holds (`pg_advisory_lock`).
-/// Two nodes started at once on a fresh database both created the same tables and one
-/// died on `duplicate key … pg_type_typname_nsp_index` (issue 34): with the lock the
-/// second waits, then finds nothing to do. Fixed, so that every version of the server
+/// Without it, two nodes started at once on a fresh database would both create the same
+/// tables and one would die on `duplicate key … pg_type_typname_nsp_index`: with the lock
+/// the second waits, then finds nothing to do. Fixed, so that every version of the server
 /// takes the same one; distinct from the event lock of `turnpost_store_event`
 /// (7733100025).
 pub const MIGRATION_LOCK_KEY: i64 = 7_733_100_000;

@@ -49,8 +49,8 @@ pub struct Manager(ConnectionManager<PgConnection>, Option<&'static str>);
 
 /// What every connection of the requests' pool is set to: a lock wait, a statement and an
 /// abandoned transaction end in seconds, so that one request waiting on a busy game (or a
-/// runaway one) cannot hold a connection for long (issue 29: fifteen nudges waiting on a
-/// held game row took every connection for as long as the row was held).
+/// runaway one) cannot hold a connection for long (without these, fifteen nudges waiting
+/// on a held game row take every connection for as long as the row is held).
 pub const REQUEST_SESSION: &str = "SET lock_timeout = '5s'; SET statement_timeout = '20s'; \
      SET idle_in_transaction_session_timeout = '60s'";
 

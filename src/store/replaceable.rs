@@ -1,8 +1,8 @@
 //! The database's functions and triggers, kept in one file (`sql/replaceable.sql`) and
 //! applied after the migrations whenever its text changed, as Lemmy's "replaceable
 //! schema" is. Migrations keep tables and data; a function is edited in that one place
-//! instead of copied whole into a new migration (`record_move` had been rewritten in
-//! full three times). The running code calls the functions by the same names as before.
+//! instead of copied whole into a new migration each time it changes. The running code
+//! calls the functions by their names, which stay the same when their text changes.
 
 use diesel::PgConnection;
 use diesel::connection::SimpleConnection;

@@ -131,7 +131,7 @@ export async function gamePage(main, [idText], app) {
   const editor = h('section', { id: 'editor' });
   const tools = h('div', { class: 'tools' });
   const invitations = h('section', { id: 'invitations', 'aria-label': 'Invitations' });
-  // Seats given up and offered to a replacement (issue 35, point 3).
+  // Seats given up and offered to a replacement.
   const replacements = h('section', { id: 'replacements', 'aria-label': 'Seats given up' });
   // The seat's private note (PUT /games/{id}/note): seen by its author alone. Its text
   // lives in a textarea's value and the status line's textContent, never as markup.
@@ -839,13 +839,13 @@ export async function gamePage(main, [idText], app) {
 
   await refresh();
 
-  // The players' chat (issue 35), beside the log; spectators have none.
+  // The players' chat, beside the log; spectators have none.
   const chat = chatPanel(game, show);
   if (chat) log.after(chat.el);
 
   // Live: refresh when the stream says this game changed; poll (cheap 304s) as a safety
   // net, often while the stream is down and every 20 s while it is up (an event lost
-  // under load, seen in a full test run on 2 cores, then costs 20 s rather than a minute).
+  // under load, as on a loaded 2-core machine, then costs 20 s rather than a minute).
   let lastRead = Date.now();
   const reread = () => {
     lastRead = Date.now();

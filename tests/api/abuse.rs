@@ -1,4 +1,4 @@
-//! Issue 29, abuse resistance: what one account (or none) may do to others through the
+//! Abuse resistance: what one account (or none) may do to others through the
 //! server. Invitations cannot be used to mail strangers; the bearer scheme is read as
 //! HTTP defines it.
 
@@ -218,8 +218,8 @@ fn the_bearer_scheme_is_case_insensitive() {
     }
 }
 
-/// Event streams of anonymous watchers used up the server's file descriptors (977 streams
-/// under a 1,024 limit), after which nobody could sign in or read a game. Now the node
+/// Event streams of anonymous watchers can use up the server's file descriptors (977
+/// streams under a 1,024 limit), after which nobody can sign in or read a game. So the node
 /// refuses streams beyond what its limit leaves after a reserve, and everything else goes
 /// on. The real binary under `ulimit -n 600`: 88 streams at most (600 − 512).
 #[test]
@@ -371,10 +371,10 @@ fn one_address_holds_a_bounded_number_of_streams() {
     assert_eq!(app.get("/healthz", None).status(), 200);
 }
 
-/// One account held a game's row (a runaway request, here a session holding the lock for
-/// twelve seconds) and fifteen nudges waited on it, each holding a pooled connection: every
-/// other user got 503 for as long as the row was held. Now lock waits end after 5 s
-/// (`409 resource_busy`), and requests that change games wait for their turn without a
+/// One account holds a game's row (a runaway request, here a session holding the lock for
+/// twelve seconds) and fifteen nudges wait on it: were each to hold a pooled connection,
+/// every other user would get 503 for as long as the row is held. So lock waits end after
+/// 5 s (`409 resource_busy`), and requests that change games wait for their turn without a
 /// connection, so the pool keeps a reserve for everyone else.
 #[test]
 fn requests_waiting_on_a_held_game_leave_connections_for_everyone_else() {

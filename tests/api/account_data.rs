@@ -1,4 +1,4 @@
-//! Your data is yours (issue 35, point 6): the export holds everything about the account
+//! Your data is yours: the export holds everything about the account
 //! and nothing its seats may not see; deleting the account resigns its games, frees its
 //! address, erases its name, and its finished games still replay.
 

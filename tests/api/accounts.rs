@@ -356,7 +356,7 @@ fn guesses_at_one_account_from_many_addresses_are_paced_and_its_owner_still_gets
     assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
 }
 
-/// Issue 29: `aaaaaaaaaa`, `password12` and ten NUL characters were accepted.
+/// Easy passwords such as `aaaaaaaaaa`, `password12` and ten NUL characters are refused.
 #[test]
 fn easy_passwords_are_refused_wherever_a_password_is_set() {
     let app = spawn_app();
@@ -516,7 +516,7 @@ fn sign_up(app: &TestApp, email: &str, name: &str, password: &str) -> (u16, Valu
     (r.status().as_u16(), r.json().unwrap())
 }
 
-/// Issue 29: sign-up answered `409 email_taken`, telling anyone who has an account.
+/// A `409 email_taken` on sign-up would tell anyone who has an account.
 #[test]
 fn sign_up_answers_alike_whether_or_not_the_address_has_an_account() {
     let app = spawn_app_with(|s| s.require_email_verification = true);

@@ -1,4 +1,4 @@
-//! Settings that cannot be used stop the real binary at once (issue 34): exit status 2, one
+//! Settings that cannot be used stop the real binary at once: exit status 2, one
 //! line naming the setting (and, for a misspelt name, the nearest valid one), no panic.
 //! `turnpost config check` shows the settings with their secrets masked.
 

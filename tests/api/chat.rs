@@ -1,4 +1,4 @@
-//! Chat at the table (issue 35), over HTTP on the real server and database: who reads and
+//! Chat at the table, over HTTP on the real server and database: who reads and
 //! writes which channel, garbage and hostile text, the length cap and the rate limit,
 //! muting, reports and the operator's list, chat surviving a takeback, concurrent posts,
 //! unread counts and the live event.

@@ -1,4 +1,4 @@
-//! Chat by email (issue 35): `say` lines in a real reply through the inbound endpoint go
+//! Chat by email: `say` lines in a real reply through the inbound endpoint go
 //! to the chat with the reply's moves or not at all; chat reaches other players in their
 //! next turn email, or in a short chat email once the table is quiet (one an hour per game
 //! at most, never to a player who muted the author, stopped game email, is in quiet hours

@@ -1,4 +1,4 @@
-//! Games the computer plays much of (issue 28, "Runaway requests"): a request plays a
+//! Games the computer plays much of: a request plays a
 //! bounded number of its moves, the background bot worker the rest; Space Empires without
 //! a round cap is refused; the Starfarers computer offers a few times a turn and waits for
 //! each answer.
@@ -56,9 +56,9 @@ fn wait_for(
     }
 }
 
-/// The creator resigns from a four-seat Starfarers game of computers: before, that one
-/// request played the whole game (5.5 s in production, and a Space Empires game without a
-/// cap for over ten minutes while the client had its 408). Now the answer comes at once,
+/// The creator resigns from a four-seat Starfarers game of computers: were that one request
+/// to play the whole game, it would take 5.5 s in production (and a Space Empires game
+/// without a cap over ten minutes, long after the client's 408). The answer comes at once,
 /// with a bounded number of the computer's moves, and the game plays on to its end.
 #[test]
 fn an_all_computer_game_answers_the_resignation_at_once_and_still_finishes() {
@@ -102,9 +102,9 @@ fn an_all_computer_game_answers_the_resignation_at_once_and_still_finishes() {
 }
 
 /// Twenty requests at once on a game of computers, among them the resignation that hands
-/// the game to them: every one is answered in time, none with a server error. Before,
-/// the resignation held the game row (and its connection) while it played the whole game,
-/// and the requests queued behind it ran out of connections and time.
+/// the game to them: every one is answered in time, none with a server error. A
+/// resignation that held the game row (and its connection) while it played the whole game
+/// would leave the requests queued behind it out of connections and time.
 #[test]
 fn twenty_requests_at_once_on_a_computer_game_get_no_server_error() {
     let app = spawn_app_without_mail();
@@ -156,7 +156,7 @@ fn twenty_requests_at_once_on_a_computer_game_get_no_server_error() {
     assert_eq!(g["forfeited"], json!([0]));
 }
 
-/// A new Space Empires game needs a round cap: `null` played on for ever (issue 28). Left
+/// A new Space Empires game needs a round cap: with `null` it may play on for ever. Left
 /// out, it is the default of 20; a number is kept.
 #[test]
 fn space_empires_without_a_round_cap_is_refused_at_creation() {
@@ -193,8 +193,8 @@ fn space_empires_without_a_round_cap_is_refused_at_creation() {
 
 /// A person against two computers in Starfarers, playing random legal moves: every offer
 /// the computer makes stays open until its recipient answered it (the person is then the
-/// one the game waits for), and the computer makes at most two a turn. Before, it offered
-/// and withdrew thousands of times, each within one request.
+/// one the game waits for), and the computer makes at most two a turn, rather than
+/// offering and withdrawing thousands of times, each within one request.
 #[test]
 fn the_starfarers_computer_waits_for_the_answer_to_each_offer() {
     let app = spawn_app_without_mail();
@@ -353,7 +353,8 @@ fn computer_moves(log: &[Value]) -> usize {
 /// An account may have the computer make so many moves a day in the games it created: a
 /// game of computers stops there and says so, the account's next game gets no computer
 /// move, another account's game is not held back, and a day later the worker plays on.
-/// Before, two such games played thousands of moves an hour for as long as the server ran.
+/// Without the allowance, two such games play thousands of moves an hour for as long as
+/// the server runs.
 #[test]
 fn the_computer_stops_at_its_creators_daily_allowance_and_goes_on_when_it_is_back() {
     const ALLOWANCE: usize = 40;

@@ -311,9 +311,10 @@ fn turn_row_of(app: &TestApp, p: &Player) -> PendingTurn {
     .expect("one turn row")
 }
 
-/// Each move rewrote the pending turn email's indexed columns (its key and due time), so
-/// no update of it could stay on its page. A newer turn now writes only unindexed ones,
-/// and the worker moves the row to its real due time when it finds it too early.
+/// A move that rewrote the pending turn email's indexed columns (its key and due time)
+/// would keep any update of it from staying on its page. A newer turn writes only
+/// unindexed ones, and the worker moves the row to its real due time when it finds it too
+/// early.
 #[test]
 fn a_newer_turn_moves_no_index_entry_and_the_worker_waits_for_its_grace() {
     let app = spawn_app_with(|s| {

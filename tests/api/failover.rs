@@ -1,4 +1,4 @@
-//! Failover without losing a move (issue 36): a primary and a streaming standby started
+//! Failover without losing a move: a primary and a streaming standby started
 //! from the installed PostgreSQL binaries, the real server on a two-host `DATABASE_URL`
 //! (`target_session_attrs=read-write`), Kasino played by several clients at once; the
 //! primary is killed (every process of it, SIGKILL: a dead host, not a clean stop) and the

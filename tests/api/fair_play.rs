@@ -1,4 +1,4 @@
-//! Issue 28, fair play under attack: joins and acceptances racing for the same game, private
+//! Fair play under attack: joins and acceptances racing for the same game, private
 //! games answered to outsiders exactly as missing ones, ratings that keep private games to
 //! their players, kept seats that an unconfirmed sign-up cannot take, tokens kept out of the
 //! log, and streams that end when their token is revoked.
@@ -364,7 +364,7 @@ fn a_rematch_against_the_computer_is_played_by_the_computer() {
     assert_eq!(r.status(), 201, "{}", r.text().unwrap_or_default());
     let new = r.json::<Value>().unwrap()["id"].as_i64().unwrap();
     // Rotated: the computer has the first seat now. Whenever the game waits for it, it
-    // moves (before the fix its seat was a person's that nobody played).
+    // moves (its seat stays the computer's, not a person's that nobody plays).
     let start = Instant::now();
     let mut mine = 0;
     while mine < 3 {

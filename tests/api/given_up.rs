@@ -189,7 +189,7 @@ fn metrics_need_the_operators_token() {
 
 /// The outbox column holds only the jobs the senders know: each `OutboxKind` is stored and
 /// read back as itself, and any other word is refused by the database where it is
-/// written (before the CHECK, such a row sat in the outbox for ever, never sendable).
+/// written (without the CHECK, such a row would sit in the outbox for ever, never sendable).
 #[test]
 fn the_outbox_holds_only_the_kinds_its_senders_know() {
     use diesel::prelude::*;

@@ -211,7 +211,8 @@ fn concurrent_guesses_are_capped_and_the_owner_still_logs_in_from_elsewhere() {
     let statuses: Vec<u16> = threads.into_iter().map(|t| t.join().unwrap()).collect();
     let evaluated = statuses.iter().filter(|&&s| s == 401).count();
     let throttled = statuses.iter().filter(|&&s| s == 429).count();
-    // 26 to 60 guesses were evaluated before the reservation.
+    // Each guess reserves its place before it is checked, so only 5 are evaluated
+    // (without the reservation, 26 to 60 of the 80 are).
     assert_eq!(evaluated, 5, "{statuses:?}");
     assert_eq!(throttled, 75, "{statuses:?}");
     // The owner, from another address, is not locked out.
@@ -261,7 +262,7 @@ fn a_body_that_trickles_in_gets_408_in_time() {
     }
     let text = String::from_utf8_lossy(&answer);
     assert!(text.starts_with("HTTP/1.1 408"), "{text}");
-    // It was held 130 s and more before the deadline: the 2 s deadline ends it well
+    // Without a deadline it is held 130 s and more: the 2 s deadline ends it well
     // within a bound that a loaded machine cannot miss.
     assert!(
         start.elapsed() < Duration::from_secs(60),
@@ -499,8 +500,8 @@ fn a_preview_does_not_foretell_a_bag_draw() {
         &b
     };
     let mail = turn_mail(&app, p, id, seat, 0);
-    // Five previews of the same draw; the real draw afterwards. Before, all five
-    // predicted it exactly.
+    // Five previews of the same draw; the real draw afterwards. The five must not all
+    // predict it exactly.
     let mut previews = Vec::new();
     for i in 0..5 {
         let mid = format!("preview-{i}@example.org");
@@ -601,10 +602,9 @@ fn refusals_are_mailed_only_to_account_holders_about_their_own_games() {
 }
 
 /// A move writes the turn rows of several seats one after another under the game's lock.
-/// The sender's pass that moves pending turn rows to their new due time once waited for
-/// such a row while holding another: a deadlock, and the move failed with a 500 (a Partners
-/// and a Starfarers game in a full test run). Here a row is held as a move holds it, and
-/// the pass must go past it at once.
+/// A sender's pass that moves pending turn rows to their new due time, were it to wait for
+/// such a row while holding another, would deadlock with the move, which then fails with a
+/// 500. Here a row is held as a move holds it, and the pass must go past it at once.
 #[test]
 fn the_senders_pass_never_waits_for_a_turn_row_a_move_holds() {
     use std::sync::Arc;

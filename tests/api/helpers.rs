@@ -761,7 +761,7 @@ pub fn invitation_token(app: &TestApp, address: &str) -> String {
         m.iter().any(|m| invitation(&m))
     });
     let mail = mails.iter().find(invitation).unwrap();
-    // The inviter's name is free text: never in the subject (issue 29).
+    // The inviter's name is free text: never in the subject.
     assert!(!mail.subject.contains("Ada"), "{}", mail.subject);
     let marker = "http://turnpost.test/api/v1/invitations/";
     let at = mail.text.find(marker).expect("a link in the email") + marker.len();

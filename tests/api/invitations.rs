@@ -545,7 +545,7 @@ fn forged_and_garbage_invitation_requests_are_problems() {
 
 /// The last player leaving a game with invitations out deletes the game, whether the
 /// invitation emails went already or not; the links then lead nowhere. (Leaving after the
-/// email was sent answered 500: the sent email still pointed at the game.)
+/// email is sent must not answer 500, though the sent email points at the game.)
 #[test]
 fn the_creator_leaving_a_game_with_invitations_out_deletes_it() {
     let app = spawn_app();

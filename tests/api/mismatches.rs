@@ -1,4 +1,4 @@
-//! Small mismatches between what the API says and what it does (issue 33, item 7): path
+//! Small mismatches between what the API says and what it does: path
 //! ids, one status per problem code, the new account's `Location`.
 
 use reqwest::blocking::Response;

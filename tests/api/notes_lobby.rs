@@ -1,4 +1,4 @@
-//! Issue 35: private notes, reliability records, join requirements, lobby filters and the
+//! Private notes, reliability records, join requirements, lobby filters and the
 //! cap on games an account holds.
 
 use chrono::{Duration, Utc};

@@ -1,4 +1,4 @@
-//! Password reset by email (issue 32): the same answer for every address, a link that
+//! Password reset by email: the same answer for every address, a link that
 //! works once and for an hour, old tokens revoked, requests throttled per address and per
 //! client, and twenty of the same at once.
 

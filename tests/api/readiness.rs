@@ -1,4 +1,4 @@
-//! `/readyz` reports the mail transport (issue 34): an SMTP server that cannot be reached
+//! `/readyz` reports the mail transport: an SMTP server that cannot be reached
 //! leaves the node ready (200) but `degraded`, with the reason.
 
 use secrecy::SecretString;

@@ -1,4 +1,4 @@
-//! A replacement for an abandoned seat (issue 35, point 3): a seat that gave up in a game
+//! A replacement for an abandoned seat: a seat that gave up in a game
 //! of three or more is offered in the lobby by a player still in the game; a person who
 //! takes it plays on from the seat's position with the seat's view only; the game's
 //! hand-overs say so; the leaver keeps the loss and the replacement is not rated.

@@ -1,4 +1,4 @@
-//! Retention (issue 36, point 5): the sweep prunes outbox rows and processed replies
+//! Retention: the sweep prunes outbox rows and processed replies
 //! settled before `outbox_retention_days`, and keeps what is still needed: pending and
 //! given-up rows, and each game thread's first email (emptied), whose Message-ID the next
 //! email must not take again.

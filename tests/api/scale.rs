@@ -1,4 +1,4 @@
-//! Issue 36, points 2 and 3: what a node needs to hold many streams and sweep many clocks
+//! What a node needs to hold many streams and sweep many clocks
 //! (the figures are in `benches/watchers.rs` and `benches/clock_sweep.rs`).
 
 use chrono::{Duration, Utc};

@@ -1,4 +1,4 @@
-//! Rotating the server secret (issue 34, item 6): after a rotation, what the previous
+//! Rotating the server secret: after a rotation, what the previous
 //! secret signed (login tokens, reply addresses in turn emails, links in emails) keeps
 //! working until the grace period ends, and everything new is signed with the new secret.
 

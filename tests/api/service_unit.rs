@@ -1,5 +1,5 @@
 //! The shipped systemd unit (`config/turnpost.service`) is valid and hardened, as
-//! `systemd-analyze` judges it (issue 34, item 7).
+//! `systemd-analyze` judges it.
 
 use std::path::Path;
 use std::process::Command;

@@ -1244,7 +1244,8 @@ fn pings_are_one_a_minute_per_webhook_and_twenty_an_hour_per_account() {
     );
 }
 
-/// Issue 30: a `bot`-policy game's deadline said "or you forfeit the game".
+/// Each timeout policy's deadline says what that policy does: a `bot`-policy game's must
+/// not say "or you forfeit the game".
 #[test]
 fn the_calendar_feed_says_what_each_timeout_policy_does() {
     let app = spawn_app();

@@ -1240,7 +1240,8 @@ mod tests {
         assert!(e.contains("replay") || e.contains("round trip"), "{e}");
     }
 
-    /// The old way: every leaf of both documents by exact path, compared, then folded.
+    /// The plain way, as a reference: every leaf of both documents by exact path, compared,
+    /// then folded.
     fn varied_by_flattening(a: &Value, b: &Value) -> BTreeSet<String> {
         let (x, y) = (flatten(a), flatten(b));
         let mut out = BTreeSet::new();

@@ -121,7 +121,7 @@ pub struct GameRecord {
 }
 
 /// The rules version new games start under. 2: no new group before everyone has opened,
-/// even when a merge in the same move keeps the group count (issue 18.4).
+/// even when a merge in the same move keeps the group count.
 pub const RULES_VERSION: u32 = 2;
 
 /// Snapshots from before the field existed were set up under version 1.

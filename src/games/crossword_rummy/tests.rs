@@ -1570,7 +1570,7 @@ fn action_and_options_schemas_describe_the_meld() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Issue 18.4: no new group before everyone has opened, even when a merge keeps the count
+// No new group before everyone has opened, even when a merge keeps the count
 // (seed: "Ingen anden spiller må lægge endnu en gruppe ud på bordet, før alle spillere har
 // lagt deres første gruppe ud"). Rules version 2; version 1 games keep the old count rule.
 
@@ -1720,7 +1720,7 @@ fn issue_18_4_new_games_record_version_2_and_old_snapshots_decode_as_version_1()
 }
 
 // ---------------------------------------------------------------------------------------
-// Issue 18.8a: games won by emptying a rack. Uniform random play ends blocked; the steered
+// Games won by emptying a rack. Uniform random play ends blocked; the steered
 // player (melds weighted by the tiles they lay) reaches rack-emptying wins.
 
 fn emptied_wins(players: usize, games: u64, steered: bool) -> usize {
@@ -1838,8 +1838,7 @@ fn issue_18_8a_scenario_a_game_won_by_emptying_a_rack() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Issue 12: resample_hidden varies every hidden field, consistently with what the viewer
-// knows.
+// resample_hidden varies every hidden field, consistently with what the viewer knows.
 
 #[test]
 fn resample_keeps_tiles_the_viewer_passed_in_the_neighbours_rack() {

@@ -49,8 +49,8 @@ pub struct MeldContext<'a> {
     pub rack: &'a [Tile],
     pub opened: &'a [bool],
     pub mover: Seat,
-    /// The rules version of the game (see `State::rules_version`): version 1 let a merge in
-    /// the same move hide a new group before everyone had opened (issue 18.4).
+    /// The rules version of the game (see `State::rules_version`): version 1 lets a merge
+    /// in the same move hide a new group before everyone has opened.
     pub rules_version: u32,
 }
 
@@ -635,8 +635,8 @@ fn validate_grid(
                 ),
             ));
         }
-        // Version 2 (issue 18.4): only the opening group itself may be new, even when a
-        // merge keeps the count down. Version 1 compared the counts only.
+        // Version 2: only the opening group itself may be new, even when a
+        // merge keeps the count down. Version 1 compares the counts only.
         let too_many = if ctx.rules_version >= 2 {
             new_group_count(old, &grid, &analysis) > 1
         } else {
@@ -656,7 +656,7 @@ fn validate_grid(
     } else if !all_opened
         && if ctx.rules_version >= 2 {
             // Seed: nobody lays a further group until everyone has opened. A merge in the
-            // same move does not free a slot for one (issue 18.4); version 1 let it.
+            // same move does not free a slot for one; version 1 lets it.
             new_group_count(old, &grid, &analysis) > 0
         } else {
             groups_after > groups_before

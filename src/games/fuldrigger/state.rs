@@ -133,8 +133,8 @@ pub struct Sale {
     pub count: u32,
 }
 
-/// Rules version 1 counted every ship at the standard price in the fortune; version 2
-/// counts a ship at what was paid for it (issue 18.5).
+/// Rules version 1 counts every ship at the standard price in the fortune; version 2
+/// counts a ship at what was paid for it.
 pub const RULES_VERSION: u32 = 2;
 /// The first rules version whose fortune counts ships at their purchase price.
 pub const SHIP_PAID_PRICE_SINCE: u32 = 2;

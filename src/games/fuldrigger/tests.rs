@@ -1637,7 +1637,7 @@ mod contract {
     }
 
     /// Fuldrigger whose view names the seat in turn (`current`) as the one to act, as a
-    /// view could before the views shared their fields: wrong once the game is over, when
+    /// view of its own making could: wrong once the game is over, when
     /// `status` waits for nobody.
     struct CurrentAsToAct(Fuldrigger);
 
@@ -1788,12 +1788,12 @@ fn render_shows_ports_ships_forts_and_cash() {
     assert!(text.contains("L34    BAT Rp. J_MAL"), "{text}");
 }
 
-// ------------------------------------------------------------------ forced steps (issue 28)
+// ------------------------------------------------------------------ forced steps
 
-/// Random play sent one-choice steps to the player (2.3 % of decisions: an `end_movement`
-/// with nothing to sail, the last home city). Every step where a seat to act has a single
-/// listed choice now plays itself, except the roll and the end of the turn, before which
-/// offers the list only samples may be made (HR-17).
+/// One-choice steps are 2.3 % of decisions in random play (an `end_movement` with nothing
+/// to sail, the last home city). Every step where a seat to act has a single listed choice
+/// plays itself, except the roll and the end of the turn, before which offers the list
+/// only samples may be made (HR-17).
 #[test]
 fn every_single_choice_outside_the_offer_phases_plays_itself() {
     let game = g();

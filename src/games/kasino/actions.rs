@@ -207,7 +207,7 @@ pub fn apply(state: &State, seat: Seat, action: &Action) -> Result<State, RuleEr
                 ));
             }
             check_loose(state, cards)?;
-            // Rules version 2 (issue 18.6): when the played card alone is worth the value
+            // Rules version 2: when the played card alone is worth the value
             // ("mere syv"), it is laid on one loose card of that value, not on a sum.
             if state.rules_version >= 2
                 && p.tv(*card) == *value

@@ -95,7 +95,7 @@ impl Search<'_> {
 
 /// How many subsets [`subsets_summing`], and how many sets [`unions`], list at most. On a
 /// table of dozens of loose cards (every player trailing, hand after hand) the captures of
-/// one card number in the millions: listing them all took a request minutes and hundreds
+/// one card number in the millions: listing them all takes a request minutes and hundreds
 /// of megabytes. Beyond these bounds the legal actions are a sample, each one valid, to
 /// which each card's largest capture is added ([`super::largest`]); `apply` checks a
 /// capture or build by its sums, so it accepts any the rules allow, listed or not. Below

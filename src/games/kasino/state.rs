@@ -65,7 +65,7 @@ pub struct RoundLine {
 /// Rules of games set up before the version was recorded in the state.
 pub const FIRST_RULES: u32 = 1;
 
-/// Rules of new games. Version 2 (issue 18.6): a "mere" build, where the played card alone
+/// Rules of new games. Version 2: a "mere" build, where the played card alone
 /// is worth the build value, must lay it on a loose card of that value.
 pub const CURRENT_RULES: u32 = 2;
 

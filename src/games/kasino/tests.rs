@@ -1187,9 +1187,9 @@ fn action_and_options_schemas_are_documented() {
     assert!(o.contains("sweeps_cancel") && o.contains("teams") && o.contains("HR-10"));
 }
 
-// ---------------------------------------------------------------- issue 18
+// --------------------------------------------------- rules version 2 and invariants
 
-/// Issue 18.6: a "mere" build (the played card alone worth N) lays the card on one loose
+/// A "mere" build (the played card alone worth N) lays the card on one loose
 /// card of value N, as the seed's "mere syv"; a 7 put on 3 + 4 is not a build.
 #[test]
 fn mere_build_lays_the_card_on_one_loose_card_of_its_value() {
@@ -1283,7 +1283,7 @@ fn ex_9_15_game_end_tie_then_winner_by_play() {
     assert_eq!(refused(&st, 0, trail("3C")), "game_over");
 }
 
-/// Issue 18.7: the invariants catch lost or duplicated cards and doctored scores.
+/// The invariants catch lost or duplicated cards and doctored scores.
 #[test]
 fn invariants_catch_broken_states() {
     let st = GAME
@@ -1314,7 +1314,7 @@ fn invariants_catch_broken_states() {
     assert_eq!(GAME.check_invariants(&bad_build), Ok(()));
 }
 
-/// Issue 18.7: the points a round adds are recomputed from the captured cards.
+/// The points a round adds are recomputed from the captured cards.
 #[test]
 fn round_end_points_are_recomputed_in_check_step() {
     let mut st = position(&["2H", "9C"], loose("4D 5C KH"), 0);
@@ -1541,8 +1541,8 @@ fn pictures_render_to_png() {
     }
 }
 
-/// HR-12 in RULES.md says how often a move plays itself; this keeps the text true (issue
-/// 28: it said "rare" where random play measured 19 %). Counted over random two-player
+/// HR-12 in RULES.md says how often a move plays itself; this keeps the text true (a word
+/// like "rare" is wrong where random play measures 19 %). Counted over random two-player
 /// games: the moves a seat to act had to make, and of those the ones forced.
 #[test]
 fn forced_moves_are_as_frequent_as_rules_md_says() {

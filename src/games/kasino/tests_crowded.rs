@@ -26,8 +26,8 @@ fn largest_listed(legal: &[Action], card: &str) -> usize {
 }
 
 /// Trailing hand after hand can leave dozens of loose cards, where one card's captures
-/// number in the millions: listing them took a request minutes and hundreds of megabytes
-/// (found playing by the API). The list is a bounded sample of valid actions, and a
+/// number in the millions: listing them takes a request minutes and hundreds of megabytes.
+/// The list is a bounded sample of valid actions, and a
 /// capture outside it is still accepted.
 #[test]
 fn a_crowded_table_lists_a_bounded_sample_and_accepts_any_capture() {

@@ -106,7 +106,7 @@ fn diagnose(d: &Data, st: &State, p: usize, action: &Action) -> RuleError {
 }
 
 /// The listed seven that ends in the same position as `action`, a split of the same card
-/// in another order or with other parts (issue 18.3): equivalent splits are one play,
+/// in another order or with other parts: equivalent splits are one play,
 /// carried out in the listed form so every order gives the same state and log.
 fn listed_equivalent(
     d: &Data,
@@ -320,7 +320,7 @@ impl Game for Partners {
             if let Some(slot) = next.pending.get_mut(p) {
                 *slot = Some(*card);
             }
-            // Public: that a card was chosen, never which (issue 12).
+            // Public: that a card was chosen, never which.
             next.note(format!(
                 "{} chose a card for {}",
                 cap(d.colour(p)),
@@ -449,7 +449,7 @@ impl Game for Partners {
         match action {
             Action::Exchange { .. } => {
                 // The card is seen by the giver, and by the partner only if the partner has
-                // already chosen: the exchange is simultaneous and hidden (4.1, 7; issue 12).
+                // already chosen: the exchange is simultaneous and hidden (4.1, 7).
                 // The entry of the first of two partners stays the giver's alone.
                 let mut seen_by: Vec<Seat> = st
                     .positions_of(seat)

@@ -103,7 +103,7 @@ pub fn mover(pieces: &Pieces, p: usize) -> usize {
 }
 
 /// The landing field must not be blocked; under rules version 1 it also must not hold a
-/// pair of the mover's own colour (version 2 dropped that invented limit, issue 18.2).
+/// pair of the mover's own colour (version 2 has no such limit: the seed sets none).
 fn check_landing(d: &Data, r: Rules, pieces: &Pieces, c: usize, f: u8) -> Result<(), Why> {
     if blocked_for(d, pieces, c, f) {
         return Err(refuse(
@@ -592,7 +592,7 @@ impl SevenSearch<'_> {
 /// home, even within the split). Splits that end in the same position are one play; the one
 /// listed is the first in search order (pieces by field, larger parts first), so "one
 /// piece moves 7" is preferred over seven parts of 1. `apply` accepts any other order of an
-/// equivalent split and carries out the listed one (issue 18.3).
+/// equivalent split and carries out the listed one.
 pub fn seven_actions(
     d: &Data,
     r: Rules,
@@ -676,7 +676,7 @@ pub fn perform(
                 ));
             }
             for (i, part) in parts.iter().enumerate() {
-                // From version 2 the colour moved is decided part by part (issue 18.1).
+                // From version 2 the colour moved is decided part by part.
                 let c = if r.seven_carries_over() {
                     mover(pieces, p)
                 } else {

@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 /// Rules of games set up before the version was recorded in the state.
 pub const FIRST: u32 = 1;
 
-/// Rules of new games. Version 2 (issue 18): a seven that brings the last own piece home
+/// Rules of new games. Version 2: a seven that brings the last own piece home
 /// goes on with the partner's pieces, and a field may hold any number of pieces of one
-/// colour (version 1 refused a third; no seed or digest rule says so).
+/// colour (version 1 refuses a third; no seed or digest rule says so).
 pub const CURRENT: u32 = 2;
 
 /// The serde default of `State::rules_version`: snapshots without the field are version 1.
@@ -27,7 +27,7 @@ impl Rules {
         Rules { version }
     }
 
-    /// Version 1 refused to put a third piece of a colour on a field.
+    /// Version 1 refuses to put a third piece of a colour on a field.
     pub fn two_per_field(self) -> bool {
         self.version < 2
     }

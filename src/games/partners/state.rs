@@ -150,7 +150,7 @@ impl State {
 
     /// May `seat` know the card colour `p` chose for its partner this deal? The giver
     /// always; the receiver only once both partners have chosen, since the exchange is
-    /// simultaneous and hidden (seed; issue 12). Nobody else, ever.
+    /// simultaneous and hidden (seed). Nobody else, ever.
     pub fn sees_exchange_of(&self, p: usize, seat: Option<usize>) -> bool {
         let Some(s) = seat else {
             return false;

@@ -1,5 +1,5 @@
 //! Contract playouts, the digest's worked examples (9.x), one test per house rule (hr_n_),
-//! the issue's edge cases and leak checks.
+//! edge cases and leak checks.
 
 use super::*;
 use turnpost_engine::harness::{PlayoutConfig, assert_resample_covers, check_many};
@@ -883,7 +883,7 @@ fn exchanged_card_and_hands_do_not_leak_to_the_other_team() {
     else {
         panic!("the exchange must be private")
     };
-    // Blue has not chosen yet, so even Blue may not see Yellow's card (issue 12).
+    // Blue has not chosen yet, so even Blue may not see Yellow's card.
     assert_eq!(seen_by, vec![0]);
     assert_eq!(
         public_form,
@@ -975,9 +975,9 @@ fn contract_1000_whole_games_part_4() {
     whole_games(100_750);
 }
 
-// ---------------------------------------------------------------- issue 12 and 18
+// ----------------------------------------- the hidden exchange and rules version 2
 
-/// Issue 12: the exchange is simultaneous and hidden, so a partner must not learn the card
+/// The exchange is simultaneous and hidden, so a partner must not learn the card
 /// meant for them before choosing their own (view, text, log, description).
 #[test]
 fn partner_sees_the_exchanged_card_only_after_choosing_their_own() {
@@ -1056,7 +1056,7 @@ fn partner_sees_the_exchanged_card_only_after_choosing_their_own() {
     }
 }
 
-/// Issue 12: once all four have chosen, the card received shows in the receiver's view.
+/// Once all four have chosen, the card received shows in the receiver's view.
 #[test]
 fn received_card_shows_to_the_receiver_after_the_exchange() {
     let mut st = Partners
@@ -1081,7 +1081,7 @@ fn received_card_shows_to_the_receiver_after_the_exchange() {
     );
 }
 
-/// Issue 18.1: a seven that brings the last own piece home goes on with the partner's.
+/// A seven that brings the last own piece home goes on with the partner's.
 #[test]
 fn seven_split_into_home_then_for_the_partner() {
     let mut st = table(4);
@@ -1111,7 +1111,7 @@ fn seven_split_into_home_then_for_the_partner() {
     );
 }
 
-/// Issue 18.2: the seed has no limit of two pieces per field.
+/// The seed has no limit of two pieces per field.
 #[test]
 fn a_third_own_piece_may_join_a_pair() {
     let mut st = table(4);
@@ -1153,7 +1153,7 @@ fn a_third_own_piece_may_join_a_pair() {
     );
 }
 
-/// Issue 18.3: every order of an equivalent split is accepted and gives the listed result.
+/// Every order of an equivalent split is accepted and gives the listed result.
 #[test]
 fn any_order_of_an_equivalent_seven_split_is_accepted() {
     let mut st = table(4);

@@ -240,8 +240,8 @@ impl Game for Sp4x {
         // Other hands and the deck between its visible top and the star are one hidden pool,
         // dealt afresh keeping every hand size. A card the viewer lost to a thief is not kept
         // in the thief's hand: whether the thief still holds it depends on later draws from
-        // the thief that the viewer did not see, and a world that kept it exactly while the
-        // thief really did told the viewer what those draws were (issue 28).
+        // the thief that the viewer did not see, and a world that keeps it exactly while the
+        // thief really does tells the viewer what those draws were.
         let mut pool: Vec<Card> = Vec::new();
         let mut sizes = Vec::new();
         for (s, p) in out.players.iter_mut().enumerate() {

@@ -64,7 +64,7 @@ pub fn resample(state: &State, d: Option<&Data>, viewer: Viewer, rng: &mut GameR
             .collect();
         let mut ms: Vec<Marker> = idx.iter().map(|i| s.cells[*i].marker).collect();
         // Sorted first, so the world drawn depends only on which markers are unknown, not
-        // on where they really lie (the contract's resample check, issue 28).
+        // on where they really lie (the contract's resample check).
         ms.sort_unstable();
         rng.shuffle(&mut ms);
         for (i, m) in idx.into_iter().zip(ms) {

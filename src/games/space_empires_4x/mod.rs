@@ -35,7 +35,7 @@ pub const ID: &str = "space-empires-4x";
 pub struct SpaceEmpires4x;
 
 /// HR-17: the round cap a table gets when it names none. A play-by-email game needs an
-/// end; uniform random play never destroyed a Homeworld in 200,000 actions (issue 12).
+/// end; uniform random play destroys no Homeworld in 200,000 actions.
 pub const DEFAULT_ROUND_CAP: u32 = 20;
 
 /// The round caps a new game may have: five times the default is a long game already, and
@@ -424,9 +424,9 @@ impl Game for SpaceEmpires4x {
         }
     }
 
-    /// A new game needs an end (issue 28): without a round cap, computer players ran one
-    /// game for over ten minutes. Games stored with `null` still set up and replay as
-    /// before: only creation (and a rematch) checks this.
+    /// A new game needs an end: without a round cap, computer players can run one game
+    /// for over ten minutes. Games stored with `null` still set up and replay: only
+    /// creation (and a rematch) checks this.
     fn check_new_options(&self, options: &Options) -> Result<(), SetupError> {
         match options.round_cap {
             None => Err(SetupError::new(
@@ -443,7 +443,7 @@ impl Game for SpaceEmpires4x {
         }
     }
 
-    /// Version 1 games (before issue 12) replay with their old retreat and build rules.
+    /// Version 1 games replay with version 1's retreat and build rules.
     fn replays_rules_versions(&self) -> std::ops::RangeInclusive<u32> {
         1..=RULES_VERSION
     }

@@ -391,7 +391,7 @@ pub struct State {
     pub rules_version: u32,
 }
 
-/// Rules version 2 (issue 12): retreat toward any own colony, no base or shipyard at a
+/// Rules version 2: retreat toward any own colony, no base or shipyard at a
 /// blockaded colony, a default round cap.
 pub const RULES_VERSION: u32 = 2;
 

@@ -702,7 +702,7 @@ pub fn resample(d: &Data, s: &State, viewer: Viewer, rng: &mut GameRng) -> State
         .collect();
     let mut chips: Vec<Chip> = outer.iter().filter_map(|&i| s.planets[i].chip).collect();
     // Sorted before each shuffle, so the world drawn depends only on what is unknown, not
-    // on where it really lies (the contract's resample check, issue 28).
+    // on where it really lies (the contract's resample check).
     chips.sort_unstable();
     rng.shuffle(&mut chips);
     for (&i, c) in outer.iter().zip(chips) {

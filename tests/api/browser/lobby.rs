@@ -1,4 +1,4 @@
-//! The lobby and the player's page by clicking (issue 35): the reliability record beside
+//! The lobby and the player's page by clicking: the reliability record beside
 //! a game's creator and on the player's page, a game created through the form with a
 //! minimum reliability and rating (and the refusal a player below them sees on Join), the
 //! lobby's filters, and the cap on games in progress.

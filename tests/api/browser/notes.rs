@@ -1,4 +1,4 @@
-//! The game page's "My notes" box (issue 35): a note typed and saved is there after a
+//! The game page's "My notes" box: a note typed and saved is there after a
 //! reload, the other player never sees it, and markup in it stays text.
 
 use serde_json::{Value, json};

@@ -1,4 +1,4 @@
-//! A replacement for an abandoned seat by clicking (issue 35, point 3): a player still in
+//! A replacement for an abandoned seat by clicking: a player still in
 //! the game offers the seat of one who resigned, and another person takes it in the lobby;
 //! the game page then shows them the seat and the hand-over in the log.
 

@@ -1,4 +1,4 @@
-//! Your data by clicking (issue 35, point 6): the settings page downloads the export and
+//! Your data by clicking: the settings page downloads the export and
 //! deletes the account with its password.
 
 use serde_json::json;

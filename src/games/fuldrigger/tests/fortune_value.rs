@@ -1,4 +1,4 @@
-//! Issue 18.5: a ship counts in the fortune at what was paid for it, and games set up under
+//! A ship counts in the fortune at what was paid for it, and games set up under
 //! rules version 1 keep counting every ship at the standard price.
 
 use super::*;

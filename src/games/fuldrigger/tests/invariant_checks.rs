@@ -99,11 +99,11 @@ fn broken_transitions_are_refused() {
     st.active_card = board(&game).cards.iter().position(|c| c.id == "C25");
     let after = apply(&game, &st, 0, Action::BuyShip);
     assert_eq!(game.check_step(&st, 0, &Action::BuyShip, &after), Ok(()));
-    // The issue 18.5 bug: a ship bought at 80 counted at 100 made 20 ducats from nothing.
+    // A ship bought at 80 counted at 100 would make 20 ducats from nothing.
     let mut bug = after.clone();
     bug.ships[0].paid = None;
     assert!(game.check_step(&st, 0, &Action::BuyShip, &bug).is_err());
-    // A version-1 game had that rule, and keeps it.
+    // A version-1 game has that rule, and keeps it.
     let mut v1 = st.clone();
     v1.rules_version = 1;
     let v1_after = apply(&game, &v1, 0, Action::BuyShip);

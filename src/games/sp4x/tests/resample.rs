@@ -1,14 +1,14 @@
-//! Issue 28: `resample_hidden` may use only what the viewer can know. The resample of
-//! issue 12 kept a card stolen from the viewer in the thief's hand "while the thief still
-//! holds it", checked against the thief's real hand; it is planted here, so the contract's
-//! generic check is shown to catch it, and today's resample to pass the same playouts.
+//! `resample_hidden` may use only what the viewer can know. A resample that keeps a card
+//! stolen from the viewer in the thief's hand "while the thief still holds it", checked
+//! against the thief's real hand, uses more; it is planted here, so the contract's generic
+//! check is shown to catch it, and the game's own resample to pass the same playouts.
 
 use super::super::state::StealRecord;
 use super::*;
 use turnpost_engine::harness::check_playout;
 use turnpost_engine::{RuleError, SetupError, Status};
 
-/// SP4X with the resample of issue 12 (everything else delegated).
+/// SP4X with that resample pinning the real hand (everything else delegated).
 struct PinsRealHand;
 
 fn resample_pinning_the_real_hand(st: &State, viewer: Viewer, rng: &mut GameRng) -> State {
@@ -61,7 +61,7 @@ fn resample_pinning_the_real_hand(st: &State, viewer: Viewer, rng: &mut GameRng)
     }
     mid.extend(out.deck.split_off(out.deck.len().min(1)));
     out.deck.extend(mid);
-    // The rest as today's resample does it.
+    // The rest as the game's own resample does it.
     let today = Sp4x.resample_hidden(st, viewer, rng);
     out.tile_stack = today.tile_stack;
     out.steals = today.steals;
@@ -114,14 +114,14 @@ fn the_contract_catches_a_resample_that_reads_the_thiefs_real_hand() {
         e.contains("depends on more than the viewer can know"),
         "{e}"
     );
-    // Today's resample passes the same playouts (the contract tests run many more).
+    // The game's own resample passes the same playouts (the contract tests run many more).
     for seed in 1..=3u64 {
         let today = check_playout(&Sp4x, &Options::default(), 3, seed, &cfg);
         assert!(today.is_ok(), "{today:?}");
     }
 }
 
-/// The issue's two positions: the same to the victim, the thief still holding the stolen
+/// Two positions the same to the victim, the thief still holding the stolen
 /// card in one and not in the other. The victim's worlds are drawn alike from both.
 #[test]
 fn the_victims_worlds_do_not_follow_the_thiefs_real_hand() {
@@ -182,10 +182,10 @@ fn the_victims_worlds_do_not_follow_the_thiefs_real_hand() {
     let count = |s: &State, g: &dyn Fn(&State, &mut GameRng) -> State| {
         (0..64).filter(|&seed| holds(s, seed, g)).count()
     };
-    // The planted resample told the two positions apart: always in one world set.
+    // The planted resample tells the two positions apart: always in one world set.
     assert_eq!(count(&st, &planted), 64);
     assert!(count(&moved, &planted) < 64);
-    // Today's draws the same worlds from both.
+    // The game's own resample draws the same worlds from both.
     for seed in 0..64 {
         let a = today(&st, &mut GameRng::seed_from_u64(seed));
         let b = today(&moved, &mut GameRng::seed_from_u64(seed));

@@ -1,4 +1,4 @@
-//! Issue 18.8b: battles that uniform random play never reaches, as scenarios played
+//! Battles that uniform random play never reaches, as scenarios played
 //! through `apply` (retreat, screening, three sides, bombardment, a Homeworld destroyed),
 //! and a steered random player that moves toward the enemy so playouts do fight.
 

@@ -1,4 +1,4 @@
-//! Issue 12: hidden levels, face-down fleets, orders and plans stay hidden from other
+//! Hidden levels, face-down fleets, orders and plans stay hidden from other
 //! seats and spectators, in views, texts, the log and descriptions; and `resample_hidden`
 //! varies every one of them, so the contract's leak check can catch a leak.
 
@@ -213,10 +213,10 @@ fn resample_varies_the_other_sides_combat_plan() {
     assert!(changed > 10);
 }
 
-// ------------------------------------------- the leak check now catches the old log
+// ------------------------------------- the leak check catches a log with current levels
 
-/// The battle line as the log wrote it before issue 12: the owner's current levels for
-/// every group, shipyards included.
+/// A battle line that leaks: the owner's current levels for every group, shipyards
+/// included.
 fn old_battle_line(s: &State, g: &Group) -> String {
     format!(
         "#{} Seat {} {}x{} (att {} def {} tac {})",
@@ -231,7 +231,7 @@ fn old_battle_line(s: &State, g: &Group) -> String {
 }
 
 /// Space Empires 4X whose views also show one battle-log line for every shipyard on the
-/// map, written by `line`. With the old format this is the leak of issue 12.
+/// map, written by `line`. With `old_battle_line` this leaks the owner's secret levels.
 struct PlantedLog(fn(&State, &Group) -> String);
 
 /// The game's view with the planted lines beside it (flattened, so the view keeps its
@@ -307,7 +307,7 @@ fn contract_run_fails_with_the_old_battle_log_and_passes_with_the_new() {
         1,
         &cfg,
     );
-    let e = old.expect_err("the old log shows current levels that resampling now varies");
+    let e = old.expect_err("a log with current levels shows what resampling varies");
     assert!(
         e.contains("changed when only hidden information changed"),
         "{e}"

@@ -1,4 +1,4 @@
-//! Issue 12 rule fixes (rules version 2) and that version 1 games keep their old rules.
+//! The rules of version 2, and that version 1 games keep version 1's rules.
 
 use super::*;
 use turnpost_engine::harness::random_playout;

@@ -1,7 +1,7 @@
-//! The computer's trade offers over whole games (issue 28): it made 6,112 offers and
-//! withdrew 6,003 of them within the request that made them, so the person it offered to
-//! never could answer. Now it offers at most `OFFERS_PER_TURN` times a turn and leaves an
-//! offer open until its recipient answered it.
+//! The computer's trade offers over whole games: an offer withdrawn within the request that
+//! made it is one the person it was made to can never answer, so the computer offers at
+//! most `OFFERS_PER_TURN` times a turn and leaves an offer open until its recipient answers
+//! it.
 
 use super::*;
 use crate::starfarers::bot::OFFERS_PER_TURN;
