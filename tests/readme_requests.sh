@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The README's "API in a few requests", as a script that really plays a move:
+# The walk-through of src/docs/api.md, "The API in a few requests", as a script that
+# really plays a move (a test checks that the guide shows exactly these requests):
 #   BASE=http://127.0.0.1:8080 bash tests/readme_requests.sh
 # Needs curl and jq. `cargo test` runs it against a test server. The server must make
 # accounts at once (TURNPOST_REQUIRE_EMAIL_VERIFICATION=false): where addresses must be

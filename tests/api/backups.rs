@@ -1,7 +1,7 @@
-//! A backup restored into a fresh PostgreSQL cluster, as the README's "Backups and
-//! restore" says (issue 34, item 6): `pg_dump`, `pg_restore`, the same JWT secret; players
-//! stay signed in, games are where they were and `turnpost verify` is clean. With another
-//! secret every token is refused: why the README says to keep it.
+//! A backup restored into a fresh PostgreSQL cluster, as the hosts' guide's "Backups and
+//! restore" says (`src/docs/hosting.md`): `pg_dump`, `pg_restore`, the same JWT secret;
+//! players stay signed in, games are where they were and `turnpost verify` is clean. With
+//! another secret every token is refused: why the guide says to keep it.
 
 use std::path::Path;
 use std::process::Command;

@@ -266,7 +266,7 @@ fn the_readme_requests_play_a_move() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "the README's requests failed (needs curl and jq): {stdout}{}",
+        "the API guide's walk-through failed (needs curl and jq): {stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.starts_with("playing "), "{stdout}");

@@ -10,7 +10,8 @@ use serde_json::json;
 use crate::email_play::{first_choice_reply, reply};
 use crate::helpers::{INBOUND_SECRET, TestApp, spawn_app, spawn_app_with};
 
-/// A secret file as the README says: readable by its owner (and group) only.
+/// A secret file as the hosts' guide says ("Connecting an MTA" in `src/docs/hosting.md`):
+/// readable by its owner (and group) only.
 pub fn secret_file(secret: &str, mode: u32) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let path = std::env::temp_dir().join(format!(

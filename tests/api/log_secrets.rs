@@ -167,7 +167,8 @@ fn no_token_of_any_kind_is_in_a_trace_level_log() {
     let personal: Value = r.json().expect("token");
     let personal = personal["token"].as_str().expect("token").to_string();
     assert_eq!(app.get("/api/v1/me", Some(&personal)).status(), 200);
-    // A token in a URL is refused wherever it is sent, as the README says.
+    // A token in a URL is refused wherever it is sent, as the API guide says ("Tokens and
+    // scopes" in `src/docs/api.md`).
     let (s, v) = crate::helpers::assert_problem(
         app.get(&format!("/api/v1/me?access_token={personal}"), None),
         "a token in the URL",

@@ -31,6 +31,7 @@ mod fuldrigger;
 mod games;
 mod generated;
 mod given_up;
+mod guides;
 mod hardening;
 mod helpers;
 mod invitations;

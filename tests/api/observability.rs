@@ -523,8 +523,8 @@ fn a_fresh_server_describes_every_family_and_shows_the_readmes_counters_at_zero(
         );
     }
     let m = scrape(&app);
-    let readme = include_str!("../../README.md");
-    let table = &readme[readme.find("### Metrics").expect("the README's metrics")..];
+    let guide = include_str!("../../src/docs/hosting.md");
+    let table = &guide[guide.find("### Metrics").expect("the guide's metrics")..];
     let table = &table[..table.find("### Retention").expect("the next section")];
     let counters: std::collections::BTreeSet<&str> = table
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))

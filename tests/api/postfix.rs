@@ -1,8 +1,8 @@
-//! A reply from another mail server, through a real Postfix set up as the README's
-//! "Connecting an MTA" says, reaches the game by `turnpost deliver`; while the server is
-//! down, Postfix keeps the reply queued (nothing bounces) and delivers it once the server
-//! is back. And the README's Postfix and systemd steps, in either order, leave the inbound
-//! secret readable by the pipe's user.
+//! A reply from another mail server, through a real Postfix set up as the hosts' guide's
+//! "Connecting an MTA" says (`src/docs/hosting.md`), reaches the game by `turnpost deliver`;
+//! while the server is down, Postfix keeps the reply queued (nothing bounces) and delivers it
+//! once the server is back. And the guide's Postfix and systemd steps, in either order, leave
+//! the inbound secret readable by the pipe's user.
 //!
 //! The test runs its own Postfix instance (its own configuration, queue and log under a
 //! temporary directory, listening on loopback only on a free port) and stops it at the end,
@@ -29,27 +29,27 @@ const POSTFIX: &str = "/usr/sbin/postfix";
 /// The reply domain of every test app (`play@turnpost.test`).
 const REPLY_DOMAIN: &str = "turnpost.test";
 
-/// The README's Postfix lines, read from its "Connecting an MTA" block, for the test's
+/// The hosts' guide's Postfix lines, read from its "Connecting an MTA" block, for the test's
 /// own domain, user and paths: (main.cf settings, the transport table's line, master.cf's
-/// service). The test runs what the README says, not a copy that could drift from it.
+/// service). The test runs what the guide says, not a copy that could drift from it.
 struct ReadmeLines {
     main_cf: Vec<String>,
     transport: String,
     master_cf: String,
 }
 
-/// Where the README's Postfix commands follow.
+/// Where the hosts' guide's Postfix commands follow.
 const POSTFIX_SECTION: &str = "*Postfix* (tested: `tests/api/postfix.rs`";
-/// Where the README's systemd commands follow.
+/// Where the hosts' guide's systemd commands follow.
 const SYSTEMD_SECTION: &str = "### As a systemd service";
 
-/// The first `sh` block of the README after `marker`.
+/// The first `sh` block of the hosts' guide after `marker`.
 fn readme_sh_block(marker: &str) -> String {
-    let readme = include_str!("../../README.md");
-    let at = readme
+    let guide = include_str!("../../src/docs/hosting.md");
+    let at = guide
         .find(marker)
-        .unwrap_or_else(|| panic!("the README has no {marker:?}"));
-    let block = &readme[at..];
+        .unwrap_or_else(|| panic!("src/docs/hosting.md has no {marker:?}"));
+    let block = &guide[at..];
     let block = &block[block.find("```sh").expect("its commands") + 5..];
     block[..block.find("```").expect("their end")].to_string()
 }
@@ -59,7 +59,7 @@ fn readme_lines(substitutions: &[(&str, String)]) -> ReadmeLines {
     for (from, to) in substitutions {
         assert!(
             text.contains(from),
-            "the README's Postfix lines name no {from}"
+            "the hosts' guide's Postfix lines name no {from}"
         );
         text = text.replace(from, to);
     }
@@ -135,7 +135,7 @@ fn group_of(user: &str) -> u32 {
 }
 
 impl Postfix {
-    /// Starts Postfix with the README's reply path: the reply domain relayed to the
+    /// Starts Postfix with the hosts' guide's reply path: the reply domain relayed to the
     /// `turnpost` pipe transport, which runs `turnpost deliver` as `user` with the secret in
     /// `secret_file`, posting to `url`.
     fn start(url: &str, user: &str, secret_file: &Path, agent: &Path) -> Postfix {
@@ -186,7 +186,7 @@ impl Postfix {
              # Nothing else ever leaves this instance (bounces included).\n\
              default_transport = discard\n\
              \n\
-             # The README's lines.\n{}\n",
+             # The hosts' guide's lines.\n{}\n",
             readme.main_cf.join("\n")
         );
         std::fs::write(conf.join("main.cf"), main_cf).unwrap();
@@ -210,7 +210,7 @@ impl Postfix {
              anvil     unix  -       -       n       -       1       anvil\n\
              scache    unix  -       -       n       -       1       scache\n\
              postlog   unix-dgram n  -       n       -       1       postlogd\n\
-             # The README's service.\n{}",
+             # The hosts' guide's service.\n{}",
             readme.master_cf
         );
         std::fs::write(conf.join("master.cf"), master_cf).unwrap();
@@ -346,8 +346,8 @@ fn a_reply_from_another_mail_server_reaches_the_game_through_postfix_and_waits_o
     let url = app.address.clone();
     let database_url = app.database_url.clone();
 
-    // The README's secret file: root:<the pipe user's group>, 0640. The pipe runs as
-    // `nobody` here (the README makes a user of its own, `turnpost-mail`).
+    // The hosts' guide's secret file: root:<the pipe user's group>, 0640. The pipe runs as
+    // `nobody` here (the guide makes a user of its own, `turnpost-mail`).
     use std::os::unix::fs::PermissionsExt;
     let user = "nobody";
     let dir = std::env::temp_dir().join(format!(
@@ -424,7 +424,7 @@ fn a_reply_from_another_mail_server_reaches_the_game_through_postfix_and_waits_o
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// The README's Postfix and systemd steps, each run as written (under a scratch root:
+/// The hosts' guide's Postfix and systemd steps, each run as written (under a scratch root:
 /// `/etc/...` and `/usr/local/bin` moved into it, the commands that reach the running
 /// system stubbed, the users they make made for real), in both orders: whichever comes
 /// first, the pipe's user reads the inbound secret, and the service's secrets stay closed
@@ -437,7 +437,7 @@ fn the_pipe_user_reads_the_secret_whichever_of_the_postfix_and_systemd_steps_com
     assert_eq!(
         unsafe { libc::geteuid() },
         0,
-        "the README's steps make users and change owners: run the suite as root (CI does)"
+        "the hosts' guide's steps make users and change owners: run the suite as root (CI does)"
     );
     let postfix = readme_sh_block(POSTFIX_SECTION);
     let systemd = readme_sh_block(SYSTEMD_SECTION);

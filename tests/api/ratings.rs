@@ -1,7 +1,8 @@
 //! Glicko-2 ratings over HTTP: every way a game ends moves ratings once, unrated games move
 //! nothing, teams and placings, the leaderboard, bad input. Expected numbers come from the
-//! `skillratings` crate itself, fed the results the README describes: each player against
-//! every player of another side, in one rating period.
+//! `skillratings` crate itself, fed the results the players' guide describes ("Ratings" in
+//! `src/docs/players.md`): each player against every player of another side, in one rating
+//! period.
 
 use chrono::{Duration, Utc};
 use serde_json::{Value, json};

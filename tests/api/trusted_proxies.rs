@@ -3,7 +3,7 @@
 //! otherwise); the other header, and both from any other peer, are ignored.
 //!
 //! The test client connects from 127.0.0.1 (the trusted proxy when one is set) or, to be
-//! an untrusted peer, from 127.0.0.2. One test puts the README's own nginx block in front.
+//! an untrusted peer, from 127.0.0.2. One test puts the hosts' guide's own nginx block in front.
 
 use std::net::{IpAddr, Ipv4Addr, TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -100,7 +100,8 @@ fn a_host_that_names_forwarded_gets_rfc_7239_and_x_forwarded_for_is_ignored() {
     assert_eq!(r.status(), 429);
 }
 
-/// The README's nginx block, run by Debian's nginx in front of `app`, on a port of its own.
+/// The hosts' guide's nginx block (`src/docs/hosting.md`), run by Debian's nginx in front
+/// of `app`, on a port of its own.
 struct Nginx {
     child: Child,
     port: u16,
@@ -109,9 +110,9 @@ struct Nginx {
 
 impl Nginx {
     fn in_front_of(app: &TestApp) -> Nginx {
-        let readme = include_str!("../../README.md");
-        let at = readme.find("```nginx\n").expect("the README's nginx block") + 9;
-        let block = &readme[at..];
+        let guide = include_str!("../../src/docs/hosting.md");
+        let at = guide.find("```nginx\n").expect("the guide's nginx block") + 9;
+        let block = &guide[at..];
         let block = &block[..block.find("```").expect("its end")];
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -190,7 +191,7 @@ impl Drop for Nginx {
 
 #[test]
 fn through_the_readmes_nginx_a_client_cannot_name_another_clients_address() {
-    // The README's setting for a proxy on the same machine; nginx reaches Turnpost from
+    // The hosts' guide's setting for a proxy on the same machine; nginx reaches Turnpost from
     // 127.0.0.1, clients reach nginx from 127.0.0.2 (the attacker) and 127.0.0.3 (the owner).
     let app = spawn_app_with(|s| {
         s.trusted_proxies = "127.0.0.1/32,::1/128".into();
