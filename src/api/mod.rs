@@ -227,7 +227,8 @@ pub fn openapi_yaml() -> String {
     rate_limit::describe(&mut doc);
     spec::add_constraints(&mut doc);
     scopes::annotate(&mut doc);
-    quote_yaml11_booleans(&serde_yaml::to_string(&doc).unwrap_or_default())
+    spec::finish_document(&mut doc);
+    quote_yaml11_booleans(&spec::to_yaml(&doc))
 }
 
 /// YAML 1.2 writes the string `off` bare, and YAML 1.1 readers (PyYAML, so most Python

@@ -3,7 +3,9 @@
 //! the problem responses any request can get (a bad query, a bad body, a missing token,
 //! a deadline, an overloaded server), so a generated client knows them all. Each game's
 //! view, action and options models join the components, and links lead from a created
-//! game to joining, reading and playing it.
+//! game to joining, reading and playing it. Last, what the operations repeat (responses,
+//! headers, parameters, links) is said once, as components, and the YAML is written
+//! compactly (`to_yaml`).
 
 use serde_json::{Map, Value, json};
 use utoipa::openapi::path::Operation;
@@ -895,9 +897,637 @@ pub fn add_request_id_header(doc: &mut Value) {
     }
 }
 
+/// The methods a path item describes operations under.
+const METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+/// The last touches, once nothing else changes the document: every operation states what
+/// it requires (`security: []` where it requires nothing), every array schema has `items`,
+/// and what the operations repeat is said once, as components (`share_components`).
+pub fn finish_document(doc: &mut Value) {
+    declare_open_operations(doc);
+    give_arrays_items(doc);
+    share_components(doc);
+}
+
+/// There is no document-wide requirement, so an operation without `security` needs no
+/// token; `[]` says that it needs none, where leaving it out reads (to linters and to
+/// people) like a requirement forgotten.
+fn declare_open_operations(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for item in paths.values_mut().filter_map(Value::as_object_mut) {
+        for (method, op) in item.iter_mut() {
+            if let Some(op) = op.as_object_mut()
+                && METHODS.contains(&method.as_str())
+                && !op.contains_key("security")
+            {
+                op.insert("security".into(), json!([]));
+            }
+        }
+    }
+}
+
+/// Gives `items` to each array schema without it (tools that read OpenAPI 3.0 take an array
+/// without `items` for an error). Its meaning stays: schemars writes a Rust tuple as
+/// `prefixItems` with `maxItems` its length, where `items` (for the members after the
+/// prefix) can match nothing; there it names what the members are, so that a generator
+/// that reads `items` beside `prefixItems` (openapi-python-client) types them as before.
+/// Anywhere else it is `{}`, which allows what no `items` allowed.
+fn give_arrays_items(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            let array = match map.get("type") {
+                Some(Value::String(t)) => t == "array",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
+                _ => false,
+            };
+            if array && !map.contains_key("items") {
+                let length = map.get("maxItems").and_then(Value::as_u64);
+                let items = match map.get("prefixItems") {
+                    Some(Value::Array(prefix))
+                        if !prefix.is_empty()
+                            && length.is_some_and(|n| n <= prefix.len() as u64) =>
+                    {
+                        if prefix.iter().all(|p| *p == prefix[0]) {
+                            prefix[0].clone()
+                        } else {
+                            json!({ "anyOf": prefix })
+                        }
+                    }
+                    _ => json!({}),
+                };
+                map.insert("items".into(), items);
+            }
+            for (key, x) in map.iter_mut() {
+                // Values, not schemas.
+                if !matches!(
+                    key.as_str(),
+                    "example" | "examples" | "default" | "const" | "enum"
+                ) {
+                    give_arrays_items(x);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(give_arrays_items),
+        _ => {}
+    }
+}
+
+/// What `share_components` shares: each is a section of `components`.
+#[derive(Clone, Copy, PartialEq)]
+enum Shared {
+    Headers,
+    Links,
+    Responses,
+    Parameters,
+}
+
+impl Shared {
+    fn section(self) -> &'static str {
+        match self {
+            Shared::Headers => "headers",
+            Shared::Links => "links",
+            Shared::Responses => "responses",
+            Shared::Parameters => "parameters",
+        }
+    }
+
+    /// The name a component takes: its header's, link's or parameter's name, or a
+    /// response's first words and status (`Unauthorized401`); and a longer one, for when
+    /// several would take the first (the `id` of a game and of a webhook, `GameId` and
+    /// `WebhookId`): more of the words of its description.
+    fn names(self, key: &str, value: &Value) -> (String, String) {
+        let description = value
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let fallback = |name: String, default: &str| {
+            if name.is_empty() {
+                default.to_string()
+            } else {
+                name
+            }
+        };
+        match self {
+            Shared::Responses => {
+                let first = fallback(identifier(first_clause(description), 4), "Response");
+                let more = fallback(identifier(description, 5), "Response");
+                (format!("{first}{key}"), format!("{more}{key}"))
+            }
+            Shared::Parameters => {
+                let name = value.get("name").and_then(Value::as_str).unwrap_or(key);
+                let name = fallback(identifier(name, 6), "Parameter");
+                let words = identifier(first_clause(description), 5);
+                (name.clone(), if words.is_empty() { name } else { words })
+            }
+            Shared::Headers | Shared::Links => {
+                let name = fallback(
+                    identifier(key, 6),
+                    if self == Shared::Headers {
+                        "Header"
+                    } else {
+                        "Link"
+                    },
+                );
+                let words = identifier(first_clause(description), 3);
+                (name.clone(), format!("{name}{words}"))
+            }
+        }
+    }
+}
+
+/// Says once what the operations repeat: every response, response header, parameter and
+/// link that occurs twice or more, identically, becomes a component that each occurrence
+/// refers to. Most operations answer the same 400, 401, 408, 429 and 503 and every response
+/// carries the same request id and rate-limit headers; written out each time they were
+/// most of the document. A response whose description names its operation's own problem
+/// codes occurs once and stays in place. Done on the finished document, it shares what any
+/// future operation repeats too; names follow the document's order, so the same code gives
+/// the same document.
+pub fn share_components(doc: &mut Value) {
+    // Headers and links first: responses are compared with their shared headers in.
+    for kind in [
+        Shared::Headers,
+        Shared::Links,
+        Shared::Responses,
+        Shared::Parameters,
+    ] {
+        share(doc, kind);
+    }
+}
+
+/// One object as it occurs: the first occurrence and how often it occurs.
+struct Occurrence {
+    key: String,
+    value: Value,
+    count: usize,
+}
+
+fn share(doc: &mut Value, kind: Shared) {
+    let mut found: Vec<Occurrence> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = Default::default();
+    visit(doc, kind, &mut |key, value| {
+        if value.get("$ref").is_some() {
+            return;
+        }
+        let id = identity(key, value);
+        if let Some(&i) = index.get(&id) {
+            found[i].count += 1;
+        } else {
+            index.insert(id, found.len());
+            found.push(Occurrence {
+                key: key.to_string(),
+                value: value.clone(),
+                count: 1,
+            });
+        }
+    });
+    let repeated: Vec<&Occurrence> = found.iter().filter(|o| o.count >= 2).collect();
+    if repeated.is_empty() {
+        return;
+    }
+    let section = kind.section();
+    let existing = doc
+        .pointer(&format!("/components/{section}"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut taken: std::collections::HashSet<String> = existing.keys().cloned().collect();
+    // One that is a component already keeps its name.
+    let kept: Vec<Option<String>> = repeated
+        .iter()
+        .map(|o| {
+            existing
+                .iter()
+                .find(|(_, c)| **c == o.value)
+                .map(|(name, _)| name.clone())
+        })
+        .collect();
+    let names: Vec<(String, String)> = repeated
+        .iter()
+        .map(|o| kind.names(&o.key, &o.value))
+        .collect();
+    // The most used first: where several would take one name, a response used most keeps
+    // it (the generic 400, not a variant); the others, and all parameters and headers, take
+    // their longer name where it tells them apart, else a number.
+    let mut order: Vec<usize> = (0..repeated.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(repeated[i].count));
+    let mut named: Vec<String> = kept.iter().map(|k| k.clone().unwrap_or_default()).collect();
+    let mut first_taken = std::collections::HashSet::new();
+    for &i in order.iter().filter(|&&i| kept[i].is_none()) {
+        let (base, longer) = &names[i];
+        let rivals: Vec<usize> = (0..repeated.len())
+            .filter(|&j| kept[j].is_none() && names[j].0 == *base)
+            .collect();
+        let distinct =
+            longer != base && rivals.iter().filter(|&&j| names[j].1 == *longer).count() == 1;
+        let want = if rivals.len() == 1
+            || (kind == Shared::Responses && first_taken.insert(base.clone()))
+            || !distinct
+        {
+            base
+        } else {
+            longer
+        };
+        named[i] = unique(want, &mut taken);
+    }
+    let mut new = Vec::new();
+    let mut by_id = std::collections::HashMap::new();
+    for ((o, name), kept) in repeated.iter().zip(named).zip(&kept) {
+        if kept.is_none() {
+            new.push((name.clone(), o.value.clone()));
+        }
+        by_id.insert(identity(&o.key, &o.value), name);
+    }
+    visit(doc, kind, &mut |key, value| {
+        if value.get("$ref").is_some() {
+            return;
+        }
+        if let Some(name) = by_id.get(&identity(key, value)) {
+            *value = json!({ "$ref": format!("#/components/{section}/{name}") });
+        }
+    });
+    new.sort_by(|a, b| a.0.cmp(&b.0));
+    let Some(doc) = doc.as_object_mut() else {
+        return;
+    };
+    let components = doc.entry("components").or_insert_with(|| json!({}));
+    if let Some(components) = components.as_object_mut()
+        && let Some(target) = components
+            .entry(section)
+            .or_insert_with(|| json!({}))
+            .as_object_mut()
+    {
+        target.extend(new);
+    }
+}
+
+/// `name`, or `name_2`, `name_3`, ... : the first not `taken` (which it joins).
+fn unique(name: &str, taken: &mut std::collections::HashSet<String>) -> String {
+    let mut candidate = name.to_string();
+    let mut n = 2;
+    while taken.contains(&candidate) {
+        candidate = format!("{name}_{n}");
+        n += 1;
+    }
+    taken.insert(candidate.clone());
+    candidate
+}
+
+/// What makes two occurrences the same: the name they stand under (a header's, a link's,
+/// a status) and the object, whatever the order of its members.
+fn identity(key: &str, value: &Value) -> String {
+    fn canonical(v: &Value, out: &mut String) {
+        match v {
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                out.push('{');
+                for (k, x) in entries {
+                    out.push_str(&Value::String(k.clone()).to_string());
+                    out.push(':');
+                    canonical(x, out);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for x in items {
+                    canonical(x, out);
+                    out.push(',');
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = format!("{key}\n");
+    canonical(value, &mut out);
+    out
+}
+
+/// Calls `f` on each place where an object of `kind` stands, in the document's order, with
+/// the name it stands under (a status, a header's or link's name, a parameter's `name`).
+fn visit(doc: &mut Value, kind: Shared, f: &mut dyn FnMut(&str, &mut Value)) {
+    fn parameters(list: &mut Value, f: &mut dyn FnMut(&str, &mut Value)) {
+        for p in list.as_array_mut().into_iter().flatten() {
+            let name = p
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            f(&name, p);
+        }
+    }
+    fn in_response(response: &mut Value, section: &str, f: &mut dyn FnMut(&str, &mut Value)) {
+        if let Some(map) = response.get_mut(section).and_then(Value::as_object_mut) {
+            for (name, x) in map.iter_mut() {
+                f(name, x);
+            }
+        }
+    }
+    if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
+        for item in paths.values_mut().filter_map(Value::as_object_mut) {
+            for (key, node) in item.iter_mut() {
+                if key == "parameters" && kind == Shared::Parameters {
+                    parameters(node, f);
+                }
+                if !METHODS.contains(&key.as_str()) {
+                    continue;
+                }
+                if kind == Shared::Parameters {
+                    if let Some(list) = node.get_mut("parameters") {
+                        parameters(list, f);
+                    }
+                    continue;
+                }
+                let Some(responses) = node.get_mut("responses").and_then(Value::as_object_mut)
+                else {
+                    continue;
+                };
+                for (status, response) in responses.iter_mut() {
+                    match kind {
+                        Shared::Responses => f(status, response),
+                        _ => in_response(response, kind.section(), f),
+                    }
+                }
+            }
+        }
+    }
+    if matches!(kind, Shared::Headers | Shared::Links)
+        && let Some(responses) = doc
+            .pointer_mut("/components/responses")
+            .and_then(Value::as_object_mut)
+    {
+        for response in responses.values_mut() {
+            in_response(response, kind.section(), f);
+        }
+    }
+}
+
+/// `text` up to its first `:`, `;`, `,`, `(` or `.` outside backticks: "`not_found`: no
+/// such game" → "`not_found`".
+fn first_clause(text: &str) -> &str {
+    let mut code = false;
+    for (i, c) in text.char_indices() {
+        match c {
+            '`' => code = !code,
+            ':' | ';' | ',' | '(' | '.' | '\n' if !code => return &text[..i],
+            _ => {}
+        }
+    }
+    text
+}
+
+/// The words of `text` as one name, at most `max` of them, leaving out small words outside
+/// backticks: "`not_a_player`" → `NotAPlayer`, "The token of the invitation link" →
+/// `TokenInvitationLink`, `If-None-Match` → `IfNoneMatch`.
+fn identifier(text: &str, max: usize) -> String {
+    const SMALL: [&str; 15] = [
+        "a", "an", "the", "of", "or", "and", "to", "for", "in", "on", "at", "by", "with", "is",
+        "its",
+    ];
+    let mut out = String::new();
+    let mut taken = 0;
+    let mut code = false;
+    let mut word = String::new();
+    let mut words = text.chars().chain(std::iter::once(' '));
+    while taken < max {
+        let Some(c) = words.next() else { break };
+        if c.is_ascii_alphanumeric() {
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() && (code || !SMALL.contains(&word.to_ascii_lowercase().as_str())) {
+            let mut chars = word.chars();
+            if let Some(first) = chars.next() {
+                out.push(first.to_ascii_uppercase());
+                out.push_str(chars.as_str());
+            }
+            taken += 1;
+        }
+        word.clear();
+        if c == '`' {
+            code = !code;
+        }
+    }
+    out
+}
+
+/// How long a line grows before a collection is written over several lines.
+const YAML_WIDTH: usize = 120;
+
+/// `doc` as YAML. Block style, as serde_yaml writes it, except that a collection that fits
+/// on its line is written there in flow style (`schema: {$ref: '#/components/schemas/X'}`,
+/// `type: [integer, 'null']`), and a long list of single values fills lines: written one
+/// member a line, a third of the document was indentation. Any YAML reader reads the same
+/// document from either.
+pub fn to_yaml(doc: &Value) -> String {
+    let mut out = String::new();
+    match doc {
+        Value::Object(m) if !m.is_empty() => write_block(doc, 0, &mut out),
+        Value::Array(a) if !a.is_empty() => write_block(doc, 0, &mut out),
+        Value::Object(_) => out.push_str("{}\n"),
+        Value::Array(_) => out.push_str("[]\n"),
+        scalar => {
+            out.push_str(&block_scalar(scalar, 0));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Writes the members of a non-empty map or list at `indent`.
+fn write_block(v: &Value, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match v {
+        Value::Object(map) => {
+            for (k, x) in map {
+                let mut key = block_scalar(&Value::String(k.clone()), 0);
+                if key.contains('\n') {
+                    key = Value::String(k.clone()).to_string();
+                }
+                write_member(&format!("{pad}{key}:"), x, indent, false, out);
+            }
+        }
+        Value::Array(items) => {
+            for x in items {
+                write_member(&format!("{pad}-"), x, indent, true, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Writes `x` after `head` (`key:`, or `-` when `item`, at `indent`).
+fn write_member(head: &str, x: &Value, indent: usize, item: bool, out: &mut String) {
+    let line = |out: &mut String, text: &str| {
+        out.push_str(head);
+        out.push(' ');
+        out.push_str(text);
+        out.push('\n');
+    };
+    match x {
+        Value::Object(m) if m.is_empty() => line(out, "{}"),
+        Value::Array(a) if a.is_empty() => line(out, "[]"),
+        Value::Object(_) | Value::Array(_) => {
+            if let Some(text) = flow(x, YAML_WIDTH.saturating_sub(head.len() + 1)) {
+                return line(out, &text);
+            }
+            let singles = x.as_array().and_then(|items| {
+                items
+                    .iter()
+                    .map(|y| match y {
+                        Value::Object(_) | Value::Array(_) => None,
+                        y => flow(y, usize::MAX),
+                    })
+                    .collect::<Option<Vec<_>>>()
+            });
+            if let Some(singles) = singles {
+                return write_filled(head, &singles, indent + 2, out);
+            }
+            if item {
+                // `- ` stands in the indentation of the first member.
+                let mut inner = String::new();
+                write_block(x, indent + 2, &mut inner);
+                out.push_str(head);
+                out.push(' ');
+                out.push_str(inner.get(indent + 2..).unwrap_or(&inner));
+            } else {
+                out.push_str(head);
+                out.push('\n');
+                // A list's `-` stands under its key, as serde_yaml writes it.
+                write_block(x, if x.is_object() { indent + 2 } else { indent }, out);
+            }
+        }
+        scalar => line(out, &block_scalar(scalar, indent)),
+    }
+}
+
+/// A flow list of `singles` after `head`, as many on a line as fit, further lines at
+/// `indent`.
+fn write_filled(head: &str, singles: &[String], indent: usize, out: &mut String) {
+    let mut line = format!("{head} [");
+    let mut fresh = true;
+    for (i, s) in singles.iter().enumerate() {
+        let end = if i + 1 < singles.len() { ',' } else { ']' };
+        if !fresh && line.len() + 1 + s.len() + 1 > YAML_WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line = " ".repeat(indent);
+            fresh = true;
+        }
+        if !fresh {
+            line.push(' ');
+        }
+        line.push_str(s);
+        line.push(end);
+        fresh = false;
+    }
+    out.push_str(&line);
+    out.push('\n');
+}
+
+/// `v` in flow style if that takes at most `room` bytes and every string in it can be
+/// written on one line.
+fn flow(v: &Value, room: usize) -> Option<String> {
+    let text = match v {
+        Value::Object(map) => {
+            let mut text = String::from("{");
+            for (i, (k, x)) in map.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                text.push_str(&flow_string(k)?);
+                text.push_str(": ");
+                text.push_str(&flow(x, room.checked_sub(text.len())?)?);
+                if text.len() > room {
+                    return None;
+                }
+            }
+            text.push('}');
+            text
+        }
+        Value::Array(items) => {
+            let mut text = String::from("[");
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                text.push_str(&flow(x, room.checked_sub(text.len())?)?);
+                if text.len() > room {
+                    return None;
+                }
+            }
+            text.push(']');
+            text
+        }
+        Value::String(s) => flow_string(s)?,
+        scalar => block_scalar(scalar, 0),
+    };
+    (text.len() <= room).then_some(text)
+}
+
+/// The words YAML 1.1 readers (PyYAML, so most Python tools) take for booleans or null.
+fn yaml11_word(s: &str) -> bool {
+    [
+        "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~",
+    ]
+    .iter()
+    .any(|w| w.eq_ignore_ascii_case(s))
+}
+
+/// `s` as a flow scalar: bare when it is a plain word of names and paths, else in single
+/// quotes; `None` when it has a line break or a control character.
+fn flow_string(s: &str) -> Option<String> {
+    let plain = s
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || "_/$".contains(c))
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./$+-".contains(c))
+        && !yaml11_word(s);
+    if plain {
+        return Some(s.to_string());
+    }
+    if s.chars()
+        .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}'))
+    {
+        return None;
+    }
+    Some(format!("'{}'", s.replace('\'', "''")))
+}
+
+/// A scalar as serde_yaml writes it in block style, a block string (`|-`) indented for a
+/// member at `indent`; quoted where YAML 1.1 would read a boolean.
+fn block_scalar(v: &Value, indent: usize) -> String {
+    if let Value::String(s) = v
+        && yaml11_word(s)
+    {
+        return format!("'{s}'");
+    }
+    let text = serde_yaml::to_string(v).unwrap_or_else(|_| v.to_string());
+    let text = text.strip_suffix('\n').unwrap_or(&text);
+    let pad = " ".repeat(indent);
+    let mut lines = text.split('\n');
+    let mut out = lines.next().unwrap_or_default().to_string();
+    for l in lines {
+        out.push('\n');
+        if !l.is_empty() {
+            out.push_str(&pad);
+            out.push_str(l);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::matches;
+    use super::*;
 
     #[test]
     fn templates_match_concrete_paths() {
@@ -905,5 +1535,185 @@ mod tests {
         assert!(matches("/api/v1/games", "/api/v1/games/"));
         assert!(!matches("/api/v1/games/{id}", "/api/v1/games"));
         assert!(!matches("/api/v1/games/{id}/log", "/api/v1/games/1/join"));
+    }
+
+    fn problem(description: &str) -> Value {
+        json!({
+            "description": description,
+            "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } },
+            "headers": {
+                "X-Request-Id": { "$ref": "#/components/headers/RequestId" },
+                "ETag": { "description": "Changes with the answer", "schema": { "type": "string" } }
+            }
+        })
+    }
+
+    fn id(description: &str) -> Value {
+        json!({ "name": "id", "in": "path", "required": true, "description": description, "schema": { "type": "integer" } })
+    }
+
+    #[test]
+    fn what_operations_repeat_is_said_once() {
+        let if_none_match =
+            json!({ "name": "If-None-Match", "in": "header", "schema": { "type": "string" } });
+        let mut doc = json!({
+            "paths": {
+                "/games/{id}": {
+                    "get": {
+                        "parameters": [id("Game id"), if_none_match],
+                        "responses": { "401": problem("Unauthorized"), "404": problem("`game_not_found`") }
+                    },
+                    "post": {
+                        "parameters": [id("Game id")],
+                        "responses": {
+                            "401": problem("Unauthorized"),
+                            "409": problem("`game_over`: the game has ended")
+                        }
+                    }
+                },
+                "/webhooks/{id}": {
+                    "delete": {
+                        "parameters": [id("Webhook id"), if_none_match],
+                        // The same member order need not be kept.
+                        "responses": { "401": { "headers": problem("")["headers"], "description": "Unauthorized", "content": problem("")["content"] } }
+                    },
+                    "get": { "parameters": [id("Webhook id")], "responses": { "401": problem("`unauthorized`: send a token") } },
+                    "put": { "responses": { "401": problem("`unauthorized`: send a token") } }
+                }
+            },
+            "components": {
+                "headers": { "RequestId": { "description": "The request's id", "schema": { "type": "string" } } },
+                "parameters": { "IfNoneMatch": if_none_match }
+            }
+        });
+        share_components(&mut doc);
+        let at = |pointer: &str| doc.pointer(pointer).cloned().unwrap_or_default();
+        let reference = |to: &str| json!({ "$ref": format!("#/components/{to}") });
+        assert_eq!(
+            at("/paths/~1games~1{id}/get/responses/401"),
+            reference("responses/Unauthorized401")
+        );
+        assert_eq!(
+            at("/paths/~1webhooks~1{id}/delete/responses/401"),
+            reference("responses/Unauthorized401")
+        );
+        // Two distinct 401s would both be `Unauthorized401`: the one used most keeps the name.
+        assert_eq!(
+            at("/paths/~1webhooks~1{id}/get/responses/401"),
+            reference("responses/UnauthorizedSendToken401")
+        );
+        // Said once: it stays.
+        assert_eq!(
+            at("/paths/~1games~1{id}/post/responses/409/description"),
+            json!("`game_over`: the game has ended")
+        );
+        assert_eq!(
+            at("/components/responses/Unauthorized401/headers/ETag"),
+            reference("headers/ETag")
+        );
+        assert_eq!(
+            at("/paths/~1games~1{id}/get/responses/404/headers/ETag"),
+            reference("headers/ETag")
+        );
+        assert_eq!(
+            at("/components/headers/ETag/description"),
+            json!("Changes with the answer")
+        );
+        assert_eq!(
+            at("/paths/~1games~1{id}/get/parameters/0"),
+            reference("parameters/GameId")
+        );
+        assert_eq!(
+            at("/paths/~1webhooks~1{id}/get/parameters/0"),
+            reference("parameters/WebhookId")
+        );
+        assert_eq!(
+            at("/components/parameters/WebhookId/description"),
+            json!("Webhook id")
+        );
+        // What is a component already keeps its name.
+        assert_eq!(
+            at("/paths/~1webhooks~1{id}/delete/parameters/1"),
+            reference("parameters/IfNoneMatch")
+        );
+        assert_eq!(
+            doc["components"]["parameters"].as_object().map(|p| p.len()),
+            Some(3)
+        );
+        let again = {
+            let mut d = doc.clone();
+            share_components(&mut d);
+            d
+        };
+        assert_eq!(again, doc, "sharing twice changes nothing");
+    }
+
+    #[test]
+    fn arrays_get_items_that_change_nothing() {
+        let mut doc = json!({
+            "pair": { "type": "array", "prefixItems": [{ "type": "string" }, { "type": "integer" }], "minItems": 2, "maxItems": 2 },
+            "dice": { "type": ["array", "null"], "prefixItems": [{ "type": "integer" }, { "type": "integer" }], "minItems": 2, "maxItems": 2 },
+            "not": { "type": "array", "minItems": 1, "maxItems": 1 },
+            "open": { "type": "array", "prefixItems": [{ "type": "string" }] },
+            "example": { "type": "array" }
+        });
+        give_arrays_items(&mut doc);
+        assert_eq!(
+            doc["pair"]["items"],
+            json!({ "anyOf": [{ "type": "string" }, { "type": "integer" }] })
+        );
+        assert_eq!(doc["dice"]["items"], json!({ "type": "integer" }));
+        assert_eq!(doc["not"]["items"], json!({}));
+        assert_eq!(doc["open"]["items"], json!({}));
+        assert_eq!(doc["example"].get("items"), None);
+    }
+
+    #[test]
+    fn operations_without_security_say_they_need_none() {
+        let mut doc = json!({ "paths": { "/a": {
+            "get": { "responses": {} },
+            "post": { "security": [{ "bearer": [] }], "responses": {} },
+            "parameters": []
+        } } });
+        declare_open_operations(&mut doc);
+        assert_eq!(doc["paths"]["/a"]["get"]["security"], json!([]));
+        assert_eq!(
+            doc["paths"]["/a"]["post"]["security"],
+            json!([{ "bearer": [] }])
+        );
+        assert_eq!(doc["paths"]["/a"]["parameters"], json!([]));
+    }
+
+    #[test]
+    fn the_yaml_reads_back_as_the_document() {
+        let doc = json!({
+            "strings": ["off", "On", "Yes", "n", "null", "~", "a: b", "multi\nline", "ends\n\n", "  lead",
+                "it's", "#x", "[x]", "{x}", "", "1", "0x1F", "1e3", "2024-01-01", "true", "-", "- a", "?", "*x",
+                "&x", "!x", "%x", "@x", "`x`", "$ref", "a,b", "x\u{85}y", "x\u{2028}y", "tab\there",
+                "trailing ", "é ü", "a #b", "a\\b", "'", "\""],
+            "keys": { "y": 1, "on": 2, "a: b": 3, "200": 4, "-x": 5, "$ref": "#/components/schemas/X" },
+            "long": (0..60).map(|i| format!("word{i}")).collect::<Vec<_>>(),
+            "text": "a long line ".repeat(20),
+            "nested": { "a": [{ "b": 1, "c": "two\nlines" }, [1, [2, "three\nlines"]], {}, []], "c": { "$ref": "#/x" } },
+            "numbers": [1, -2, 1.5, 1e300, u64::MAX, i64::MIN, null, false],
+            "deep": [[["a", "b"], { "k": "multi\nline", "l": [{ "m": "n\no" }] }]]
+        });
+        let yaml = to_yaml(&doc);
+        let back: Value = serde_yaml::from_str(&yaml).unwrap_or_default();
+        assert_eq!(back, doc, "{yaml}");
+        assert!(yaml.contains("$ref: '#/components/schemas/X'"), "{yaml}");
+        assert!(
+            yaml.lines()
+                .all(|l| l.len() <= YAML_WIDTH || !l.contains(", ")),
+            "{yaml}"
+        );
+    }
+
+    #[test]
+    fn the_served_spec_reads_back_through_the_yaml_writer() {
+        let served: Value = serde_yaml::from_str(&crate::api::openapi_yaml()).unwrap_or_default();
+        assert!(served["paths"].is_object());
+        let again: Value = serde_yaml::from_str(&to_yaml(&served)).unwrap_or_default();
+        assert_eq!(again, served);
     }
 }

@@ -82,6 +82,12 @@ fn every_answer_has_a_request_id_fresh_or_the_clients_well_formed_one() {
     for (path, item) in spec["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
             for (status, resp) in op["responses"].as_object().into_iter().flatten() {
+                // A response several operations share stands in the components.
+                let resp = resp["$ref"]
+                    .as_str()
+                    .and_then(|r| r.strip_prefix('#'))
+                    .and_then(|pointer| spec.pointer(pointer))
+                    .unwrap_or(resp);
                 assert_eq!(
                     resp["headers"]["X-Request-Id"], header,
                     "{method} {path} {status}"
