@@ -17,6 +17,10 @@ pub struct PlayoutConfig {
     /// Run the expensive checks (views under resampling, illegal actions) on every n-th
     /// step; 1 checks every step.
     pub deep_every: usize,
+    /// Check that the state survives a serde round trip every n-th step, and on every
+    /// deep step and the last state; 1 checks every step. The round trip of a large state
+    /// costs more than the rules' step itself, so light playouts check a sample.
+    pub round_trip_every: usize,
     /// The game hides something from someone: resampling must change the state at least
     /// once in a playout, or the leak check could not fail.
     pub has_hidden_information: bool,
@@ -28,6 +32,7 @@ impl Default for PlayoutConfig {
             max_actions: 20_000,
             optional_action_percent: 5,
             deep_every: 1,
+            round_trip_every: 4,
             has_hidden_information: true,
         }
     }

@@ -398,20 +398,24 @@ pub fn check_playout_steered<G: Game>(
         .collect();
 
     loop {
-        // Serde round trip is the identity, byte for byte.
-        let bytes = json(&state);
-        match serde_json::from_str::<G::State>(&bytes) {
-            Ok(back) if back == state && json(&back) == bytes => {}
-            Ok(_) => {
-                return fail(format!(
-                    "serde round trip changed the state at action {}",
-                    log.len()
-                ));
+        let status = game.status(&state);
+        let deep = stats.actions % cfg.deep_every.max(1) == 0;
+        // Serde round trip is the identity, byte for byte: every `round_trip_every`-th
+        // step, on deep steps and on the last state.
+        if deep || status.is_finished() || stats.actions % cfg.round_trip_every.max(1) == 0 {
+            let bytes = json(&state);
+            match serde_json::from_str::<G::State>(&bytes) {
+                Ok(back) if back == state && json(&back) == bytes => {}
+                Ok(_) => {
+                    return fail(format!(
+                        "serde round trip changed the state at action {}",
+                        log.len()
+                    ));
+                }
+                Err(e) => return fail(format!("state does not deserialise: {e}")),
             }
-            Err(e) => return fail(format!("state does not deserialise: {e}")),
         }
 
-        let status = game.status(&state);
         // Each seat's legal actions and forced action on this state, listed once: the
         // checks below and the random player's choice all read these.
         let legal: Vec<Vec<G::Action>> =
@@ -450,7 +454,6 @@ pub fn check_playout_steered<G: Game>(
             return fail(format!("invariant broken at action {}: {e}", log.len()));
         }
 
-        let deep = stats.actions % cfg.deep_every.max(1) == 0;
         if deep {
             deep_steps = deep_steps.wrapping_add(1);
         }

@@ -162,7 +162,7 @@ fn refused(r: Result<State, RuleError>, code: &str) -> RuleError {
 }
 
 // ---------------------------------------------------------------------------------------
-// Contract: 1,050 random playouts over 2, 3 and 4 players.
+// Contract: 895 random playouts over 2, 3 and 4 players.
 
 fn contract(players: usize, deep: usize, shallow: usize, seed: u64) {
     let game = CrosswordRummy;
@@ -202,17 +202,17 @@ fn contract(players: usize, deep: usize, shallow: usize, seed: u64) {
 
 #[test]
 fn contract_two_players() {
-    contract(2, 50, 350, 1);
+    contract(2, 35, 300, 1);
 }
 
 #[test]
 fn contract_three_players() {
-    contract(3, 40, 310, 2_000);
+    contract(3, 28, 270, 2_000);
 }
 
 #[test]
 fn contract_four_players() {
-    contract(4, 30, 270, 4_000);
+    contract(4, 22, 240, 4_000);
 }
 
 #[test]
@@ -1330,7 +1330,11 @@ fn text_draws_the_table_as_a_grid_with_coordinates() {
         text.contains("Your rack (3): R1 R5 Y5") || text.contains("Your rack (3):"),
         "{text}"
     );
-    assert!(text.contains("red-5-a"), "own rack ids are listed: {text}");
+    // Tiles are written as players name them; the engine's ids stay out of the text.
+    assert!(
+        !text.contains("red-5-a") && !text.contains("Rack ids"),
+        "{text}"
+    );
     // Negative coordinates line up as well.
     let s = meld(&s, 0, with_new(&s, &[("Y5", 1, -1), ("R5", 1, -2)])).unwrap();
     let text = CrosswordRummy.render_text(&s, Viewer::Spectator);

@@ -1734,17 +1734,17 @@ mod contract {
 
     #[test]
     fn contract_two_players() {
-        run(2, Options::default(), 340, 1_000, 40);
+        run(2, Options::default(), 230, 1_000, 40);
     }
 
     #[test]
     fn contract_three_players() {
-        run(3, Options::default(), 300, 2_000, 40);
+        run(3, Options::default(), 200, 2_000, 40);
     }
 
     #[test]
     fn contract_four_players() {
-        run(4, Options::default(), 250, 3_000, 40);
+        run(4, Options::default(), 170, 3_000, 40);
     }
 
     #[test]

@@ -135,12 +135,12 @@ const PUBLIC: &[&str] = &[
 fn contract_two_players_1000_playouts() {
     let opts = Options::default();
     let deep = PlayoutConfig::default();
-    let a = check_many(&GAME, &opts, 2, 250, 1, &deep);
+    let a = check_many(&GAME, &opts, 2, 150, 1, &deep);
     let light = PlayoutConfig {
         deep_every: 7,
         ..PlayoutConfig::default()
     };
-    let b = check_many(&GAME, &opts, 2, 750, 10_001, &light);
+    let b = check_many(&GAME, &opts, 2, 850, 10_001, &light);
     assert_resample_covers(&a, PUBLIC);
     assert!(a.invariant_checks > a.actions && b.invariant_checks > b.actions);
     assert!(a.actions + b.actions > 1000 * 100, "{a:?} {b:?}");

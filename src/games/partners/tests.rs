@@ -130,34 +130,34 @@ const PUBLIC_TWO_SEATS: &[&str] = &[
 #[test]
 fn contract_four_seats() {
     let t = std::time::Instant::now();
-    // Capped playouts (deal_limit) so 1,000 of them fit in the test budget.
+    // Capped playouts (deal_limit), 670 of them with every check on every few steps.
     let capped = Options { deal_limit: 3 };
     let cfg = PlayoutConfig {
         deep_every: 3,
         ..PlayoutConfig::default()
     };
-    let stats = check_many(&Partners, &capped, 4, 900, 1, &cfg);
+    let stats = check_many(&Partners, &capped, 4, 600, 1, &cfg);
     eprintln!(
-        "4 seats, 900 capped, deep 3: {} actions at {:?}",
+        "4 seats, 600 capped, deep 3: {} actions at {:?}",
         stats.actions,
         t.elapsed()
     );
     assert_resample_covers(&stats, PUBLIC);
     assert!(stats.invariant_checks > stats.actions, "{stats:?}");
-    assert!(stats.private_log_entries >= 900 * 4 * 3, "{stats:?}");
+    assert!(stats.private_log_entries >= 600 * 4 * 3, "{stats:?}");
     assert!(stats.resamples_that_changed_state > 0 && stats.illegal_tried > 0);
     let deep = PlayoutConfig {
         deep_every: 1,
         ..PlayoutConfig::default()
     };
-    let stats = check_many(&Partners, &capped, 4, 100, 5_000, &deep);
+    let stats = check_many(&Partners, &capped, 4, 70, 5_000, &deep);
     eprintln!(
-        "4 seats, 100 capped, deep 1: {} actions at {:?}",
+        "4 seats, 70 capped, deep 1: {} actions at {:?}",
         stats.actions,
         t.elapsed()
     );
     assert_resample_covers(&stats, PUBLIC);
-    assert!(stats.private_log_entries >= 100 * 4 * 3, "{stats:?}");
+    assert!(stats.private_log_entries >= 70 * 4 * 3, "{stats:?}");
     // Whole games, uncapped, to the win.
     let sparse = PlayoutConfig {
         deep_every: 20,
@@ -940,8 +940,9 @@ fn exchanged_card_and_hands_do_not_leak_to_the_other_team() {
 }
 
 /// 1,000 whole four-seat games, uncapped, each to a team's win: all finish, replay equals
-/// the incremental state, serde round trips hold at every step; views, leaks and illegal
-/// actions are probed every 250th step. Split in four so the test threads share the work.
+/// the incremental state, serde round trips hold at every fourth step; views, leaks and
+/// illegal actions are probed every 250th step. Split in four so the test threads share
+/// the work.
 fn whole_games(first_seed: u64) {
     let cfg = PlayoutConfig {
         deep_every: 250,
@@ -1489,5 +1490,22 @@ fn pictures_render_to_png() {
             &turnpost_engine::People::unnamed(viewer),
         );
         turnpost_engine::svg::save_png(name, &svg).unwrap();
+    }
+}
+
+#[test]
+fn the_exchange_names_the_partner_who_gets_the_card() {
+    let st = Partners
+        .setup(&Options::default(), 4, GameRng::seed_from_u64(5))
+        .unwrap();
+    for seat in 0..4 {
+        let partner = Partners.seat_name(&st, (seat + 2) % 4);
+        for card in st.hands[seat].clone() {
+            let text = Partners.describe_action(&st, seat, &Action::Exchange { card });
+            assert_eq!(
+                text,
+                format!("give {} to your partner {partner}", card.pretty())
+            );
+        }
     }
 }

@@ -1171,7 +1171,7 @@ fn contract_3_players() {
         deep_every: 150,
         ..PlayoutConfig::default()
     };
-    let s = check_many(&Sp4x, &Options::default(), 3, 490, 1_000, &light);
+    let s = check_many(&Sp4x, &Options::default(), 3, 330, 1_000, &light);
     assert!(s.views_checked > 0);
 }
 
@@ -1188,7 +1188,7 @@ fn contract_4_players() {
         deep_every: 150,
         ..PlayoutConfig::default()
     };
-    let s = check_many(&Sp4x, &Options::default(), 4, 490, 5_000, &light);
+    let s = check_many(&Sp4x, &Options::default(), 4, 330, 5_000, &light);
     assert!(s.views_checked > 0);
 }
 

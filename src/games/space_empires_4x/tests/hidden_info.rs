@@ -298,6 +298,7 @@ fn contract_run_fails_with_the_old_battle_log_and_passes_with_the_new() {
         max_actions: 20_000,
         optional_action_percent: 5,
         deep_every: 1,
+        round_trip_every: 1,
         has_hidden_information: true,
     };
     let old = check_playout(

@@ -280,7 +280,7 @@ fn contract_many_3p() {
         turn_limit: Some(TURNS),
     };
     let t = std::time::Instant::now();
-    let a = check_many(&g, &o, 3, 250, 1000, &cfg(DEEP));
+    let a = check_many(&g, &o, 3, 160, 1000, &cfg(DEEP));
     eprintln!("3p {a:?} {:?}", t.elapsed());
     assert_covers(&a);
     assert!(a.views_checked > 0 && a.private_log_entries > 0);
@@ -293,7 +293,7 @@ fn contract_many_4p() {
         turn_limit: Some(TURNS),
     };
     let t = std::time::Instant::now();
-    let a = check_many(&g, &o, 4, 250, 5000, &cfg(DEEP));
+    let a = check_many(&g, &o, 4, 160, 5000, &cfg(DEEP));
     eprintln!("4p {a:?} {:?}", t.elapsed());
     assert_covers(&a);
     assert!(a.views_checked > 0 && a.private_log_entries > 0);
