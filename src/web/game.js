@@ -7,6 +7,7 @@ import { h, fill, svgPicture, typeName, humanize, pieceText, shortWhen } from '.
 import { seatLine } from './games.js';
 import * as live from './live.js';
 import { chatPanel } from './chat.js';
+import { historyPanel } from './history.js';
 
 /** Which game types have an editor module: listed by the server from the files it ships. */
 let editorList = null;
@@ -99,9 +100,11 @@ function groups(game) {
   return out;
 }
 
-export async function gamePage(main, [idText], app) {
+export async function gamePage(main, [idText, atWord, atText], app) {
   const id = Number(idText);
   if (!Number.isInteger(id) || id <= 0) throw new Error('No such game.');
+  // A link to a position: #/game/<id>/at/<version>.
+  const startAt = atWord === 'at' && /^\d+$/.test(atText || '') ? Number(atText) : null;
   const types = await gameTypes();
 
   let game = null;
@@ -176,9 +179,12 @@ export async function gamePage(main, [idText], app) {
   // A long log scrolls in its box, which therefore takes the keyboard focus.
   const logList = h('ol', { class: 'log', tabindex: 0, 'aria-label': 'The moves so far' });
   const log = h('details', { id: 'log', open: true }, h('summary', {}, 'Log'), logList, h('p', { class: 'muted none' }, 'No moves yet.'));
+  // Looking back shows a past position in place of the board and the hand; what plays a
+  // move is put aside meanwhile (kept as it was), since moves are made on the game now.
+  const past = historyPanel({ onShow: (v) => showAt(v).catch((e) => fill(board, h('p', { class: 'error' }, e.message))) });
   const root = h('section', { id: 'game' }, heading, status, seats,
     // An editor sits under the board: grids and maps need the width.
-    h('div', { class: 'game-grid' }, h('div', { class: 'main-col' }, board, boardChoices, editor),
+    h('div', { class: 'game-grid' }, h('div', { class: 'main-col' }, board, past.el, boardChoices, editor),
       h('div', { class: 'side' }, hand, actions, preview, tools, replacements, invitations, note, log)));
   fill(main, root);
 
@@ -232,6 +238,7 @@ export async function gamePage(main, [idText], app) {
     fill(status, statusText(g));
     status.classList.toggle('yours', mine);
     fill(seats, g.status === 'finished' ? ranking(g) : g.seats.map((s) => seatLine(g, s)));
+    past.update(id, g.status === 'open' ? 0 : g.version, g.status === 'finished');
     drawHand();
     drawActions();
     drawTools();
@@ -241,7 +248,7 @@ export async function gamePage(main, [idText], app) {
     if (moved) {
       keepPreview();
       picked = [];
-      loadBoard().catch((e) => fill(board, h('p', { class: 'error' }, e.message)));
+      if (past.at() === null) loadBoard().catch((e) => fill(board, h('p', { class: 'error' }, e.message)));
       loadLog().then(drawTools).then(drawReplacements).catch(() => {});
       mountEditor().catch((e) => fill(editor, h('p', { class: 'error' }, `The move editor failed: ${e.message}`)));
     }
@@ -257,11 +264,39 @@ export async function gamePage(main, [idText], app) {
       markTargets();
       return;
     }
+    // Looked back meanwhile: the past position stays.
+    if (past.at() !== null) return;
     boardTag = r.etag;
-    const picture = svgPicture(r.data);
-    fill(board, h('div', { class: 'board-scroll' }, picture), zoomButton);
-    fitBoard();
+    drawPicture(r.data, game.version);
     markTargets();
+  }
+
+  function drawPicture(svg, version) {
+    fill(board, h('div', { class: 'board-scroll' }, svgPicture(svg)), zoomButton);
+    board.dataset.version = version;
+    fitBoard();
+  }
+
+  /** Shows the position after `version` moves as the caller saw it then, or the game now. */
+  let shownSeq = 0;
+  async function showAt(version) {
+    const seq = ++shownSeq;
+    history.replaceState(null, '', version === null ? `#/game/${id}` : `#/game/${id}/at/${version}`);
+    root.classList.toggle('looking-back', version !== null);
+    for (const el of [actions, preview, editor, boardChoices]) el.hidden = version !== null;
+    if (version === null) {
+      boardTag = null;
+      drawHand();
+      await loadBoard();
+      return;
+    }
+    const [picture, then] = await Promise.all([
+      request('GET', `/api/v1/games/${id}/board.svg?version=${version}`),
+      get(`/api/v1/games/${id}/views/${version}`),
+    ]);
+    if (seq !== shownSeq || past.at() !== version) return;
+    drawPicture(picture.data, version);
+    drawHandOf(then.view);
   }
 
   // Phones: a 600-unit picture squeezed to 360 px wrote its labels at 6 px. The picture is
@@ -320,6 +355,7 @@ export async function gamePage(main, [idText], app) {
   let picked = [];
   const targetsOf = (i) => (Array.isArray(game.legal_action_targets) && game.legal_action_targets[i]) || [];
   function markTargets() {
+    if (past.at() !== null) return;
     const live = new Set();
     game.legal_actions.forEach((_a, i) => targetsOf(i).forEach((t) => live.add(t)));
     // What the pick makes possible is drawn at once (a phone has no hover): every other
@@ -345,7 +381,7 @@ export async function gamePage(main, [idText], app) {
     return out;
   }
   function pick(target) {
-    if (busy || !game.legal_actions.length) return;
+    if (busy || !game.legal_actions.length || past.at() !== null) return;
     if (picked.includes(target)) picked = picked.filter((t) => t !== target);
     else if (matching([...picked, target]).length) picked = [...picked, target];
     else picked = [target];
@@ -394,6 +430,9 @@ export async function gamePage(main, [idText], app) {
             }
           }
         }
+        const who = seatName(game, e.seat);
+        past.describe(e.seq, e.text === null ? `${who} moved (hidden).` : sentence(`${who}: ${e.text}`));
+        const seq = e.seq;
         logList.append(h('li', {
           value: e.seq,
           dataset: { seat: e.seat },
@@ -402,7 +441,11 @@ export async function gamePage(main, [idText], app) {
         },
           h('span', { class: 'who' }, seatName(game, e.seat)), ' ',
           e.text === null ? h('span', { class: 'muted' }, '(hidden)') : e.text,
-          h('time', { datetime: e.at, class: 'muted', title: new Date(e.at).toLocaleString() }, ` ${shortWhen(e.at)}`)));
+          h('time', { datetime: e.at, class: 'muted', title: new Date(e.at).toLocaleString() }, ` ${shortWhen(e.at)}`), ' ',
+          h('button', {
+            type: 'button', class: 'link show-at', 'aria-label': `Show the board after move ${seq}`,
+            onclick: () => past.go(seq),
+          }, 'show')));
       }
       if (entries.length < 200) break;
     }
@@ -410,11 +453,17 @@ export async function gamePage(main, [idText], app) {
   }
 
   function drawHand() {
+    // A past position's hand stays until the game now is shown again.
+    if (past.at() !== null) return;
     if (game.status !== 'active') {
       fill(hand);
       return;
     }
-    fill(hand, handsOf(game.view).map(({ label, pieces }) => [
+    drawHandOf(game.view);
+  }
+
+  function drawHandOf(view) {
+    fill(hand, handsOf(view).map(({ label, pieces }) => [
       h('h2', {}, label),
       pieces.length ? h('ul', { class: 'pieces' }, pieces.map((p) => h('li', {}, pieceText(p)))) : h('p', { class: 'muted' }, 'empty'),
     ]));
@@ -743,7 +792,10 @@ export async function gamePage(main, [idText], app) {
       .catch((e) => show(e.message, 'error'));
     const tb = game.takeback;
     if (!tb) {
-      // Only the last move chosen in the game can be taken back, by its player.
+      // Only the last move chosen in the game can be taken back, by its player; in a game
+      // whose every move shows a hidden card, none can.
+      const type = types.find((t) => t.id === game.game_type);
+      if (type && type.takebacks === false) return [];
       const last = chosen[chosen.length - 1];
       if (!last || last.seat !== game.your_seat) return [];
       return [h('button', {
@@ -838,6 +890,7 @@ export async function gamePage(main, [idText], app) {
   }
 
   await refresh();
+  if (startAt !== null && game.status !== 'open') past.go(startAt);
 
   // The players' chat, beside the log; spectators have none.
   const chat = chatPanel(game, show);
@@ -868,6 +921,7 @@ export async function gamePage(main, [idText], app) {
   }, 5000);
   return () => {
     closed = true;
+    past.stop();
     if (noteTimer) saveNote().catch(() => {});
     if (watch) watch.stop();
     if (chat) chat.stop();

@@ -17,6 +17,7 @@ use crate::helpers::{Player, TestApp, fresh_email, spawn_app, spawn_app_with};
 
 mod chat;
 mod email_pages;
+mod history;
 mod kasino_editor;
 mod lobby;
 mod notes;
@@ -547,9 +548,10 @@ fn two_people_sign_up_open_join_and_play_kasino_to_the_end_by_clicking() {
 
 /// Where addresses must be confirmed, sign-up answers every address alike (202) and makes
 /// the account once the mailed link is followed: the page says to check the mailbox
-/// rather than signing in.
+/// rather than signing in, and the link's button lands the newcomer in the web client,
+/// signed in.
 #[test]
-fn a_sign_up_that_waits_for_its_address_says_to_check_the_mailbox() {
+fn a_sign_up_that_waits_for_its_address_lands_signed_in_from_the_mailed_link() {
     let app = spawn_app_with(|s| s.require_email_verification = true);
     let email = fresh_email("cy");
     runtime().block_on(async {
@@ -573,16 +575,54 @@ fn a_sign_up_that_waits_for_its_address_says_to_check_the_mailbox() {
         assert!(text.as_str().unwrap_or("").contains(&email), "{text}");
         let token = js(&c, "return sessionStorage.getItem('turnpost.token');").await;
         assert_eq!(token, Value::Null, "not signed in");
+
+        // The mailed link, then its page's button.
+        let mails = tokio::task::block_in_place(|| {
+            app.wait_for_mails("the sign-up link", |m| {
+                m.iter().any(|m| {
+                    m.to == email && m.subject == "[Turnpost] Finish creating your account"
+                })
+            })
+        });
+        let mail = mails.iter().find(|m| m.to == email).expect("the link");
+        let marker = "http://turnpost.test/api/v1/sign-ups/";
+        let at = mail.text.find(marker).expect("a link") + marker.len();
+        let link: String = mail.text[at..]
+            .chars()
+            .take_while(char::is_ascii_hexdigit)
+            .collect();
+        c.goto(&app.url(&format!("/api/v1/sign-ups/{link}")))
+            .await
+            .expect("follow the link");
+        css(&c, "form button[type=submit]")
+            .await
+            .click()
+            .await
+            .expect("make the account");
+        let landed = wait_for(
+            &c,
+            "the web client, signed in",
+            "const f = document.querySelector('.flash');              return location.hash === '#/games' && sessionStorage.getItem('turnpost.token')                && f && f.textContent.includes('signed in') ? [location.pathname, f.textContent] : null;",
+        )
+        .await;
+        assert_eq!(landed[0], "/", "{landed}");
+        screenshot(&driver, &c, "signed-up.png").await;
+        let me = js(
+            &c,
+            "return fetch('/api/v1/me', { headers: { authorization:                'Bearer ' + sessionStorage.getItem('turnpost.token') } }).then((r) => r.json());",
+        )
+        .await;
+        assert_eq!(
+            (me["name"].as_str(), me["email_status"].as_str()),
+            (Some("Cy"), Some("verified")),
+            "{me}"
+        );
         assert_eq!(
             driver.severe(&c).await,
             Vec::<String>::new(),
             "browser errors"
         );
         let _ = c.close().await;
-    });
-    app.wait_for_mails("the sign-up link", |m| {
-        m.iter()
-            .any(|m| m.to == email && m.subject == "[Turnpost] Finish creating your account")
     });
 }
 
