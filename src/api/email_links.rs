@@ -3,16 +3,19 @@
 //! page with a button, so a link scanner that follows it changes nothing) and the address
 //! confirmation link. Pages are small HTML; a bad link is a problem document.
 
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 
 use super::auth::Caller;
 use super::problem::{ApiError, Problem};
 use crate::domain::Domain;
+use crate::domain::sign_ups::SignedUp;
 
 pub(crate) fn page(title: &str, body_html: &str) -> HttpResponse {
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title></head>\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title>\
+         <link rel=\"icon\" href=\"/web/icon.svg\" type=\"image/svg+xml\"></head>\
          <body style=\"margin:0;background:#f3f1ea;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif\">\
          <div style=\"max-width:600px;margin:0 auto;padding:24px 16px;color:#1f1f1f;line-height:1.45\">\
          <h1 style=\"font-size:22px\">{}</h1>{body_html}</div></body></html>",
@@ -170,6 +173,7 @@ pub async fn sign_up_page(
     params(("token" = String, Path, description = "The token of the link mailed at sign-up")),
     responses(
         (status = 200, description = "The account is made: sign in", content_type = "text/html", body = String),
+        (status = 303, description = "The account is made, when the request was the sign-up page's form: on to the web client, signed in (the session rides in the address's fragment, which no server sees)"),
         (status = 403, description = "`invalid_link`: the link was used already, is older than 2 days, or was altered", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`email_taken`: the address got an account after this link was sent (by an invitation); sign in to it", body = Problem, content_type = "application/problem+json"),
     )
@@ -177,11 +181,28 @@ pub async fn sign_up_page(
 #[post("/sign-ups/{token}")]
 pub async fn complete_sign_up(
     domain: web::Data<Domain>,
+    req: HttpRequest,
     token: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let t = token.into_inner();
-    let sign_in = format!("{}/#/signin", domain.public_url.trim_end_matches('/'));
-    let account = web::block(move || domain.complete_sign_up(&t)).await??;
+    let base = domain.public_url.trim_end_matches('/').to_string();
+    let sign_in = format!("{base}/#/signin");
+    let SignedUp {
+        account,
+        access_token,
+    } = web::block(move || domain.complete_sign_up(&t)).await??;
+    if super::invitations::is_form(&req) {
+        // The page's button: on to the web client, signed in, as an invited friend is.
+        let location = format!(
+            "{}/#/welcome/{access_token}",
+            super::invitations::path_of(&base)
+        );
+        return Ok(HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, location))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .insert_header((header::REFERRER_POLICY, "no-referrer"))
+            .finish());
+    }
     Ok(page(
         "Your account is ready",
         &format!(

@@ -22,7 +22,7 @@ use crate::domain::invitations::{AcceptInvitationRequest, AcceptedInvitation, In
 use crate::store::kinds::GameId;
 
 /// Whether the body came from the page's form (then the answer is a page too).
-fn is_form(req: &HttpRequest) -> bool {
+pub(super) fn is_form(req: &HttpRequest) -> bool {
     req.headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -190,11 +190,7 @@ pub async fn accept_invitation(
     // in when the account was made just now (its token rides in the fragment, which no
     // server sees; the client takes it out of the address at once). An existing account
     // signs in there first, and the client brings it back to the game.
-    // The path alone: the browser stays on the host it came by (behind a proxy too).
-    let path = base
-        .split_once("://")
-        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
-        .unwrap_or("");
+    let path = path_of(&base);
     let location = match &done.access_token {
         Some(token) => format!("{path}/#/welcome/{}/{token}", done.game_id),
         None => format!("{path}/#/game/{}", done.game_id),
@@ -204,6 +200,14 @@ pub async fn accept_invitation(
         .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
         .insert_header((actix_web::http::header::REFERRER_POLICY, "no-referrer"))
         .finish())
+}
+
+/// The path of the public URL alone, for a redirect: the browser stays on the host it came
+/// by (behind a proxy too).
+pub(super) fn path_of(base: &str) -> &str {
+    base.split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+        .unwrap_or("")
 }
 
 /// A declined invitation.

@@ -45,6 +45,13 @@ const TOKEN_HEX: usize = 64;
 pub const LINK_KIND: OutboxKind = OutboxKind::SignUp;
 pub const NOTICE_KIND: OutboxKind = OutboxKind::SignUpTaken;
 
+/// An account made by its sign-up link, signed in.
+pub struct SignedUp {
+    pub account: Account,
+    /// A session for the account, so that the person lands in the web client signed in.
+    pub access_token: String,
+}
+
 /// A sign-up waiting for its link, as its page shows it.
 pub struct PendingSignUp {
     pub email: String,
@@ -269,8 +276,20 @@ impl Domain {
     }
 
     /// Follows a sign-up link: makes the account, its address confirmed (the link was
-    /// read in its mailbox). A link works once.
-    pub fn complete_sign_up(&self, token: &str) -> DomainResult<Account> {
+    /// read in its mailbox), and signs it in: whoever follows the link reads the address's
+    /// mail and chose the password. A link works once.
+    pub fn complete_sign_up(&self, token: &str) -> DomainResult<SignedUp> {
+        let account = self.make_signed_up_account(token)?;
+        let access_token =
+            self.tokens
+                .issue(account.id, account.token_generation, Utc::now().timestamp())?;
+        Ok(SignedUp {
+            account,
+            access_token,
+        })
+    }
+
+    fn make_signed_up_account(&self, token: &str) -> DomainResult<Account> {
         let hash = parse_token(token)?;
         let mut conn = self.conn()?;
         conn.transaction::<_, DomainError, _>(|conn| {

@@ -1,9 +1,11 @@
 // The page shell: hash routes, the navigation, messages, and signing out.
 //   #/signin  #/signup  #/games  #/lobby  #/game/<id>  #/rules/<type>  #/settings
+//   #/game/<id>/at/<version>: a game's page looking back at a past position
 //   #/leaderboard/<type>  #/ratings/<account id>
 //   #/forgot  #/reset/<token>: asking for a password reset link, and where it lands
 //   #/welcome/<game id>/<token>: where an accepted invitation lands, signed in (the token
-//   rides in the fragment, which never reaches a server, and leaves the address at once).
+//   rides in the fragment, which never reaches a server, and leaves the address at once);
+//   #/welcome/<token>: where a sign-up link's button lands, signed in the same way.
 
 import { token, setToken, clearToken, setUnauthorizedHandler, get } from './api.js';
 import { h, fill } from './dom.js';
@@ -65,8 +67,10 @@ setUnauthorizedHandler(() => signOut('Your session has ended. Please sign in aga
 function drawNav(current) {
   const link = (hash, text) =>
     h('a', { href: hash, 'aria-current': current === hash.slice(2) ? 'page' : false }, text);
+  // The players' guide: playing in the browser and by email, chat, takebacks, clocks.
+  const help = h('a', { href: '/docs/players' }, 'Help');
   if (!token()) {
-    fill(nav, link('#/signin', 'Sign in'), link('#/signup', 'Sign up'), link('#/leaderboard', 'Leaderboards'));
+    fill(nav, link('#/signin', 'Sign in'), link('#/signup', 'Sign up'), link('#/leaderboard', 'Leaderboards'), help);
     return;
   }
   fill(
@@ -76,18 +80,23 @@ function drawNav(current) {
     link('#/leaderboard', 'Leaderboards'),
     link('#/ratings', 'My ratings'),
     link('#/settings', 'Settings'),
+    help,
     h('button', { type: 'button', class: 'link', onclick: () => signOut() }, 'Sign out'),
   );
 }
 
-/** Signed in by an accepted invitation: keep the token, forget the address, open the game. */
+/**
+ * Signed in by an accepted invitation (#/welcome/<game>/<token>) or a sign-up link
+ * (#/welcome/<token>): keep the token, take it out of the address, open the game or the
+ * player's games.
+ */
 function welcome(raw) {
-  const m = /^#\/welcome\/(\d+)\/([A-Za-z0-9._~-]+)$/.exec(raw);
+  const m = /^#\/welcome\/(?:(\d+)\/)?([A-Za-z0-9._~-]+)$/.exec(raw);
   if (!m) return false;
   setToken(m[2], false);
   me = null;
-  history.replaceState(null, '', `#/game/${m[1]}`);
-  pending = 'You are in: welcome to the game.';
+  history.replaceState(null, '', m[1] ? `#/game/${m[1]}` : '#/games');
+  pending = m[1] ? 'You are in: welcome to the game.' : 'Your account is ready and you are signed in. Open a game in the Lobby, or start one.';
   live.start();
   return true;
 }
