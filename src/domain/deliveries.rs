@@ -372,9 +372,10 @@ impl Domain {
             return None;
         }
         let (game, seat) = (mail.row, mail.player.seat);
-        match picture::png(&mail.picture_svg()) {
-            Ok(png) => Some(Picture {
-                png,
+        match picture::mail_png(&mail.picture_svg()) {
+            Ok(drawn) => Some(Picture {
+                png: drawn.whole,
+                halves: drawn.halves,
                 cid: format!("board.{}.{seat}.{}@turnpost", game.id, game.version),
                 alt: format!(
                     "The board of {} #{} as {} sees it, at move {}",

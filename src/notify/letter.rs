@@ -20,7 +20,23 @@ pub struct Picture {
     /// The Content-ID, without angle brackets.
     pub cid: String,
     pub alt: String,
+    /// The picture's left and right halves, drawn larger, which a phone shows one under
+    /// the other instead of the whole (too small to read at a phone's width).
+    pub halves: Option<[Vec<u8>; 2]>,
 }
+
+impl Picture {
+    /// The Content-IDs of the halves.
+    pub fn half_cids(&self) -> [String; 2] {
+        [format!("left.{}", self.cid), format!("right.{}", self.cid)]
+    }
+}
+
+/// Where a phone shows a picture's halves instead of the whole: a narrow screen. Mail
+/// clients that ignore style sheets show the whole picture, as every client did before.
+const PHONE_STYLE: &str = "<style>@media only screen and (max-width:480px){\
+    .tp-whole{display:none!important}\
+    .tp-halves{display:block!important;max-height:none!important;overflow:visible!important}}</style>";
 
 #[derive(Clone, Debug, Default)]
 pub struct Letter {
@@ -52,6 +68,10 @@ pub struct Letter {
     /// The one-click unsubscribe URL, shown last.
     pub unsubscribe: Option<String>,
 }
+
+/// How a board picture sits in the column: as wide as the column, at most its own width.
+const PICTURE_STYLE: &str = "display:block;width:100%;max-width:600px;height:auto;\
+    border:1px solid #dcd9cf;border-radius:6px;background:#fbfaf5";
 
 /// The heading of a letter's chat, and how to answer it.
 const CHAT_HEADING: &str = "Table talk";
@@ -149,12 +169,17 @@ impl Letter {
             b,
             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
              <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
-             <title>{}</title></head>\
+             <title>{}</title>{}</head>\
              <body style=\"margin:0;padding:0;background:#f3f1ea\">\
              <div style=\"max-width:600px;margin:0 auto;padding:16px 12px;font-family:{FONT};\
              font-size:16px;line-height:1.45;color:#1f1f1f;overflow-wrap:anywhere;\
              word-break:break-word\">",
-            esc(&self.subject)
+            esc(&self.subject),
+            if self.picture.as_ref().is_some_and(|p| p.halves.is_some()) {
+                PHONE_STYLE
+            } else {
+                ""
+            }
         );
         if !self.kicker.is_empty() {
             let _ = write!(
@@ -208,12 +233,25 @@ impl Letter {
         if let Some(pic) = &self.picture {
             let _ = write!(
                 b,
-                "<p style=\"margin:0 0 16px\"><img src=\"cid:{}\" width=\"600\" alt=\"{}\" \
-                 style=\"display:block;width:100%;max-width:600px;height:auto;border:1px solid #dcd9cf;\
-                 border-radius:6px;background:#fbfaf5\"></p>",
+                "<p class=\"tp-whole\" style=\"margin:0 0 16px\"><img src=\"cid:{}\" width=\"600\" \
+                 alt=\"{}\" style=\"{PICTURE_STYLE}\"></p>",
                 attr(&pic.cid),
                 attr(&pic.alt)
             );
+            if pic.halves.is_some() {
+                // Hidden unless the phone style applies (Outlook's `mso-hide` included).
+                let [left, right] = pic.half_cids();
+                let _ = write!(
+                    b,
+                    "<div class=\"tp-halves\" style=\"display:none;max-height:0;overflow:hidden;\
+                     mso-hide:all;margin:0 0 16px\"><img src=\"cid:{}\" width=\"336\" alt=\"{} \
+                     (left half)\" style=\"{PICTURE_STYLE};margin:0 0 6px\"><img src=\"cid:{}\" \
+                     width=\"336\" alt=\"(right half)\" style=\"{PICTURE_STYLE}\"></div>",
+                    attr(&left),
+                    attr(&pic.alt),
+                    attr(&right),
+                );
+            }
         }
         if !self.choices.is_empty() {
             b.push_str("<h2 style=\"margin:18px 0 8px;font-size:18px\">Your choices</h2>");
@@ -325,6 +363,7 @@ mod tests {
                 png: vec![],
                 cid: "board.1@x\"".into(),
                 alt: "alt \"quoted\" <b>".into(),
+                halves: Some([vec![], vec![]]),
             }),
             choices: vec!["take <A♠> & 5♦".into(), "trail 2♠".into()],
             more_choices: 3,
@@ -359,6 +398,10 @@ mod tests {
         ));
         assert!(html.contains("&lt;script&gt;") && html.contains("take &lt;A♠&gt; &amp; 5♦"));
         assert!(html.contains("src=\"cid:board.1@x&quot;\""));
+        // The halves for phones, hidden unless the phone style applies.
+        assert!(html.contains("src=\"cid:left.board.1@x&quot;\""));
+        assert!(html.contains("src=\"cid:right.board.1@x&quot;\""));
+        assert!(html.contains("@media only screen and (max-width:480px)"));
         assert!(html.contains("<code") && html.contains("max-width:600px"));
         // A long link wraps on a phone instead of widening the page.
         assert!(html.contains("overflow-wrap:anywhere"));

@@ -419,16 +419,31 @@ impl Worker {
         }
         let body = match &out.picture {
             None => MultiPart::alternative_plain_html(out.text.clone(), out.html.clone()),
-            Some(pic) => MultiPart::alternative()
-                .singlepart(SinglePart::plain(out.text.clone()))
-                .multipart(
-                    MultiPart::related()
-                        .singlepart(SinglePart::html(out.html.clone()))
-                        .singlepart(
-                            Attachment::new_inline_with_name(pic.cid.clone(), "board.png".into())
-                                .body(pic.png.clone(), ContentType::parse("image/png")?),
-                        ),
-                ),
+            Some(pic) => {
+                let png = ContentType::parse("image/png")?;
+                let mut related = MultiPart::related()
+                    .singlepart(SinglePart::html(out.html.clone()))
+                    .singlepart(
+                        Attachment::new_inline_with_name(pic.cid.clone(), "board.png".into())
+                            .body(pic.png.clone(), png.clone()),
+                    );
+                if let Some(halves) = &pic.halves {
+                    for ((cid, name), half) in pic
+                        .half_cids()
+                        .into_iter()
+                        .zip(["board-left.png", "board-right.png"])
+                        .zip(halves)
+                    {
+                        related = related.singlepart(
+                            Attachment::new_inline_with_name(cid, name.into())
+                                .body(half.clone(), png.clone()),
+                        );
+                    }
+                }
+                MultiPart::alternative()
+                    .singlepart(SinglePart::plain(out.text.clone()))
+                    .multipart(related)
+            }
         };
         builder.multipart(body).context("building the message")
     }

@@ -195,6 +195,31 @@ fn a_turn_email_over_smtp_has_the_seats_picture_its_thread_and_one_click_unsubsc
     assert!(png == mine, "the picture is the recipient's own view");
     let theirs = turnpost::notify::picture::png(&svg(other)).unwrap();
     assert!(png != theirs, "not the other seat's view");
+    // For phones, the picture's halves drawn larger, each referenced by the HTML part.
+    let halves = turnpost::notify::picture::mail_png(&svg(p))
+        .unwrap()
+        .halves
+        .expect("a 600 px picture has halves");
+    let parts = MessageParser::default().parse(&raw).expect("a message");
+    let attached: Vec<(String, Vec<u8>)> = parts
+        .parts
+        .iter()
+        .filter(|p| p.content_type().is_some_and(|t| t.subtype() == Some("png")))
+        .map(|p| {
+            (
+                p.content_id().unwrap_or_default().to_string(),
+                p.contents().to_vec(),
+            )
+        })
+        .collect();
+    assert_eq!(attached.len(), 3, "the whole picture and its two halves");
+    for ((cid, half), drawn) in attached[1..].iter().zip(&halves) {
+        assert!(half == drawn, "{cid}: the recipient's own view, halved");
+        assert!(mail.html.contains(&format!("src=\"cid:{cid}\"")), "{cid}");
+        let (w, h2) = png_size(half);
+        assert_eq!(w, 336, "{cid}: as wide as a phone shows it");
+        assert!(h2 > h, "{cid}: drawn larger than the whole");
+    }
     assert!(mail.text.contains("Your choices:") && mail.text.contains("    1. "));
     assert!(mail.html.contains("<ol") && mail.html.contains("max-width:600px"));
     // Read as a person would: kept for a look.

@@ -25,9 +25,13 @@ const GAMES: [(&str, usize, usize); 7] = [
     ("sp4x", 3, 8),
 ];
 
-/// The inline picture of the email whose Reply-To is `reply_to`, as a data URL.
-fn picture_of(app: &TestApp, reply_to: &str) -> Option<String> {
-    for entry in std::fs::read_dir(&app.mail_dir).ok()?.flatten() {
+/// The inline pictures of the email whose Reply-To is `reply_to`: (Content-ID, data URL).
+fn pictures_of(app: &TestApp, reply_to: &str) -> Vec<(String, String)> {
+    for entry in std::fs::read_dir(&app.mail_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         let Ok(raw) = std::fs::read(entry.path()) else {
             continue;
         };
@@ -42,22 +46,26 @@ fn picture_of(app: &TestApp, reply_to: &str) -> Option<String> {
         if !to_this {
             continue;
         }
-        return m.parts.iter().find_map(|a| {
-            a.content_type()
-                .is_some_and(|t| t.subtype() == Some("png"))
-                .then(|| {
+        return m
+            .parts
+            .iter()
+            .filter(|a| a.content_type().is_some_and(|t| t.subtype() == Some("png")))
+            .map(|a| {
+                (
+                    a.content_id().unwrap_or_default().to_string(),
                     format!(
                         "data:image/png;base64,{}",
                         base64::engine::general_purpose::STANDARD.encode(a.contents())
-                    )
-                })
-        });
+                    ),
+                )
+            })
+            .collect();
     }
-    None
+    Vec::new()
 }
 
 /// The turn email of whoever acts now in game `id`.
-fn current_turn_email(app: &TestApp, id: i64, players: &[&Player]) -> (Mail, String) {
+fn current_turn_email(app: &TestApp, id: i64, players: &[&Player]) -> (Mail, String, String) {
     let (p, g) = players
         .iter()
         .map(|p| (*p, app.game(id, p)))
@@ -68,7 +76,15 @@ fn current_turn_email(app: &TestApp, id: i64, players: &[&Player]) -> (Mail, Str
     let mail = turn_mail(app, p, id, seat, version);
     let names = ["Ada", "Bo", "Cy", "Di"];
     let name = names[players.iter().position(|x| x.email == p.email).unwrap_or(0)];
-    (mail, name.to_string())
+    // The picture the email was drawn from: the seat's board at that version.
+    let svg = app
+        .get(
+            &format!("/api/v1/games/{id}/board.svg?version={version}"),
+            Some(&p.token),
+        )
+        .text()
+        .expect("the board picture");
+    (mail, name.to_string(), svg)
 }
 
 /// What the plain text and the HTML of one turn email must hold.
@@ -136,27 +152,27 @@ fn every_games_turn_email_reads_well_in_text_and_in_html_at_phone_and_desktop_wi
             );
             assert_eq!(r.status(), 200, "{}", r.text().unwrap_or_default());
         }
-        let (mail, me) = current_turn_email(&app, id, &players);
+        let (mail, me, svg) = current_turn_email(&app, id, &players);
         check_parts(game, &mail, &me);
-        let picture = picture_of(&app, &mail.reply_to).expect("the board picture");
-        // The picture inline, as a mail client shows the `cid:` part.
-        let html = match mail.html.split_once("src=\"cid:") {
-            Some((before, after)) => {
-                let rest = after.split_once('"').map_or("", |(_, r)| r);
-                format!("{before}src=\"{picture}\"{rest}")
-            }
-            None => mail.html.clone(),
-        };
+        let pictures = pictures_of(&app, &mail.reply_to);
+        assert_eq!(pictures.len(), 3, "{game}: the picture and its halves");
+        // The pictures inline, as a mail client shows the `cid:` parts.
+        let mut html = mail.html.clone();
+        for (cid, data) in &pictures {
+            let at = format!("src=\"cid:{cid}\"");
+            assert!(html.contains(&at), "{game}: {cid} is shown");
+            html = html.replace(&at, &format!("src=\"{data}\""));
+        }
         let page = screenshots().join(format!("email-{game}.html"));
         std::fs::write(&page, html).expect("write the email page");
         std::fs::write(screenshots().join(format!("email-{game}.txt")), &mail.text)
             .expect("write the text part");
-        pages.push((game, page));
+        pages.push((game, page, svg));
     }
     runtime().block_on(async {
         let mut driver = Driver::start();
         let c = driver.browser().await;
-        for (game, page) in &pages {
+        for (game, page, svg) in &pages {
             for (width, label) in [(390, "phone"), (1100, "desktop")] {
                 driver
                     .cdp(
@@ -182,12 +198,46 @@ fn every_games_turn_email_reads_well_in_text_and_in_html_at_phone_and_desktop_wi
                     overflow.as_i64().unwrap_or(1) <= 0,
                     "{game} at {width} px overflows by {overflow}"
                 );
-                let picture_shown = js(
+                // The pictures shown, and their smallest text at the size shown: the whole
+                // picture on a desktop, its halves on a phone.
+                let shown = js(
                     &c,
-                    "const i = document.querySelector('img'); return !!i && i.naturalWidth > 0;",
+                    &format!(
+                        "const probe = document.createElement('div'); \
+                         probe.style = 'position:absolute;left:-10000px;top:0'; \
+                         probe.innerHTML = {}; document.body.append(probe); \
+                         const svg = probe.querySelector('svg'); \
+                         const units = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width; \
+                         const smallest = Math.min(...[...svg.querySelectorAll('text')] \
+                           .map((t) => parseFloat(getComputedStyle(t).fontSize) / units) \
+                           .filter((n) => n > 0)); \
+                         const width = svg.viewBox.baseVal.width; probe.remove(); \
+                         const seen = [...document.images].filter((i) => i.naturalWidth > 0 \
+                           && i.getBoundingClientRect().width > 0); \
+                         return [smallest, seen.map((i) => [i.alt.includes('half'), \
+                           smallest * i.getBoundingClientRect().width \
+                             / (i.alt.includes('half') ? width / 2 : width)])];",
+                        json!(svg)
+                    ),
                 )
                 .await;
-                assert_eq!(picture_shown, true, "{game}: the picture shows");
+                let (smallest, shown): (f64, Vec<(bool, f64)>) =
+                    serde_json::from_value(shown).expect("the pictures shown");
+                let halves = width < 600;
+                assert_eq!(
+                    shown.iter().map(|(half, _)| *half).collect::<Vec<_>>(),
+                    if halves { vec![true, true] } else { vec![false] },
+                    "{game} at {width} px: which pictures show"
+                );
+                // On a phone at least the 11 px the web client keeps a board's text at; on
+                // a desktop the picture at its own size.
+                let least = if halves { 11.0 } else { smallest - 0.01 };
+                for (_, px) in &shown {
+                    assert!(
+                        *px >= least,
+                        "{game} at {width} px: the picture's smallest text is {px:.1} px"
+                    );
+                }
                 screenshot(&driver, &c, &format!("email-{game}-{label}.png")).await;
             }
         }
