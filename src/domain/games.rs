@@ -86,6 +86,7 @@ impl Domain {
                     view_schema: g.view_schema(),
                     rules_url: format!("/api/v1/game-types/{}/rules", info.id),
                     legal_actions_complete: g.legal_actions_complete(),
+                    takebacks: g.takebacks(),
                     rules_version: info.rules_version,
                 }
             })

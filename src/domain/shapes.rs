@@ -193,6 +193,10 @@ pub struct GameTypeResponse {
     /// True when `legal_actions` lists every legal action; false when it is a useful
     /// sample and `action_schema` describes the full space.
     pub legal_actions_complete: bool,
+    /// False when no move of this game can be taken back (each shows a card from a hidden
+    /// hand): a client need not offer a takeback. Where true, a request is still refused
+    /// (`takeback_reveals`) when the moves showed something hidden or a random outcome.
+    pub takebacks: bool,
     pub rules_version: u32,
 }
 

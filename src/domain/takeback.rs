@@ -557,6 +557,41 @@ mod tests {
         );
     }
 
+    /// A game that says none of its moves can be taken back is right: in random play every
+    /// move shows something. (Games that allow takebacks show it of some move in the other
+    /// tests here and in the black-box takeback tests.)
+    #[test]
+    fn games_without_takebacks_show_something_in_every_move() {
+        let registry = Registry::standard();
+        let mut without: Vec<&str> = registry
+            .all()
+            .filter(|g| !g.takebacks())
+            .map(|g| g.info().id)
+            .collect();
+        without.sort_unstable();
+        assert_eq!(without, ["kasino", "partners"]);
+        for (game, seats) in [
+            ("kasino", 2),
+            ("kasino", 4),
+            ("partners", 4),
+            ("partners", 2),
+        ] {
+            for seed in 1..=3 {
+                for (action, shown) in judged(game, seats, seed, 30) {
+                    assert!(
+                        shown,
+                        "{game} ({seats} seats), seed {seed}: {action} shows nothing"
+                    );
+                }
+            }
+        }
+        assert!(
+            registry
+                .get("crossword-rummy")
+                .is_some_and(|g| g.takebacks())
+        );
+    }
+
     #[test]
     fn a_card_played_from_a_hand_is_final() {
         for seed in 1..=5 {

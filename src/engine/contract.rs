@@ -309,6 +309,13 @@ pub trait Game: Send + Sync + 'static {
         true
     }
 
+    /// False when no move of this game can ever be taken back, because every move shows
+    /// someone something hidden before (a card played from a hand): clients then offer no
+    /// takeback. The server judges each request on its own either way.
+    fn takebacks(&self) -> bool {
+        true
+    }
+
     /// The action the server plays for `seat` now, because it is the seat's only choice and
     /// involves no decision (an `end_turn`-only step, a single legal capture), so the player
     /// is not asked for a round trip by email. `None` leaves the seat to act. The default

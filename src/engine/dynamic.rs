@@ -61,6 +61,8 @@ pub trait DynGame: Send + Sync {
     }
     fn load(&self, state_json: &str) -> Result<Box<dyn LoadedGame>, DecodeError>;
     fn legal_actions_complete(&self) -> bool;
+    /// See [`Game::takebacks`].
+    fn takebacks(&self) -> bool;
     fn check_data(&self) -> Result<(), String>;
     /// Plays `games` random legal games (seeds `seed`, `seed + 1`, ...) on the typed engine,
     /// without JSON in the loop: for `turnpost simulate` and benchmarks.

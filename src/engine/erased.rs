@@ -101,6 +101,10 @@ impl<G: Game> DynGame for Erased<G> {
         self.0.legal_actions_complete()
     }
 
+    fn takebacks(&self) -> bool {
+        self.0.takebacks()
+    }
+
     fn check_data(&self) -> Result<(), String> {
         self.0.check_data()
     }

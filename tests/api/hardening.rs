@@ -482,7 +482,7 @@ fn a_password_change_revokes_earlier_tokens() {
 /// The rack line of a Crossword Rummy position in an email.
 fn rack_line(text: &str) -> String {
     text.lines()
-        .find(|l| l.starts_with("Rack ids:"))
+        .find(|l| l.starts_with("Your rack ("))
         .unwrap_or_default()
         .to_string()
 }

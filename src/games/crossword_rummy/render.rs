@@ -319,13 +319,6 @@ pub fn text(state: &State, viewer: Viewer, status: &Status) -> String {
             rack.len(),
             labels(state, rack)
         ));
-        out.push_str(&format!(
-            "Rack ids: {}\n",
-            rack.iter()
-                .map(|&t| state.rules.tile_id(t))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ));
         if let Some(r) = state.received.get(s).filter(|r| !r.is_empty()) {
             out.push_str(&format!(
                 "Received in the last pass: {}\n",

@@ -55,6 +55,11 @@ impl Game for Kasino {
         FIRST_RULES..=CURRENT_RULES
     }
 
+    /// Every move plays a card from a hand the others cannot see.
+    fn takebacks(&self) -> bool {
+        false
+    }
+
     fn check_invariants(&self, state: &State) -> Result<(), String> {
         invariants::check_state(state)
     }

@@ -202,6 +202,11 @@ impl Game for Partners {
         rules::FIRST..=rules::CURRENT
     }
 
+    /// Every move gives or plays a card from a hand the others cannot see.
+    fn takebacks(&self) -> bool {
+        false
+    }
+
     /// A deal limit is for unattended play and ends a game early; a larger one than
     /// [`DEAL_LIMITS`] only lets the computer play on (stored games keep theirs).
     fn check_new_options(&self, options: &Options) -> Result<(), SetupError> {
@@ -475,13 +480,18 @@ impl Game for Partners {
         }
     }
 
-    fn describe_action(&self, st: &State, _seat: Seat, action: &Action) -> String {
+    fn describe_action(&self, st: &State, seat: Seat, action: &Action) -> String {
         let Ok(d) = data() else {
             return format!("{action:?}");
         };
         let p = st.turn;
         match action {
-            Action::Exchange { card } => format!("give {} to your partner", card.pretty()),
+            // The partner by their colour, which the server shows with their name.
+            Action::Exchange { card } => format!(
+                "give {} to your partner {}",
+                card.pretty(),
+                self.seat_name(st, State::partner(seat))
+            ),
             Action::Discard => {
                 let hand: Vec<String> = st
                     .hands

@@ -527,8 +527,20 @@ impl Game for SpaceEmpires4x {
         render::targets(action)
     }
 
-    fn describe_action(&self, state: &State, _seat: Seat, action: &Action) -> String {
-        render::describe(state, action)
+    fn describe_action(&self, state: &State, seat: Seat, action: &Action) -> String {
+        let text = render::describe(state, action);
+        // An order that spends CP says what it costs, so players need no price list.
+        let cost = data::load().ok().and_then(|d| match action {
+            Action::Build { unit, .. } => Some(d.unit(*unit).cost),
+            Action::Research { tech } if state.players.get(seat).is_some() => {
+                Some(econ::research_cost(d, state, seat, *tech))
+            }
+            _ => None,
+        });
+        match cost {
+            Some(cp) if cp < i64::MAX => format!("{text} for {cp} CP"),
+            _ => text,
+        }
     }
 
     fn log_text(&self, state: &State, _seat: Seat, action: &Action) -> String {

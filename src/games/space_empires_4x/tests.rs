@@ -18,6 +18,7 @@ fn cfg(deep: usize) -> PlayoutConfig {
         max_actions: 20_000,
         optional_action_percent: 5,
         deep_every: deep,
+        round_trip_every: 1,
         has_hidden_information: true,
     }
 }
@@ -2158,4 +2159,46 @@ fn ex_9_15_part_of_a_group_retreats_as_a_new_counter() {
         e.text
             .contains(&format!("2 ship(s) of counter #{ca} retreat"))
     }));
+}
+
+#[test]
+fn an_order_that_spends_cp_says_what_it_costs() {
+    let mut s = started(2);
+    econ::start_econ(&mut s, d());
+    let texts: Vec<(Action, String)> = G
+        .legal_actions(&s, 0)
+        .into_iter()
+        .map(|a| {
+            let t = G.describe_action(&s, 0, &a);
+            (a, t)
+        })
+        .collect();
+    let scout = d().unit(UnitKind::Scout).cost;
+    assert!(
+        texts.iter().any(|(a, t)| matches!(
+            a,
+            Action::Build {
+                unit: UnitKind::Scout,
+                ..
+            }
+        ) && t.ends_with(&format!(" for {scout} CP"))),
+        "{texts:?}"
+    );
+    let size = econ::research_cost(d(), &s, 0, Tech::ShipSize);
+    assert!(
+        texts.iter().any(|(a, t)| *a
+            == Action::Research {
+                tech: Tech::ShipSize
+            }
+            && t.ends_with(&format!(" for {size} CP"))),
+        "{texts:?}"
+    );
+    // Orders that spend nothing name no price.
+    assert!(
+        texts
+            .iter()
+            .filter(|(a, _)| matches!(a, Action::SubmitOrders | Action::Bid { .. }))
+            .all(|(_, t)| !t.contains(" CP") || t.starts_with("bid ")),
+        "{texts:?}"
+    );
 }

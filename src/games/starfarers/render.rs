@@ -163,11 +163,16 @@ pub fn node_place(d: &Data, n: usize) -> String {
     if let Some(o) = d.outposts.iter().find(|o| o.entrance == n) {
         return format!("entrance of the {} outpost", o.race.replace('_', " "));
     }
-    let near: Vec<&str> = x
+    // Each planet with its system, which the map labels (s1, home A): a player finds the
+    // place by the system first.
+    let near: Vec<String> = x
         .planets
         .iter()
         .filter_map(|&p| d.planets.get(p))
-        .map(|p| p.name.as_str())
+        .map(|p| match d.systems.get(p.system) {
+            Some(sys) => format!("{} in {}", p.name, system_name(&sys.id)),
+            None => p.name.clone(),
+        })
         .collect();
     if near.is_empty() {
         "open space".into()

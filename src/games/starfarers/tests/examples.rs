@@ -584,3 +584,27 @@ fn unmoved_ships_stay_when_the_turn_ends() {
     assert!(!g.legal_actions(&t, 0).contains(&Action::EndTurn));
     assert!(g.apply(&t, 0, &Action::EndTurn).is_err());
 }
+
+/// A place next to planets names each planet's system, as the map labels it.
+#[test]
+fn places_next_to_planets_name_their_system() {
+    let (g, _) = start(3, Phase::Roll);
+    let d = g.data();
+    let mut named = 0;
+    for n in 0..d.nodes.len() {
+        let place = crate::starfarers::render::node_place(d, n);
+        if let Some(list) = place.strip_prefix("next to ") {
+            for planet in list.split(", ") {
+                let (_, system) = planet.split_once(" in ").expect("a planet in a system");
+                assert!(
+                    d.systems
+                        .iter()
+                        .any(|s| crate::starfarers::render::system_name(&s.id) == system),
+                    "{place}"
+                );
+                named += 1;
+            }
+        }
+    }
+    assert!(named > 10, "{named}");
+}
