@@ -1,7 +1,7 @@
 -- Every invitation email sent, kept after its game is gone (leaving an open game deletes
 -- it with its invitations): the limits on invitations count these rows. Per inviter and
 -- per address a day, and no new invitation from an inviter to an address that let the
--- last one go unanswered (issue 29).
+-- last one go unanswered.
 CREATE TABLE invitation_sends (
     id BIGSERIAL PRIMARY KEY,
     inviter_id BIGINT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,

@@ -1,6 +1,6 @@
 -- Sign-ups waiting for their address to be confirmed, where the server requires confirmed
 -- addresses: the account is made only when the link mailed to the address is followed,
--- so that signing up tells nobody whether an address has an account (issue 29). One row
+-- so that signing up tells nobody whether an address has an account. One row
 -- per address: a later sign-up replaces it (and its link). Rows older than the link's
 -- lifetime are deleted by the next sign-up.
 CREATE TABLE sign_ups (

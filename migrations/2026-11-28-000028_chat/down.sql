@@ -1,4 +1,4 @@
--- Refuses while data this down would destroy exists (issue 34): going up again could not
+-- Refuses while data this down would destroy exists: going up again could not
 -- bring it back. Nothing below runs, and the migration stays applied.
 DO $$
 BEGIN

@@ -1,4 +1,4 @@
--- Chat at the table (issue 35): messages of a game's seated players, on the table's
+-- Chat at the table: messages of a game's seated players, on the table's
 -- channel or on their team's (team games only; `team` is the seat's side). Not part of the
 -- game's action log: never replayed, untouched by takebacks. The text is stored
 -- neutralised (no control or bidi override characters; see `domain::chat`).

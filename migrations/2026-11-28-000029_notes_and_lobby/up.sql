@@ -1,4 +1,4 @@
--- Private notes (issue 35): one free-text note per seat per game, read and written only by
+-- Private notes: one free-text note per seat per game, read and written only by
 -- the account holding the seat. Keyed by account, so that seats renumbered when someone
 -- leaves an open game keep their notes.
 CREATE TABLE game_notes (

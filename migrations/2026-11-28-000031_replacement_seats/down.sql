@@ -1,4 +1,4 @@
--- Refuses while data this down would destroy exists (issue 34): going up again could not
+-- Refuses while data this down would destroy exists: going up again could not
 -- bring it back. Nothing below runs, and the migration stays applied. Offers not taken
 -- are only offers, and go; a seat taken over is the record of who left it (who keeps the
 -- loss) and who played it on unrated.

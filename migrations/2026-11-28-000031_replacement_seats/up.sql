@@ -1,5 +1,5 @@
 -- A seat given up (resigned or forfeited on time) in a game of three or more, which the
--- computer plays on, offered to a person by a player still in the game (issue 35, point 3):
+-- computer plays on, offered to a person by a player still in the game:
 -- the offer, and once taken, the hand-over. `left_account_id` is the account that gave the
 -- seat up: it keeps the loss (rated last) though the seat is then played by
 -- `replacement_id`, who is not rated for the game. One hand-over per seat.

@@ -1,4 +1,4 @@
--- Chat by email (issue 35): how far a player's emails about a game have carried its chat
+-- Chat by email: how far a player's emails about a game have carried its chat
 -- (a turn email, a chat email or a digest shows what came after), and the outbox kind of
 -- the short chat email sent to a player with no turn email coming.
 CREATE TABLE chat_mailed (
@@ -17,7 +17,7 @@ ALTER TABLE outbox ADD CONSTRAINT outbox_kind_known CHECK (
 -- The sweep looks for a game's recent chat emails to a player (one an hour at most).
 CREATE INDEX outbox_chat_idx ON outbox (game_id, account_id, created_at) WHERE kind = 'chat';
 
--- Retention (issue 36): the sweep prunes rows settled before a cutoff (`domain::retention`),
+-- Retention: the sweep prunes rows settled before a cutoff (`domain::retention`),
 -- and replies processed before it.
 CREATE INDEX outbox_settled_idx ON outbox ((COALESCE(sent_at, dropped_at)))
     WHERE failed_at IS NULL;

@@ -46,7 +46,7 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
 }
 
 /// Every family the recorder renders, with its `# HELP` text. Prometheus takes a family
-/// without one, but the operator reading `/metrics` should not need the README beside it.
+/// without one, but the operator reading `/metrics` should not need the hosts' guide beside it.
 const COUNTERS: &[(&str, &str)] = &[
     (
         "turnpost_http_requests_total",
@@ -87,7 +87,7 @@ const HISTOGRAMS: &[(&str, &str)] = &[
 
 /// Describes every family, and puts every counter whose labels are a closed set at 0: a
 /// counter that appears only with its first event is missed by `increase()` (and by the
-/// README's alerts), which needs a sample before the event to compare with.
+/// hosts' guide's alerts), which needs a sample before the event to compare with.
 /// `game_types`: the games this node serves, for `turnpost_moves_total`.
 pub fn register<'a>(game_types: impl Iterator<Item = &'a str>) {
     for (name, help) in COUNTERS {
@@ -146,7 +146,7 @@ fn check_token(access: &MetricsAccess, req: &HttpRequest) -> Result<(), Box<ApiE
     tag = "health",
     security(("metrics" = [])),
     responses(
-        (status = 200, description = "Prometheus text format 0.0.4; the metrics are listed in the README (Running in production). Among them: `turnpost_http_requests_total{method,route,status}`, `turnpost_http_request_duration_seconds{method,route}` (histogram), `turnpost_moves_total{game_type}`, `turnpost_outbox_pending{kind}`, `turnpost_outbox_oldest_pending_seconds{kind}`, `turnpost_outbox_failed{kind}`, `turnpost_outbox_given_up_total{kind}`, `turnpost_emails_total{outcome}`, `turnpost_webhook_deliveries_total{outcome}`, `turnpost_sse_streams_open`, `turnpost_db_pool_connections{state}`, `turnpost_db_pool_wait_seconds`, `turnpost_db_pool_timeouts_total`, `turnpost_sweeper_lag_seconds`", content_type = "text/plain"),
+        (status = 200, description = "Prometheus text format 0.0.4; the metrics are listed in the hosts' guide (`/docs/hosting`, Metrics). Among them: `turnpost_http_requests_total{method,route,status}`, `turnpost_http_request_duration_seconds{method,route}` (histogram), `turnpost_moves_total{game_type}`, `turnpost_outbox_pending{kind}`, `turnpost_outbox_oldest_pending_seconds{kind}`, `turnpost_outbox_failed{kind}`, `turnpost_outbox_given_up_total{kind}`, `turnpost_emails_total{outcome}`, `turnpost_webhook_deliveries_total{outcome}`, `turnpost_sse_streams_open`, `turnpost_db_pool_connections{state}`, `turnpost_db_pool_wait_seconds`, `turnpost_db_pool_timeouts_total`, `turnpost_sweeper_lag_seconds`", content_type = "text/plain"),
         (status = 401, body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`metrics_disabled`: a token was sent, but no metrics token is configured", body = Problem, content_type = "application/problem+json"),
         (status = 503, body = Problem, content_type = "application/problem+json"),

@@ -14,6 +14,7 @@ pub mod email_links;
 pub mod etag;
 pub mod events;
 pub mod games;
+pub mod guides;
 pub mod health;
 pub mod inbound;
 pub mod invitations;
@@ -70,6 +71,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
     ),
     components(schemas(
         problem::Problem,
+        guides::Guide,
         events::GameChangedData,
         events::GameWatchData,
         events::LobbyChangedData,
@@ -128,6 +130,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(reference::docs)
         .service(reference::redoc_script)
         .service(reference::game_page)
+        // After the Redoc script's own path, which this one would match too.
+        .service(guides::guide_page)
         .service(
             utoipa_actix_web::scope("/api/v1")
                 .service(accounts::create_account)

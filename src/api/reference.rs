@@ -80,6 +80,11 @@ const DOCS_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 
 const PAGE_CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; \
     base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/// A page without script (the guides).
+pub(super) fn static_page(body: String) -> HttpResponse {
+    page(body, PAGE_CSP)
+}
+
 fn page(body: String, csp: &'static str) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
@@ -92,7 +97,7 @@ fn page(body: String, csp: &'static str) -> HttpResponse {
         .body(body)
 }
 
-fn head(title: &str) -> String {
+pub(super) fn head(title: &str) -> String {
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\

@@ -138,7 +138,7 @@ pub fn raise_open_file_limit() -> u64 {
         }
     }
     // Each event stream holds a descriptor; an operator reads here what this
-    // node can hold (README, "Scale": `LimitNOFILE=65536` under systemd).
+    // node can hold (the hosts' guide, "Scale": `LimitNOFILE=65536` under systemd).
     if lim.rlim_cur < LOW_OPEN_FILE_LIMIT {
         tracing::warn!(
             nofile = lim.rlim_cur,

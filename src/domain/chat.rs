@@ -1,7 +1,7 @@
 //! Chat at the table: each game has a channel for its seated players, and team
 //! games (Partners with four players, Kasino in teams) one per team that only the team
 //! reads. Spectators, invitees and strangers neither read nor write: a public game's table
-//! talk is between its players (see the README's "Chat").
+//! talk is between its players (see the players' guide, "Chat").
 //!
 //! - Text is neutralised before it is stored: NUL is refused, other control characters
 //!   become spaces (a line break stays), bidirectional override characters are removed;

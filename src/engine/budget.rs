@@ -28,7 +28,7 @@ impl BotBudget {
     /// The budget measured in `benches/bots.rs` for a game type: a decision takes a few
     /// milliseconds on one core (the computer moves inside the request of the move that
     /// hands it the turn, under the game's lock), and still wins clearly more often than
-    /// a random player (see the README for the figures).
+    /// a random player (`benches/README.md` has the figures).
     pub fn for_game(id: &str) -> BotBudget {
         match id {
             "kasino" => BotBudget {

@@ -44,7 +44,7 @@ export function webhooksCard(app) {
   const button = h('button', { type: 'submit' }, 'Add webhook');
   const form = h('form', { class: 'card', 'aria-labelledby': 'hooks-h' },
     h('h2', { id: 'hooks-h' }, 'Webhooks'),
-    h('p', { class: 'muted' }, 'Signed POSTs to your own program (a chat bot, another client) when it is your turn, when you get an offer, and when a game ends. See the README for how to check the signature.'),
+    h('p', { class: 'muted' }, 'Signed POSTs to your own program (a chat bot, another client) when it is your turn, when you get an offer, and when a game ends. See the API guide (/docs/api) for how to check the signature.'),
     h('p', { class: 'muted' }, 'Writing a client of your own? ', h('a', { href: '/docs' }, 'The API reference'), ' describes every request, with a page per game.'),
     h('div', { class: 'field' }, h('label', { for: urlId }, 'Address'), url),
     h('fieldset', {}, h('legend', {}, 'Events'), boxes.map(([, field]) => field)),

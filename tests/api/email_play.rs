@@ -336,7 +336,9 @@ fn a_whole_kasino_game_played_by_email_replies() {
                     deliver(&app, &reply(&from, &to, &mail.subject, "help", "", &mid))["outcome"],
                     "help"
                 );
-                assert!(answer_to(&app, &mid).text.contains("How to play"));
+                let help = answer_to(&app, &mid).text;
+                assert!(help.contains("How to play"), "{help}");
+                assert!(help.contains("http://turnpost.test/docs/players"), "{help}");
                 let mid = next_id();
                 assert_eq!(
                     deliver(&app, &reply(&from, &to, &mail.subject, "status", "", &mid))["outcome"],

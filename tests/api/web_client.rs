@@ -71,3 +71,50 @@ fn unknown_files_are_404_and_other_methods_405_and_none_is_in_the_api_descriptio
         "web routes leaked into openapi.yaml"
     );
 }
+
+/// The four guides are pages beside the API reference, linked to each other, to the
+/// reference and to the web client; the players' guide is the web client's help.
+#[test]
+fn the_guides_are_served_beside_the_reference() {
+    let app = spawn_app();
+    for guide in ["players", "hosting", "api", "development"] {
+        let r = app.get(&format!("/docs/{guide}"), None);
+        assert_eq!(r.status(), 200, "{guide}");
+        assert_eq!(r.headers()["content-type"], "text/html; charset=utf-8");
+        let csp = r.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(!csp.contains("script-src"), "{guide}: no script: {csp}");
+        let html = r.text().unwrap();
+        assert!(html.contains("<h1 id=\""), "{guide}: {html:.300}");
+        assert!(
+            html.contains("href=\"/docs\"") && html.contains("href=\"/\""),
+            "{guide}: the reference and the client are linked"
+        );
+        for other in ["players", "hosting", "api", "development"] {
+            assert!(
+                other == guide || html.contains(&format!("href=\"/docs/{other}\"")),
+                "{guide} links {other}"
+            );
+        }
+        // Links to repository files that are not served are text, not broken links.
+        assert!(
+            !html.contains(".md\""),
+            "{guide}: a link to a Markdown file"
+        );
+    }
+    let (status, body) = assert_problem(app.get("/docs/nothing", None), "no such guide");
+    assert_eq!((status, body["code"].as_str()), (404, Some("not_found")));
+    // The reference's own script is still itself.
+    let r = app.get("/docs/redoc-2.5.4.standalone.js", None);
+    assert_eq!(
+        r.headers()["content-type"],
+        "text/javascript; charset=utf-8"
+    );
+    let app_js = app.get("/web/app.js", None).text().unwrap();
+    assert!(
+        app_js.contains("href: '/docs/players'"),
+        "the web client's help"
+    );
+}

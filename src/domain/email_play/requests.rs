@@ -20,13 +20,15 @@ impl Ctx<'_> {
     pub(super) fn help(&self, state: &dyn LoadedGame) -> Decision {
         let (d, ctx, row, info, player) = (self.domain, self, self.row, self.info, self.player);
         let mut body = format!(
-            "How to play {} #{} by email\n\nThe rules: {}/#/rules/{}\n\n{REPLY_HELP}\nQuoted text and signatures are ignored. \
+            "How to play {} #{} by email\n\nThe rules: {base}/#/rules/{}\n\
+             Playing by email, every game's words, chat, takebacks and clocks: {base}/docs/players\n\n\
+             {REPLY_HELP}\nQuoted text and signatures are ignored. \
              A reply to an old email (the game has moved on since) plays nothing and brings the \
              current position.\n\n",
             info.name,
             row.id,
-            d.public_url.trim_end_matches('/'),
-            info.id
+            info.id,
+            base = d.public_url.trim_end_matches('/'),
         );
         compose::position_and_choices(&mut body, state, player.seat as usize, ctx.seats);
         ctx.answer(
