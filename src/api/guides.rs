@@ -91,10 +91,8 @@ pub fn anchor(heading: &str) -> String {
 /// client's rules page of a game, the served API description; other links to repository
 /// files lose their link (their text stays).
 fn served_link(dest: &str) -> Option<String> {
-    if dest.starts_with('#') || dest.contains("://") || dest.starts_with("mailto:") {
-        return Some(dest.to_string());
-    }
-    if dest.starts_with('/') {
+    // Fragments, absolute paths and other sites are the same on the page.
+    if dest.starts_with(['#', '/']) || dest.contains("://") || dest.starts_with("mailto:") {
         return Some(dest.to_string());
     }
     let (path, fragment) = match dest.split_once('#') {
@@ -109,10 +107,7 @@ fn served_link(dest: &str) -> Option<String> {
         let game = path.trim_end_matches("/RULES.md").rsplit('/').next()?;
         return Some(format!("/#/rules/{}", game.replace('_', "-")));
     }
-    match file {
-        "openapi.yaml" => Some("/openapi.yaml".into()),
-        _ => None,
-    }
+    (file == "openapi.yaml").then(|| "/openapi.yaml".to_string())
 }
 
 /// The guide's Markdown as HTML: headings with their anchors, links as served.
