@@ -98,7 +98,12 @@ fn parse_request(
 /// One command line to an action: the number of a listed choice, a move in the game's
 /// notation (which may span lines, see [`notation_blocks`]), the choice's text (optionally
 /// as copied, "3. text"), or an action as JSON.
-fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> Result<Value, Refusal> {
+fn resolve(
+    state: &dyn LoadedGame,
+    seat: Seat,
+    seats: &[SeatInfo],
+    line: &str,
+) -> Result<Value, Refusal> {
     let legal = state.legal_actions(seat);
     if legal.is_empty() {
         return Err(DomainError::conflict(
@@ -108,7 +113,7 @@ fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> Result<Value, Refu
         .into());
     }
     let trimmed = line.trim().trim_end_matches('.');
-    match crate::notify::choices::pick(state, seat, trimmed) {
+    match crate::notify::choices::pick(state, seat, seats, trimmed) {
         Some(Ok(Pick::Action(a))) => return Ok(a),
         Some(Ok(Pick::Ambiguous(ways))) => {
             return Err(Refusal::new(
@@ -135,7 +140,7 @@ fn resolve(state: &dyn LoadedGame, seat: Seat, line: &str) -> Result<Value, Refu
         Some((n, rest)) if n.trim().parse::<usize>().is_ok() => rest,
         _ => line,
     };
-    match written(state, seat, text) {
+    match written(state, seat, seats, text) {
         Some(Written::Action(a)) => Ok(a),
         Some(Written::Several(texts)) => Err(Refusal::new(
             ReplyCode::ChooseAWay,
@@ -496,7 +501,7 @@ impl Domain {
             row.status == GameStatus::Active
                 && state
                     .as_deref()
-                    .is_some_and(|s| written(s, seat, line).is_some())
+                    .is_some_and(|s| written(s, seat, seats, line).is_some())
         };
         // Mail settings work through any email of the game, however old, and whatever
         // the game's state: they change what the player receives, not the game.

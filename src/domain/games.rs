@@ -26,7 +26,7 @@ use super::views::SeatAnswer;
 pub(crate) use super::writer::{Locked, announce};
 use super::{Domain, DomainError, DomainResult};
 use crate::engine::{DynGame, LoadedGame, Outcome, Placing, RuleError, Status, Viewer};
-use crate::store::models::{ActionRow, GameRow, NewGame, people};
+use crate::store::models::{ActionRow, GameRow, NewGame, people, people_now};
 use crate::store::schema::{game_actions, game_seats, games, outbox};
 
 pub struct ListQuery {
@@ -1085,7 +1085,12 @@ impl Domain {
                 .load(&mut conn)?;
             self.replay(&row, &actions).map_err(DomainError::Internal)?
         };
-        Ok((at, state.board_svg(&people(&seats, viewer))))
+        let table = if at == row.version {
+            people_now(&row, &seats, viewer, state.as_ref())
+        } else {
+            people(&seats, viewer)
+        };
+        Ok((at, state.board_svg(&table)))
     }
 
     /// Whether `seat` sees the game now as it did at version `seen` (its view and legal

@@ -14,12 +14,43 @@ const MAX_NAME_CHARS: usize = 18;
 pub struct People {
     viewer: Viewer,
     names: Vec<String>,
+    ending: Option<String>,
 }
 
 impl People {
     /// `names[seat]` is the person at each seat (an empty name counts as unknown).
     pub fn new(viewer: Viewer, names: Vec<String>) -> People {
-        People { viewer, names }
+        People {
+            viewer,
+            names,
+            ending: None,
+        }
+    }
+
+    /// The game ended outside its rules (a resignation, a player out of time), as `how`
+    /// says ("Eve resigned; Ada wins"): the picture says so where it would say whose turn
+    /// it is, since the position itself still waits for a move.
+    pub fn ended(self, how: String) -> People {
+        People {
+            ending: Some(how),
+            ..self
+        }
+    }
+
+    /// How the game ended, when it ended outside its rules (see [`People::ended`]).
+    pub fn ending(&self) -> Option<&str> {
+        self.ending.as_deref()
+    }
+
+    /// The seats a picture shows as acting (`to_act`), none once the game has ended.
+    pub fn acting<'a>(&self, to_act: &'a [Seat]) -> &'a [Seat] {
+        if self.ending.is_some() { &[] } else { to_act }
+    }
+
+    /// "Game over: …" for a game that ended outside its rules, to stand in a picture's
+    /// status line.
+    pub fn game_over(&self) -> Option<String> {
+        self.ending().map(|how| format!("Game over: {how}"))
     }
 
     /// No names known: seats are called what the game calls them.

@@ -13,7 +13,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::compose::named_choice;
 use crate::engine::{LoadedGame, Seat};
+use crate::store::models::SeatInfo;
 
 /// Up to this many actions are listed one by one.
 pub const FLAT_LIMIT: usize = 40;
@@ -149,13 +151,18 @@ pub fn normalize(text: &str) -> String {
 }
 
 /// `text` without its parenthesised notes: "end trading and launch (3 ships ready)" is
-/// written "end trading and launch".
+/// written "end trading and launch", "offer Ada (Player A): 1 food" "offer Ada: 1 food".
 fn without_notes(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut depth = 0usize;
     for c in text.chars() {
         match c {
-            '(' => depth += 1,
+            '(' => {
+                if depth == 0 {
+                    out.truncate(out.trim_end().len());
+                }
+                depth += 1;
+            }
             ')' => depth = depth.saturating_sub(1),
             _ if depth == 0 => out.push(c),
             _ => {}
@@ -174,8 +181,15 @@ pub enum Written {
 
 /// A choice written out: its whole text (any case and spacing), its text without the
 /// parenthesised notes, or the first words of exactly one choice ("accept" for "accept the
-/// offer: 2 ore for 1 food"). `None` when no choice begins with these words.
-pub fn written(state: &dyn LoadedGame, seat: Seat, line: &str) -> Option<Written> {
+/// offer: 2 ore for 1 food"); each as the game says it ("offer Player A: …") or as the
+/// email lists it, people named ("offer Ada (Player A): …", "offer Ada: …"). `None` when
+/// no choice begins with these words.
+pub fn written(
+    state: &dyn LoadedGame,
+    seat: Seat,
+    seats: &[SeatInfo],
+    line: &str,
+) -> Option<Written> {
     let wanted = normalize(line.trim().trim_end_matches('.'));
     if wanted.is_empty() {
         return None;
@@ -185,18 +199,30 @@ pub fn written(state: &dyn LoadedGame, seat: Seat, line: &str) -> Option<Written
         .iter()
         .map(|a| state.describe_action(seat, a).unwrap_or_default())
         .collect();
-    if let Some(i) = texts.iter().position(|t| normalize(t) == wanted) {
+    let named: Vec<String> = texts
+        .iter()
+        .map(|t| named_choice(state, seat, seats, t))
+        .collect();
+    // Each choice's forms: its own words and its words with the people named.
+    let forms = |i: usize| [&texts[i], &named[i]];
+    if let Some(i) = (0..texts.len()).find(|&i| forms(i).iter().any(|t| normalize(t) == wanted)) {
         return legal.get(i).cloned().map(Written::Action);
     }
-    let bare: Vec<String> = texts.iter().map(|t| without_notes(t)).collect();
-    let mut found: Vec<usize> = (0..bare.len()).filter(|&i| bare[i] == wanted).collect();
+    let bare: Vec<[String; 2]> = (0..texts.len())
+        .map(|i| forms(i).map(|t| without_notes(t)))
+        .collect();
+    let mut found: Vec<usize> = (0..bare.len())
+        .filter(|&i| bare[i].contains(&wanted))
+        .collect();
     if found.is_empty() {
         // Whole words only: "take" is not the start of "taken".
         found = (0..bare.len())
             .filter(|&i| {
-                bare[i]
-                    .strip_prefix(&wanted)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ':', ',', ';']))
+                bare[i].iter().any(|b| {
+                    b.strip_prefix(&wanted).is_some_and(|rest| {
+                        rest.is_empty() || rest.starts_with([' ', ':', ',', ';'])
+                    })
+                })
             })
             .collect();
     }
@@ -204,7 +230,7 @@ pub fn written(state: &dyn LoadedGame, seat: Seat, line: &str) -> Option<Written
         [] => None,
         [one] => legal.get(*one).cloned().map(Written::Action),
         many => Some(Written::Several(
-            many.iter().map(|&i| texts[i].clone()).collect(),
+            many.iter().map(|&i| named[i].clone()).collect(),
         )),
     }
 }
@@ -219,7 +245,12 @@ pub enum Pick {
 
 /// Resolves `12` or `12.3` against the list of `seat` on `state`; `None` when `text` is
 /// not a choice number.
-pub fn pick(state: &dyn LoadedGame, seat: Seat, text: &str) -> Option<Result<Pick, String>> {
+pub fn pick(
+    state: &dyn LoadedGame,
+    seat: Seat,
+    seats: &[SeatInfo],
+    text: &str,
+) -> Option<Result<Pick, String>> {
     let (major, minor) = match text.split_once('.') {
         Some((a, b)) => (a.parse::<usize>().ok()?, Some(b.parse::<usize>().ok()?)),
         None => (text.parse::<usize>().ok()?, None),
@@ -240,7 +271,11 @@ pub fn pick(state: &dyn LoadedGame, seat: Seat, text: &str) -> Option<Result<Pic
                 many.len()
             );
             for (j, &i) in many.iter().enumerate() {
-                lines.push_str(&format!("  {major}.{} {}\n", j + 1, texts[i]));
+                lines.push_str(&format!(
+                    "  {major}.{} {}\n",
+                    j + 1,
+                    named_choice(state, seat, seats, &texts[i])
+                ));
             }
             return Some(Ok(Pick::Ambiguous(lines)));
         }
@@ -316,6 +351,60 @@ mod tests {
         }
     }
 
+    fn seat(seat: i32, name: &str) -> SeatInfo {
+        SeatInfo {
+            seat,
+            account_id: crate::store::kinds::AccountId(i64::from(seat) + 1),
+            name: name.into(),
+            email: String::new(),
+            email_notifications: true,
+            daily_digest: false,
+            clock_ms: None,
+            clock_since: None,
+            clock_left_ms: None,
+            vacation_until: None,
+            email_verified: true,
+            email_bouncing: false,
+            muted: false,
+            bot: false,
+        }
+    }
+
+    #[test]
+    fn a_choice_is_written_as_the_game_says_it_or_as_the_email_lists_it_with_names() {
+        let g = Texts(vec![
+            "offer Seat 1: your 1 food for their 1 ore",
+            "draw a random card from Seat 1",
+            "draw a random card from Seat 2",
+        ]);
+        let seats = [seat(0, "Ada"), seat(1, "Bo"), seat(2, "Cy")];
+        let pick = |l: &str| written(&g, 0, &seats, l);
+        assert_eq!(
+            pick("offer Bo (Seat 1): your 1 food for their 1 ore"),
+            Some(Written::Action(json!({"n": 0})))
+        );
+        assert_eq!(
+            pick("Offer Bo: your 1 food for their 1 ore."),
+            Some(Written::Action(json!({"n": 0})))
+        );
+        assert_eq!(
+            pick("offer Seat 1: your 1 food for their 1 ore"),
+            Some(Written::Action(json!({"n": 0})))
+        );
+        assert_eq!(
+            pick("draw a random card from Cy"),
+            Some(Written::Action(json!({"n": 2})))
+        );
+        // Several begin so: they are listed as the email lists them.
+        assert_eq!(
+            pick("draw"),
+            Some(Written::Several(vec![
+                "draw a random card from Bo (Seat 1)".into(),
+                "draw a random card from Cy (Seat 2)".into(),
+            ]))
+        );
+    }
+
     #[test]
     fn a_choice_is_written_whole_without_its_notes_or_by_its_unique_first_words() {
         let g = Texts(vec![
@@ -326,7 +415,7 @@ mod tests {
             "take 7♣ with 7♦",
             "taken back",
         ]);
-        let pick = |l: &str| written(&g, 0, l);
+        let pick = |l: &str| written(&g, 0, &[], l);
         assert_eq!(pick("Accept"), Some(Written::Action(json!({"n": 0}))));
         assert_eq!(
             pick("DECLINE  the offer."),

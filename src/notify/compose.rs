@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use crate::engine::{GameInfo, LoadedGame, Mentions, Outcome, Seat, Viewer};
 use crate::notify::letter::{self, Letter};
 use crate::notify::links::SignedLinks;
-use crate::store::models::{GameRow, NewOutbox, SeatInfo, people};
+use crate::store::models::{GameRow, NewOutbox, SeatInfo, people, people_now};
 
 /// The subject line of every email about one game: stable, so mail clients thread them.
 pub fn subject(info: &GameInfo, game_id: GameId, what: &str) -> String {
@@ -99,8 +99,9 @@ impl GameMail<'_> {
 
     /// The seat's picture, as only that seat may see it (its own view).
     pub fn picture_svg(&self) -> String {
+        let viewer = Viewer::Seat(self.player.seat as usize);
         self.state
-            .board_svg(&people(self.seats, Viewer::Seat(self.player.seat as usize)))
+            .board_svg(&people_now(self.row, self.seats, viewer, self.state))
     }
 
     /// A turn email (or a reminder, or a nudge) at the game's current version, from the
@@ -209,7 +210,7 @@ impl GameMail<'_> {
             choices: list
                 .into_iter()
                 .take(MAX_LISTED_CHOICES)
-                .map(|e| e.label)
+                .map(|e| named_choice(self.state, seat, self.seats, &e.label))
                 .collect(),
             notes,
             chat: Vec::new(),
@@ -387,6 +388,17 @@ pub fn position_text(state: &dyn LoadedGame, seat: Seat, seats: &[SeatInfo]) -> 
     )
 }
 
+/// One of `seat`'s choices as its emails list it: every other seat named at its first
+/// mention ("offer Ada (Player A): your 1 food for their 1 ore").
+pub fn named_choice(state: &dyn LoadedGame, seat: Seat, seats: &[SeatInfo], text: &str) -> String {
+    people(seats, Viewer::Seat(seat)).name_seats(
+        text,
+        &labels(state, seats),
+        Mentions::First,
+        Some(seat),
+    )
+}
+
 /// A sentence of the game's about the table (a result's summary) as `seat` reads it, the
 /// people beside their seats: "You (Seat 1) win with 30 points".
 pub fn named_sentence(
@@ -427,7 +439,8 @@ pub fn position_and_choices(
     }
     body.push_str("\n\nYour choices:\n");
     for (i, e) in list.iter().enumerate().take(MAX_LISTED_CHOICES) {
-        let _ = writeln!(body, "  {:>3}. {}", i + 1, e.label);
+        let label = named_choice(state, seat, seats, &e.label);
+        let _ = writeln!(body, "  {:>3}. {label}", i + 1);
     }
     if list.len() > MAX_LISTED_CHOICES {
         let _ = writeln!(
@@ -604,21 +617,21 @@ mod tests {
         assert!(body.lines().count() < 40, "{body}");
         // `1` asks which way; `1.3` and `2.1` pick.
         assert!(
-            matches!(pick(&Many(400), 0, "1"), Some(Ok(Pick::Ambiguous(t))) if t.contains("1.3 choice 2"))
+            matches!(pick(&Many(400), 0, &[], "1"), Some(Ok(Pick::Ambiguous(t))) if t.contains("1.3 choice 2"))
         );
         assert_eq!(
-            pick(&Many(400), 0, "1.3"),
+            pick(&Many(400), 0, &[], "1.3"),
             Some(Ok(Pick::Action(json!({ "n": 2 }))))
         );
-        assert!(pick(&Many(400), 0, "1.11").is_some_and(|r| r.is_err()));
-        assert!(pick(&Many(400), 0, "99").is_some_and(|r| r.is_err()));
-        assert!(pick(&Many(400), 0, "bid 3").is_none());
+        assert!(pick(&Many(400), 0, &[], "1.11").is_some_and(|r| r.is_err()));
+        assert!(pick(&Many(400), 0, &[], "99").is_some_and(|r| r.is_err()));
+        assert!(pick(&Many(400), 0, &[], "bid 3").is_none());
         // A short list is numbered one by one.
         let mut short = String::new();
         position_and_choices(&mut short, &Many(3), 0, &[]);
         assert!(short.contains("    3. choice 2") && !short.contains("ways"));
         assert_eq!(
-            pick(&Many(3), 0, "3"),
+            pick(&Many(3), 0, &[], "3"),
             Some(Ok(Pick::Action(json!({ "n": 2 }))))
         );
     }

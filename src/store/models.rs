@@ -239,6 +239,34 @@ pub fn people(seats: &[SeatInfo], viewer: crate::engine::Viewer) -> crate::engin
     crate::engine::People::new(viewer, names)
 }
 
+/// The people at `row`'s table as `viewer` knows them, for the picture of the game's
+/// current position `state`. A game that ended outside its rules (a resignation, a player
+/// out of time) still waits for a move in that position, so its picture is told how the
+/// game ended, in the result's words with the people named.
+pub fn people_now(
+    row: &GameRow,
+    seats: &[SeatInfo],
+    viewer: crate::engine::Viewer,
+    state: &dyn crate::engine::LoadedGame,
+) -> crate::engine::People {
+    let table = people(seats, viewer);
+    let summary = row
+        .result
+        .as_ref()
+        .and_then(|r| r.get("summary"))
+        .and_then(Value::as_str);
+    match summary {
+        Some(text) if row.status == GameStatus::Finished && !state.status().is_finished() => {
+            let labels: Vec<String> = (0..row.players.max(0) as usize)
+                .map(|s| state.seat_name(s))
+                .collect();
+            let how = table.name_seats(text, &labels, crate::engine::Mentions::Every, None);
+            table.ended(how)
+        }
+        _ => table,
+    }
+}
+
 /// A seat kept for someone invited by email (see `domain::invitations`).
 #[derive(Clone, Debug, Queryable, Selectable)]
 #[diesel(table_name = invitations)]

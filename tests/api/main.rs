@@ -51,6 +51,7 @@ mod ratings;
 mod readiness;
 mod rematch;
 mod replacement;
+mod resigned;
 mod response_headers;
 mod retention;
 mod scale;

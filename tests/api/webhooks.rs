@@ -830,10 +830,16 @@ fn hung_receiver() -> Hung {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { continue };
             noted.lock().unwrap().push(Instant::now());
-            // A sender closes its connection before its lane lets the next one connect,
-            // so the end of every connection closed before this one has arrived by now:
-            // a read that does not wait tells, however late this thread runs.
-            held.retain_mut(still_open);
+            held.retain_mut(|s| still_open(s, Instant::now()));
+            // A sender gives up on a connection when its timeout passes and its client's
+            // runtime drops the socket a moment later, while the sender may already be
+            // connecting for the lane's next delivery: an older connection that closes
+            // within a second is not one held at the same time. Three lanes at once would
+            // keep all three open for most of the two-second timeout.
+            if held.len() >= 2 {
+                let until = Instant::now() + Duration::from_secs(1);
+                held.retain_mut(|s| still_open(s, until));
+            }
             held.push(stream);
             most.fetch_max(held.len(), Ordering::SeqCst);
         }
@@ -845,17 +851,33 @@ fn hung_receiver() -> Hung {
     }
 }
 
-/// Whether the sender still holds `stream` open (what it sent is read and dropped).
-fn still_open(stream: &mut TcpStream) -> bool {
-    if stream.set_nonblocking(true).is_err() {
-        return false;
-    }
+/// Whether the sender still holds `stream` open at `until` (what it sent is read and
+/// dropped); a deadline already passed asks only what has arrived.
+fn still_open(stream: &mut TcpStream, until: Instant) -> bool {
     let mut buf = [0u8; 4096];
     loop {
+        let left = until.saturating_duration_since(Instant::now());
+        let set = if left.is_zero() {
+            stream.set_nonblocking(true)
+        } else {
+            stream
+                .set_nonblocking(false)
+                .and_then(|()| stream.set_read_timeout(Some(left)))
+        };
+        if set.is_err() {
+            return false;
+        }
         match stream.read(&mut buf) {
             Ok(0) => return false,
             Ok(_) => continue,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return true,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return true;
+            }
             Err(_) => return false,
         }
     }

@@ -189,7 +189,7 @@ impl Ctx<'_> {
         };
         let mut steps = Vec::new();
         for (i, line) in lines.iter().enumerate() {
-            let applied = resolve(current.as_ref(), seat, line).and_then(|a| {
+            let applied = resolve(current.as_ref(), seat, seats, line).and_then(|a| {
                 current
                     .apply(seat, &a)
                     .map_err(|e| Refusal::from(rule_error(e)))

@@ -206,6 +206,9 @@ fn tile_back(svg: &mut Svg, x: f64, y: f64, size: f64) {
 }
 
 fn status_line(view: &View, names: &Names) -> String {
+    if let Some(over) = names.0.game_over() {
+        return over;
+    }
     let me = view.common.viewer;
     if let Some(f) = &view.result {
         return format!("Game over: {}", names.event(f, view.rack_sizes.len()));
@@ -597,7 +600,7 @@ fn draw_seats(svg: &mut Svg, view: &View, top: f64, names: &Names) -> f64 {
     for (s, &size) in view.rack_sizes.iter().enumerate() {
         let x = MARGIN + (w + gap) * s as f64;
         let colour = seat_colour(s);
-        let to_act = view.common.to_act.contains(&s);
+        let to_act = names.0.acting(&view.common.to_act).contains(&s);
         let target = seat_target(s);
         svg.open(
             "g",
@@ -685,7 +688,7 @@ pub fn board_svg(view: &View, people: &People) -> String {
         &format!("bag {} tiles", view.bag_count),
     );
     svg.close("g");
-    let colour = if view.common.finished || view.passing.is_some() {
+    let colour = if view.common.finished || view.passing.is_some() || names.0.ending().is_some() {
         INK
     } else {
         seat_colour(view.current)

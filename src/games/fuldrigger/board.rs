@@ -359,7 +359,10 @@ fn phase_words(p: Phase) -> &'static str {
 }
 
 /// The one-line state of play: whose turn and what they do, or who won.
-fn status_line(v: &View) -> String {
+fn status_line(v: &View, people: &People) -> String {
+    if let Some(over) = people.game_over() {
+        return over;
+    }
     match v.phase {
         Phase::Over => {
             let w = winners(v);
@@ -474,10 +477,17 @@ fn offer_words(b: &Board, v: &View, o: &OfferView) -> String {
 }
 
 /// The picture's title and the position in words for a screen reader.
-fn title_and_desc(b: &Board, v: &View, viewer: Viewer, you: Option<&str>) -> (String, String) {
+fn title_and_desc(
+    b: &Board,
+    v: &View,
+    viewer: Viewer,
+    you: Option<&str>,
+    people: &People,
+) -> (String, String) {
     let short = match v.phase {
-        Phase::Over => status_line(v),
-        Phase::ChooseHome => status_line(v),
+        _ if people.ending().is_some() => status_line(v, people),
+        Phase::Over => status_line(v, people),
+        Phase::ChooseHome => status_line(v, people),
         _ => format!(
             "round {} of {}, {} to play",
             v.round,
@@ -493,7 +503,7 @@ fn title_and_desc(b: &Board, v: &View, viewer: Viewer, you: Option<&str>) -> (St
         v.rounds,
         if v.isthmus { ", isthmus variant" } else { "" }
     ));
-    d.push(format!("{}.", status_line(v)));
+    d.push(format!("{}.", status_line(v, people)));
     if let Some(p) = pending_line(v) {
         d.push(format!("{p}."));
     }
@@ -619,11 +629,11 @@ pub fn picture(b: &Board, view: &View, people: &People) -> String {
     };
     let you = viewer.seat().map(colour_of);
     let v = &labelled(b, view, people);
-    let (title, desc) = title_and_desc(b, v, viewer, you.as_deref());
+    let (title, desc) = title_and_desc(b, v, viewer, you.as_deref(), people);
     let mut svg = Svg::new(100.0, &title, &desc);
-    let mut y = header(&mut svg, v);
+    let mut y = header(&mut svg, v, people);
     y = map(&mut svg, b, v, y + 6.0);
-    y = companies(&mut svg, b, v, y + 10.0);
+    y = companies(&mut svg, b, v, people, y + 10.0);
     y = markets(&mut svg, v, y + 12.0);
     y = offers(&mut svg, b, v, viewer, y + 6.0);
     y = recent_events(&mut svg, &v.events, y + 6.0, INK, MUTED);
@@ -631,7 +641,7 @@ pub fn picture(b: &Board, view: &View, people: &People) -> String {
     svg.finish()
 }
 
-fn header(svg: &mut Svg, v: &View) -> f64 {
+fn header(svg: &mut Svg, v: &View, people: &People) -> f64 {
     svg.text_bold(
         10.0,
         24.0,
@@ -644,8 +654,9 @@ fn header(svg: &mut Svg, v: &View) -> f64 {
         svg.text(590.0, 24.0, 12.0, "end", MUTED, "isthmus variant");
     }
     let mut y = 44.0;
-    let status = status_line(v);
+    let status = status_line(v, people);
     let colour = match v.phase {
+        _ if people.ending().is_some() => INK,
         Phase::Over => match winners(v).as_slice() {
             [w] => seat_fill(*w),
             _ => INK,
@@ -1003,10 +1014,10 @@ fn map(svg: &mut Svg, b: &Board, v: &View, top: f64) -> f64 {
     y
 }
 
-fn companies(svg: &mut Svg, b: &Board, v: &View, top: f64) -> f64 {
+fn companies(svg: &mut Svg, b: &Board, v: &View, people: &People, top: f64) -> f64 {
     let mut y = top + 14.0;
     svg.text_bold(10.0, y, 14.0, "start", INK, "Companies");
-    let over = v.phase == Phase::Over;
+    let over = v.phase == Phase::Over || people.ending().is_some();
     for p in &v.players {
         y += 24.0;
         let to_play = !over

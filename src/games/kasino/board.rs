@@ -115,6 +115,9 @@ fn leaders(view: &View, names: &Names) -> (Vec<String>, i64) {
 }
 
 fn status_line(view: &View, me: Option<Seat>, people: &Names) -> String {
+    if let Some(over) = people.0.game_over() {
+        return over;
+    }
     if view.common.finished {
         let (names, top) = leaders(view, people);
         let verb = if names.len() == 1 && !view.teams {
@@ -124,7 +127,7 @@ fn status_line(view: &View, me: Option<Seat>, people: &Names) -> String {
         };
         return format!("Game over: {} {verb} with {top}", names.join(" and "));
     }
-    match view.common.to_act.first() {
+    match people.0.acting(&view.common.to_act).first() {
         Some(&s) if Some(s) == me => format!("Your turn ({})", seat_word(s)),
         Some(&s) => format!("{} to play", people.seat(s)),
         None => String::new(),
@@ -415,7 +418,7 @@ fn draw_seat_box(
     names: &Names,
 ) {
     let colour = seat_colour(sv.seat);
-    let to_act = view.common.to_act.contains(&sv.seat);
+    let to_act = names.0.acting(&view.common.to_act).contains(&sv.seat);
     svg.open(
         "g",
         &[("class", "seat".into()), ("data-seat", sv.seat.into())],
@@ -547,7 +550,7 @@ fn draw_header(svg: &mut Svg, view: &View, me: Option<Seat>, names: &Names) -> f
     }
     svg.text(MARGIN, 44.0, 12.0, "start", MUTED, &line);
     // Whose turn (or the result), across the picture in the seat's colour.
-    let colour = match view.common.to_act.first() {
+    let colour = match names.0.acting(&view.common.to_act).first() {
         Some(&s) => seat_colour(s),
         None => INK,
     };
@@ -696,7 +699,7 @@ pub fn board_svg(view: &View, people: &People) -> String {
     // The viewer's own seat and hand, face up.
     if let (Some(seat), Some(hand)) = (me, &view.your_hand) {
         let colour = seat_colour(seat);
-        let to_act = view.common.to_act.contains(&seat);
+        let to_act = names.0.acting(&view.common.to_act).contains(&seat);
         let per_row = (((WIDTH - 2.0 * MARGIN - 10.0) / (HAND_CARD + 10.0)) as usize).max(1);
         let rows = hand.len().div_ceil(per_row) as f64;
         let h = if hand.is_empty() {

@@ -153,6 +153,9 @@ fn waiting(view: &View) -> Vec<&ColourView> {
 }
 
 fn status_line(view: &View, names: &Names) -> String {
+    if let Some(over) = names.people.game_over() {
+        return over;
+    }
     let me = view.common.viewer;
     match view.phase {
         Phase::Finished => view
@@ -567,7 +570,7 @@ fn draw_header(svg: &mut Svg, d: &Data, view: &View, names: &Names) -> f64 {
         ),
     );
     let colour = match (&view.phase, &view.to_play) {
-        (Phase::Play, Some(c)) => name_ink(c),
+        (Phase::Play, Some(c)) if names.people.ending().is_none() => name_ink(c),
         _ => INK,
     };
     let chips = status_banner(svg, 34.0, &status_line(view, names), colour) + 11.0;
@@ -619,6 +622,7 @@ fn draw_hands(svg: &mut Svg, view: &View, top: f64, names: &Names) -> f64 {
         let (fill, tint, _) = palette(&c.colour);
         let ink = name_ink(&c.colour);
         let to_act = match view.phase {
+            _ if names.people.ending().is_some() => false,
             Phase::Play => view.to_play.as_deref() == Some(c.colour.as_str()),
             Phase::Exchange => !c.exchange_chosen,
             Phase::Finished => false,

@@ -255,6 +255,9 @@ fn verdict(view: &View, people: &People) -> String {
 
 /// What the seats in `to_act` are to do, as the text emails say it.
 fn waiting_text(view: &View, people: &People) -> String {
+    if let Some(over) = people.game_over() {
+        return over;
+    }
     if view.step == Step::Over {
         return verdict(view, people);
     }
@@ -521,7 +524,7 @@ fn draw_players(svg: &mut Svg, view: &View, people: &People, top: f64) -> f64 {
             "#222222",
             &format!("plastic {}  food {}  metal {}", p.plastic, p.food, p.metal),
         );
-        if view.common.to_act.contains(&p.seat) {
+        if people.acting(&view.common.to_act).contains(&p.seat) {
             bold(
                 svg,
                 WIDTH - MARGIN,
@@ -531,7 +534,7 @@ fn draw_players(svg: &mut Svg, view: &View, people: &People, top: f64) -> f64 {
                 "#8a1c1c",
                 "\u{25b6} to act",
             );
-        } else if view.current == p.seat && view.step != Step::Over {
+        } else if view.current == p.seat && view.step != Step::Over && people.ending().is_none() {
             svg.text(
                 WIDTH - MARGIN,
                 y + 16.0,
@@ -1024,9 +1027,10 @@ pub fn picture(view: &View, people: &People) -> String {
     let title = format!(
         "SP4X \u{2013} age {}, {} ({})",
         view.age,
-        match view.step {
-            Step::Over => "game over".to_string(),
-            _ => format!("{}'s turn", name(people, view.current)),
+        match (people.game_over(), view.step) {
+            (Some(over), _) => over,
+            (None, Step::Over) => "game over".to_string(),
+            (None, _) => format!("{}'s turn", name(people, view.current)),
         },
         standing.join(", ")
     );

@@ -119,8 +119,8 @@ fn index_xy(view: &View, pos: usize) -> (i32, i32) {
 }
 
 /// The seats waiting to act, as far as the view tells.
-fn acting(view: &View) -> Vec<Seat> {
-    if view.phase == OVER_PHASE {
+fn acting(view: &View, people: &People) -> Vec<Seat> {
+    if view.phase == OVER_PHASE || people.ending().is_some() {
         return Vec::new();
     }
     if let Some(b) = &view.battle {
@@ -247,10 +247,12 @@ fn describe(view: &View, people: &People) -> String {
         let order: Vec<String> = view.order.iter().map(|&s| seat_label(people, s)).collect();
         parts.push(format!("Turn order {}.", order.join(", ")));
     }
-    if view.phase == OVER_PHASE {
+    if let Some(over) = people.game_over() {
+        parts.push(format!("{over}."));
+    } else if view.phase == OVER_PHASE {
         parts.push(format!("{}.", verdict(view, people)));
     }
-    let waiting: Vec<String> = acting(view)
+    let waiting: Vec<String> = acting(view, people)
         .into_iter()
         .map(|s| seat_label(people, s))
         .collect();
@@ -756,7 +758,9 @@ fn draw_header(svg: &mut Svg, view: &View, people: &People) -> f64 {
     };
     svg.text(WIDTH - MARGIN, 24.0, 12.0, "end", "#555555", &who);
     let mut y = 44.0;
-    let mut lines = vec![if view.phase == OVER_PHASE {
+    let mut lines = vec![if let Some(over) = people.game_over() {
+        over
+    } else if view.phase == OVER_PHASE {
         verdict(view, people)
     } else {
         format!("Now: {}", with_names(people, &view.phase))
@@ -800,9 +804,12 @@ fn draw_header(svg: &mut Svg, view: &View, people: &People) -> f64 {
 
 fn draw_players(svg: &mut Svg, view: &View, people: &People, top: f64) -> f64 {
     let viewer = people.viewer();
-    let waiting = acting(view);
-    let turn_of = (view.pending.is_none() && view.battle.is_none() && is_turn_phase(&view.phase))
-        .then_some(view.current);
+    let waiting = acting(view, people);
+    let turn_of = (view.pending.is_none()
+        && view.battle.is_none()
+        && is_turn_phase(&view.phase)
+        && people.ending().is_none())
+    .then_some(view.current);
     let mut y = top;
     for seat in 0..view.alive.len() {
         let row_top = y;
@@ -1097,13 +1104,16 @@ fn draw_legend(svg: &mut Svg, top: f64) -> f64 {
 
 /// Where the game stands in a few words: the result, whose step it is, or who is awaited.
 fn status_text(view: &View, people: &People) -> String {
+    if let Some(over) = people.game_over() {
+        return over;
+    }
     if view.phase == OVER_PHASE {
         return verdict(view, people);
     }
     if let Some(p) = &view.pending {
         return with_names(people, p);
     }
-    let waiting: Vec<String> = acting(view)
+    let waiting: Vec<String> = acting(view, people)
         .into_iter()
         .map(|s| seat_label(people, s))
         .collect();

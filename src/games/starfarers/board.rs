@@ -230,13 +230,17 @@ fn names(v: &View, people: &People, seats: &[Seat]) -> String {
         .join(", ")
 }
 
-fn is_over(v: &View) -> bool {
-    v.common.finished
+/// Over by the rules, or ended outside them (a resignation).
+fn is_over(v: &View, people: &People) -> bool {
+    v.common.finished || people.ending().is_some()
 }
 
 /// Whose move it is, or who won.
 fn status_line(v: &View, people: &People) -> String {
-    if is_over(v) {
+    if let Some(over) = people.game_over() {
+        return over;
+    }
+    if is_over(v, people) {
         return match v.winner {
             Some(w) => format!(
                 "Game over: {} wins with {} VP",
@@ -305,12 +309,12 @@ fn offer_words(v: &View, people: &People) -> Option<String> {
 
 fn title_and_desc(v: &View, people: &People) -> (String, String) {
     let awaits = match &v.offer {
-        Some(o) if v.common.viewer == Some(o.to) && !is_over(v) => {
+        Some(o) if v.common.viewer == Some(o.to) && !is_over(v, people) => {
             "; a trade offer awaits your answer"
         }
         _ => "",
     };
-    let short = if is_over(v) {
+    let short = if is_over(v, people) {
         status_line(v, people)
     } else {
         format!("turn {}, {}{awaits}", v.turn, status_line(v, people))
@@ -466,7 +470,7 @@ fn header(svg: &mut Svg, v: &View, people: &People) -> f64 {
         ),
     );
     let mut y = 44.0;
-    let who = if is_over(v) {
+    let who = if is_over(v, people) {
         v.winner
     } else {
         v.common.to_act.first().copied().or(Some(v.current))
@@ -942,7 +946,7 @@ fn players(svg: &mut Svg, d: &Data, v: &View, people: &People, top: f64) -> f64 
             d.rules.victory_points
         ),
     );
-    let over = is_over(v);
+    let over = is_over(v, people);
     for p in &v.players {
         let cards: Vec<String> = p
             .friendship_cards
