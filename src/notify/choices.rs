@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::compose::named_choice;
+use super::compose::choice_namer;
 use crate::engine::{LoadedGame, Seat};
 use crate::store::models::SeatInfo;
 
@@ -199,10 +199,8 @@ pub fn written(
         .iter()
         .map(|a| state.describe_action(seat, a).unwrap_or_default())
         .collect();
-    let named: Vec<String> = texts
-        .iter()
-        .map(|t| named_choice(state, seat, seats, t))
-        .collect();
+    let name = choice_namer(state, seat, seats);
+    let named: Vec<String> = texts.iter().map(|t| name(t)).collect();
     // Each choice's forms: its own words and its words with the people named.
     let forms = |i: usize| [&texts[i], &named[i]];
     if let Some(i) = (0..texts.len()).find(|&i| forms(i).iter().any(|t| normalize(t) == wanted)) {
@@ -270,12 +268,9 @@ pub fn pick(
                 "choice {major} is {} ways; reply with one of:\n",
                 many.len()
             );
+            let name = choice_namer(state, seat, seats);
             for (j, &i) in many.iter().enumerate() {
-                lines.push_str(&format!(
-                    "  {major}.{} {}\n",
-                    j + 1,
-                    named_choice(state, seat, seats, &texts[i])
-                ));
+                lines.push_str(&format!("  {major}.{} {}\n", j + 1, name(&texts[i])));
             }
             return Some(Ok(Pick::Ambiguous(lines)));
         }

@@ -182,6 +182,7 @@ impl GameMail<'_> {
             opponents.join(", ")
         ));
         let (_, texts, list) = super::choices::entries(self.state, seat);
+        let named = choice_namer(self.state, seat, self.seats);
         let mut notes = Vec::new();
         if texts.is_empty() {
             // A takeback to answer is still something to do, outside the game's moves.
@@ -210,7 +211,7 @@ impl GameMail<'_> {
             choices: list
                 .into_iter()
                 .take(MAX_LISTED_CHOICES)
-                .map(|e| named_choice(self.state, seat, self.seats, &e.label))
+                .map(|e| named(&e.label))
                 .collect(),
             notes,
             chat: Vec::new(),
@@ -388,15 +389,17 @@ pub fn position_text(state: &dyn LoadedGame, seat: Seat, seats: &[SeatInfo]) -> 
     )
 }
 
-/// One of `seat`'s choices as its emails list it: every other seat named at its first
-/// mention ("offer Ada (Player A): your 1 food for their 1 ore").
-pub fn named_choice(state: &dyn LoadedGame, seat: Seat, seats: &[SeatInfo], text: &str) -> String {
-    people(seats, Viewer::Seat(seat)).name_seats(
-        text,
-        &labels(state, seats),
-        Mentions::First,
-        Some(seat),
-    )
+/// `seat`'s choices as its emails list them: every other seat named at its first mention
+/// ("offer Ada (Player A): your 1 food for their 1 ore"). The table is read once, for a
+/// whole list.
+pub fn choice_namer(
+    state: &dyn LoadedGame,
+    seat: Seat,
+    seats: &[SeatInfo],
+) -> impl Fn(&str) -> String {
+    let table = people(seats, Viewer::Seat(seat));
+    let labels = labels(state, seats);
+    move |text| table.name_seats(text, &labels, Mentions::First, Some(seat))
 }
 
 /// A sentence of the game's about the table (a result's summary) as `seat` reads it, the
@@ -438,8 +441,9 @@ pub fn position_and_choices(
         return texts;
     }
     body.push_str("\n\nYour choices:\n");
+    let named = choice_namer(state, seat, seats);
     for (i, e) in list.iter().enumerate().take(MAX_LISTED_CHOICES) {
-        let label = named_choice(state, seat, seats, &e.label);
+        let label = named(&e.label);
         let _ = writeln!(body, "  {:>3}. {label}", i + 1);
     }
     if list.len() > MAX_LISTED_CHOICES {

@@ -390,16 +390,7 @@ fn every_game_answer_of_a_playout_validates_against_its_published_schema() {
             .push(json!({"schema": schema, "where": what, "instance": instance, "spoil": spoil}));
     };
     let mut redacted = std::collections::BTreeMap::new();
-    // Partners with four seats, so that its secret card exchange happens.
-    for (game_type, seats) in [
-        ("kasino", 2),
-        ("crossword-rummy", 2),
-        ("partners", 4),
-        ("fuldrigger", 2),
-        ("sp4x", 3),
-        ("space-empires-4x", 2),
-        ("starfarers", 3),
-    ] {
+    for (game_type, seats) in crate::helpers::EVERY_GAME {
         let players: Vec<_> = (0..seats).map(|i| app.player(&format!("P{i}"))).collect();
         let refs: Vec<&_> = players.iter().collect();
         let r = app.post(

@@ -835,3 +835,15 @@ pub fn wait_for_outbox_settled(app: &TestApp) {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Every game type with a seat count that shows its whole table: Partners with four, so
+/// that its secret card exchange happens.
+pub const EVERY_GAME: [(&str, usize); 7] = [
+    ("kasino", 2),
+    ("crossword-rummy", 2),
+    ("partners", 4),
+    ("fuldrigger", 2),
+    ("sp4x", 3),
+    ("space-empires-4x", 2),
+    ("starfarers", 3),
+];

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, spawn_app_without_mail};
+use crate::helpers::{EVERY_GAME, Player, TestApp, spawn_app_without_mail};
 
 fn board(app: &TestApp, id: i64, p: &Player) -> String {
     let r = app.get(&format!("/api/v1/games/{id}/board.svg"), Some(&p.token));
@@ -21,15 +21,7 @@ fn title(svg: &str) -> &str {
 #[test]
 fn every_board_of_a_game_ended_by_resignation_says_it_is_over_and_whose_turn_it_is_not() {
     let app = spawn_app_without_mail();
-    for (game_type, seats) in [
-        ("kasino", 2),
-        ("crossword-rummy", 2),
-        ("partners", 4),
-        ("fuldrigger", 2),
-        ("sp4x", 3),
-        ("space-empires-4x", 2),
-        ("starfarers", 3),
-    ] {
+    for (game_type, seats) in EVERY_GAME {
         let players: Vec<Player> = (0..seats)
             .map(|i| app.player(&format!("{}{i}", ["Ada", "Bo", "Cy", "Di"][i])))
             .collect();
