@@ -127,11 +127,7 @@ pub fn revert(
         }
         let mut reverted = Vec::with_capacity(n);
         for _ in 0..n {
-            let name = conn
-                .revert_last_migration(MIGRATIONS)
-                .map_err(|e| MigrationError::Revert(e.to_string()))?
-                .to_string();
-            let name = name_of(&name);
+            let name = name_of(&revert_newest(conn)?);
             // The functions now may be older ones a down put back: the next run applies
             // the replaceable file again.
             replaceable::forget_applied(conn)?;
@@ -140,6 +136,30 @@ pub fn revert(
         }
         Ok(reverted)
     })
+}
+
+/// How often a down that lost a deadlock is run again before its error stands.
+const DEADLOCK_RETRIES: usize = 5;
+
+/// Reverts the newest applied migration, and returns its version. A running node's
+/// transactions can take the same tables' locks in another order than a down does, and
+/// PostgreSQL then cancels one of the two: the down's transaction rolled back whole, so
+/// it runs again rather than failing a revert that nothing refused.
+fn revert_newest(conn: &mut PgConnection) -> Result<String, MigrationError> {
+    let mut attempt = 0;
+    loop {
+        match conn.revert_last_migration(MIGRATIONS) {
+            Ok(version) => return Ok(version.to_string()),
+            Err(e) => {
+                let message = e.to_string();
+                attempt += 1;
+                if attempt > DEADLOCK_RETRIES || !message.contains("deadlock detected") {
+                    return Err(MigrationError::Revert(message));
+                }
+                tracing::warn!(attempt, error = %message, "a migration's down lost a deadlock; running it again");
+            }
+        }
+    }
 }
 
 /// Where one migration stands on a database.

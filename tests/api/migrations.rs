@@ -528,3 +528,64 @@ fn migrate_status_lists_every_migration_applied_with_its_time_or_pending_and_cha
         0
     );
 }
+
+/// A running node's transaction can hold one table a down alters while it waits for the
+/// other: PostgreSQL cancels the down, whose transaction rolls back whole, and the revert
+/// runs it again instead of failing a down that nothing refused.
+#[test]
+fn a_down_that_loses_a_deadlock_to_a_running_node_runs_again_and_reverts() {
+    let url = migrated_database();
+    let mut conn = PgConnection::establish(&url).unwrap();
+    // The down to race alters webhook_receivers, then webhooks.
+    while !turnpost::store::revert_last(&mut conn)
+        .unwrap()
+        .contains("000035_")
+    {}
+    let mut node = PgConnection::establish(&url).unwrap();
+    // The node waits long before it looks for a deadlock, so the down (which waits first)
+    // is the one PostgreSQL cancels.
+    diesel::sql_query("SET deadlock_timeout = '60s'")
+        .execute(&mut node)
+        .unwrap();
+    diesel::sql_query("BEGIN").execute(&mut node).unwrap();
+    diesel::sql_query("SELECT count(*) FROM webhooks")
+        .execute(&mut node)
+        .unwrap();
+    let pid: i32 = diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>(
+        "pg_backend_pid()",
+    ))
+    .get_result(&mut conn)
+    .unwrap();
+    let down = std::thread::spawn(move || turnpost::store::revert_last(&mut conn));
+    // Once the down holds webhook_receivers and waits for webhooks, the node asks for
+    // webhook_receivers: a deadlock.
+    let mut watcher = PgConnection::establish(&url).unwrap();
+    let until = std::time::Instant::now() + crate::helpers::PATIENCE;
+    while count(
+        &mut watcher,
+        &format!("(SELECT count(*) FROM pg_locks WHERE pid = {pid} AND NOT granted)"),
+    ) == 0
+    {
+        assert!(std::time::Instant::now() < until, "the down never waited");
+        std::thread::yield_now();
+    }
+    diesel::sql_query("SELECT count(*) FROM webhook_receivers")
+        .execute(&mut node)
+        .unwrap();
+    diesel::sql_query("COMMIT").execute(&mut node).unwrap();
+    let reverted = down
+        .join()
+        .unwrap()
+        .expect("the down ran again and went through");
+    assert!(reverted.contains("000034_webhook_isolation"), "{reverted}");
+    let mut conn = PgConnection::establish(&url).unwrap();
+    assert_eq!(
+        count(
+            &mut conn,
+            "(SELECT count(*) FROM information_schema.columns \
+              WHERE table_name = 'webhooks' AND column_name = 'served_at')"
+        ),
+        0,
+        "the down's change is there"
+    );
+}
