@@ -316,6 +316,13 @@ impl GameMail<'_> {
                 score
             );
         }
+        // A resignation or a timeout ends the game where the rules would go on: the last
+        // position still shows whose turn came next, which nobody will play.
+        let position = if self.state.status().is_finished() {
+            "Final position:"
+        } else {
+            "The position when the game ended (the turn it shows was not played):"
+        };
         Letter {
             subject: subject(self.info, self.row.id, "game over"),
             kicker: format!("{} #{} · final", self.info.name, self.row.id),
@@ -327,7 +334,7 @@ impl GameMail<'_> {
                 "Reply `rematch` to play again: the same players, the seats rotated by one, the \
                  same options."
                     .into(),
-                "Final position:".into(),
+                position.into(),
             ],
             position: Some(self.position_text()),
             link: Some((self.link(), "See the game".into())),

@@ -354,6 +354,26 @@ async fn screenshot(driver: &Driver, c: &Client, name: &str) {
     std::fs::write(screenshots().join(name), png).expect("write screenshot");
 }
 
+/// On a phone the game page is one column as wide as the screen: only the board scrolls
+/// sideways, inside its own frame; no panel, button or text sticks out past the edge.
+async fn page_fits_the_phone(c: &Client, kind: &str) {
+    wait_for(c, "the phone's width", "return window.innerWidth === 390;").await;
+    let v = js(
+        c,
+        "const board = document.getElementById('board'); \
+         return [document.documentElement.scrollWidth, window.innerWidth, \
+           [...document.querySelectorAll('main *')] \
+             .filter((e) => e.offsetParent && !board.contains(e) \
+               && e.getBoundingClientRect().right > window.innerWidth + 1) \
+             .map((e) => e.outerHTML.slice(0, 80))];",
+    )
+    .await;
+    assert!(
+        v[0].as_i64() <= v[1].as_i64() && v[2] == json!([]),
+        "{kind}: wider than the phone: {v}"
+    );
+}
+
 async fn sign_up(c: &Client, app: &TestApp, name: &str) -> String {
     let email = format!(
         "{}-{}@example.org",
@@ -817,6 +837,7 @@ fn every_game_types_page_shows_its_board_and_actions_without_browser_errors() {
                 smallest >= 11.0,
                 "{kind}: board text {smallest:.1} px high on a phone"
             );
+            page_fits_the_phone(&c, kind).await;
             screenshot(&driver, &c, &format!("{kind}-phone.png")).await;
             c.set_window_size(1100, 1000).await.expect("resize");
             // A move is chosen by clicking on the board picture, previewed and played.

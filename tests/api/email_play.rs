@@ -492,9 +492,19 @@ fn resigning_by_email_ends_a_two_player_game() {
     assert_eq!(g["result"]["ranking"][0]["seat"], 1 - seat);
     assert_eq!(g["result"]["ranking"][1]["seat"], seat);
     let over = format!("[Turnpost] Kasino #{id}: game over");
-    app.wait_for_mails("game-over emails", |m| {
+    let mails = app.wait_for_mails("game-over emails", |m| {
         m.iter().filter(|x| x.subject == over).count() == 2
     });
+    // The position was left with a turn to play, which the email does not call final.
+    for m in mails.iter().filter(|x| x.subject == over) {
+        assert!(m.text.contains("resigned"), "{}", m.text);
+        assert!(
+            m.text.contains("The position when the game ended (the turn it shows was not played):")
+                && !m.text.contains("Final position"),
+            "{}",
+            m.text
+        );
+    }
     // Further replies are answered with the result and change nothing.
     let r = deliver(
         &app,
