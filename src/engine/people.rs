@@ -146,9 +146,32 @@ impl People {
         for (label, person) in seats {
             let with = format!("{person} ({label})");
             out = name_words(&out, label, &with, mentions == Mentions::First);
+            if person == "you" {
+                out = without_second_you(&out, &with);
+            }
         }
         you_agrees(&out)
     }
+}
+
+/// A game's text marks the reader's own seat ("Seat 2 (you)"); once the seat reads "you
+/// (Seat 2)" the mark says it twice. It becomes as many spaces, so columns stay aligned.
+fn without_second_you(text: &str, you: &str) -> String {
+    const MARK: &str = "(you)";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(you) {
+        let end = at + you.len();
+        out.push_str(&rest[..end]);
+        rest = &rest[end..];
+        let gap = rest.len() - rest.trim_start_matches(' ').len();
+        if rest[gap..].starts_with(MARK) {
+            out.push_str(&" ".repeat(gap + MARK.len()));
+            rest = &rest[gap + MARK.len()..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `text` with each whole-word `word` (not already in parentheses) replaced by `with`; with
@@ -324,6 +347,17 @@ mod tests {
         assert_eq!(
             name_words("Redmond beat Red", "Red", "Ada (Red)", false),
             "Redmond beat Ada (Red)"
+        );
+    }
+
+    #[test]
+    fn the_readers_own_seat_marked_by_the_game_says_you_once_in_its_column() {
+        let bo = People::new(Viewer::Seat(1), vec!["Ada".into(), "Bo".into()]);
+        let text = "Players:\n  Seat 1        hand 4\n  Seat 2 (you)  hand 4\nDealer: Seat 2";
+        assert_eq!(
+            bo.name_seats(text, &seats(), Mentions::Every, None),
+            "Players:\n  Ada (Seat 1)        hand 4\n  you (Seat 2)        hand 4\n\
+             Dealer: you (Seat 2)"
         );
     }
 

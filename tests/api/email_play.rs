@@ -499,7 +499,8 @@ fn resigning_by_email_ends_a_two_player_game() {
     for m in mails.iter().filter(|x| x.subject == over) {
         assert!(m.text.contains("resigned"), "{}", m.text);
         assert!(
-            m.text.contains("The position when the game ended (the turn it shows was not played):")
+            m.text
+                .contains("The position when the game ended (the turn it shows was not played):")
                 && !m.text.contains("Final position"),
             "{}",
             m.text
