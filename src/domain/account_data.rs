@@ -293,6 +293,16 @@ fn forget_name(conn: &mut PgConnection, account: AccountId, name: &str) -> Domai
     .bind::<Text, _>(&pattern)
     .bind::<Text, _>(&replacement)
     .execute(conn)?;
+    // Others' words at the tables the account sat at (its own messages are deleted).
+    diesel::sql_query(
+        "UPDATE chat_messages SET body = regexp_replace(body, $2, $3, 'g') \
+         WHERE account_id IS DISTINCT FROM $1 AND game_id IN \
+         (SELECT game_id FROM game_seats WHERE account_id = $1) AND body ~ $2",
+    )
+    .bind::<BigInt, _>(account)
+    .bind::<Text, _>(&pattern)
+    .bind::<Text, _>(&replacement)
+    .execute(conn)?;
     diesel::sql_query(
         "UPDATE outbox SET subject = regexp_replace(subject, $2, $3, 'g'), \
          body_text = regexp_replace(body_text, $2, $3, 'g'), \

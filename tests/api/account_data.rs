@@ -141,7 +141,7 @@ fn deleting_an_account_resigns_its_games_frees_its_address_and_keeps_finished_ga
     let open = r.json::<Value>().unwrap()["id"].as_i64().unwrap();
     let before_finished = app.game(finished, &bo);
     let three_chat = format!("/api/v1/games/{three}/chat");
-    for (p, text) in [(&ada, "my words"), (&bo, "Bo's words")] {
+    for (p, text) in [(&ada, "my words"), (&bo, "Bo's words to Ada, not Adam")] {
         let r = app.post(&three_chat, Some(&p.token), &json!({"text": text}));
         assert_eq!(r.status(), 201);
     }
@@ -242,7 +242,7 @@ fn deleting_an_account_resigns_its_games_frees_its_address_and_keeps_finished_ga
         404
     );
 
-    // Ada's chat went with her; Bo's stays.
+    // Ada's chat went with her; Bo's stays, without her name.
     let page: Value = app.get(&three_chat, Some(&bo.token)).json().unwrap();
     let texts: Vec<&str> = page["messages"]
         .as_array()
@@ -250,7 +250,7 @@ fn deleting_an_account_resigns_its_games_frees_its_address_and_keeps_finished_ga
         .iter()
         .map(|m| m["text"].as_str().unwrap())
         .collect();
-    assert_eq!(texts, vec!["Bo's words"]);
+    assert_eq!(texts, vec!["Bo's words to Deleted player, not Adam"]);
 
     // The finished game reads the same to Bo but for the name, everywhere.
     let after = app.game(finished, &bo);
