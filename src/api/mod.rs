@@ -67,7 +67,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
             Browse this reference at `/docs`, each game type's options, actions (with examples \
             from a played game) and views at `/docs/games/{game_type}`, and every problem code \
             at `/problems`.",
-        license(name = "MIT")
+        license(name = "MIT", identifier = "MIT")
     ),
     components(schemas(
         problem::Problem,

@@ -247,7 +247,7 @@ pub fn add_game_models(doc: &mut Value, registry: &crate::games::Registry) {
         add_model(schemas, "Game", "Result", outcome);
     }
     schemas.insert("TakebackLogAction".into(), takeback_log_action());
-    // The per-game-type unions, each with its discriminator mapping.
+    // The per-game-type unions: (game type, model) of each.
     let mut unions: Vec<(&str, Vec<(String, String)>)> = ["Game", "LogEntry", "ViewAt", "Preview"]
         .iter()
         .map(|&kind| (kind, Vec::new()))
@@ -295,7 +295,9 @@ pub fn add_game_models(doc: &mut Value, registry: &crate::games::Registry) {
             json!({
                 "title": format!("{prefix}LogAction"),
                 "description": "A log entry's action: an action of the game, what others see of a secret one, or a takeback.",
-                "anyOf": log_action,
+                // Exactly one fits: a takeback has no `type`, a redacted form is the only
+                // one with `redacted`, and its hidden parts fit no real action.
+                "oneOf": log_action,
             }),
         );
         actions.push(schema_ref(&format!("{prefix}Action")));
@@ -337,8 +339,11 @@ pub fn add_game_models(doc: &mut Value, registry: &crate::games::Registry) {
         "AnyGameAction".into(),
         json!({
             "title": "AnyGameAction",
-            "description": "An action of any game type: the game's own model applies (`KasinoAction` for a `kasino` game, ...).",
-            "anyOf": actions,
+            "description": "An action of the game's own type: its model applies (`KasinoAction` for a `kasino` game, ...). A few actions are the same in several game types (`{\"type\": \"end_turn\"}`); the game the request is about says which it is.",
+            // One of, not any of: a generated client then offers a choice of the seven
+            // models, where with `anyOf` openapi-generator's Rust client merged them into
+            // one struct that fitted no action.
+            "oneOf": actions,
         }),
     );
     for request in ["ActionRequest", "PreviewRequest"] {
@@ -384,16 +389,15 @@ fn typed_copy(base: &Value, game_type: &str, title: &str, fields: &[(&str, Value
     copy
 }
 
-/// A union of the per-game-type models `names` (`(game type, model)`), told apart by
-/// `game_type`; it keeps the description of the `base` it replaces.
+/// A union of the per-game-type models `names` (`(game type, model)`), each telling itself
+/// apart by its `game_type` const; it keeps the description of the `base` it replaces.
+/// There is no `discriminator`: openapi-generator's Rust client reads one as serde's
+/// internal tag, which takes `game_type` away from the model that requires it, so it read
+/// no game; told apart by the consts, every generator tries the branches in turn and
+/// exactly one fits.
 fn discriminated(base: &Value, names: &[(String, String)]) -> Value {
-    let mut mapping = Map::new();
-    for (id, name) in names {
-        mapping.insert(id.clone(), json!(format!("#/components/schemas/{name}")));
-    }
     let mut union = json!({
         "oneOf": names.iter().map(|(_, n)| schema_ref(n)).collect::<Vec<_>>(),
-        "discriminator": { "propertyName": "game_type", "mapping": mapping },
     });
     if let Some(d) = base.get("description") {
         union["description"] = d.clone();
@@ -403,8 +407,9 @@ fn discriminated(base: &Value, names: &[(String, String)]) -> Value {
 
 /// Moves each branch of the `oneOf` of `schemas[union]` that is tagged by a `type` const
 /// into a component of its own named after the tag (`KasinoAction` + `add_to_build` →
-/// `KasinoActionAddToBuild`), and adds the discriminator: generators then name each
-/// variant (openapi-python-client numbered them `KasinoActionType0`, ...).
+/// `KasinoActionAddToBuild`): generators then name each variant (openapi-python-client
+/// numbered them `KasinoActionType0`, ...). Like the game unions (`discriminated`), it has
+/// no `discriminator`: the `type` consts tell the branches apart.
 fn name_variants(schemas: &mut Map<String, Value>, union: &str) {
     let Some(branches) = schemas
         .get_mut(union)
@@ -417,7 +422,6 @@ fn name_variants(schemas: &mut Map<String, Value>, union: &str) {
         return;
     };
     let mut refs = Vec::new();
-    let mut mapping = Map::new();
     for mut branch in branches {
         let Some(tag) = branch
             .pointer("/properties/type/const")
@@ -430,16 +434,10 @@ fn name_variants(schemas: &mut Map<String, Value>, union: &str) {
         let name = format!("{union}{}", model_prefix(&tag));
         branch["title"] = json!(name);
         schemas.insert(name.clone(), branch);
-        mapping.insert(tag, json!(format!("#/components/schemas/{name}")));
         refs.push(schema_ref(&name));
     }
-    let tagged = mapping.len() == refs.len();
     if let Some(u) = schemas.get_mut(union) {
         u["oneOf"] = Value::Array(refs);
-        // Only when every branch has its tag: a discriminator must cover them all.
-        if tagged {
-            u["discriminator"] = json!({ "propertyName": "type", "mapping": mapping });
-        }
     }
 }
 
@@ -474,7 +472,10 @@ fn redacted_forms(game_type: &str) -> Vec<Value> {
         props.insert("type".into(), json!({ "type": "string", "const": tag }));
         props.insert(
             "redacted".into(),
-            json!({ "type": "boolean", "const": true, "description": "Always true: the action was secret to the caller." }),
+            // No `const: true`: openapi-generator's Rust client makes a boolean const an enum
+            // of the string "true", which reads no redacted entry. The member alone marks
+            // the form: no game action has it.
+            json!({ "type": "boolean", "description": "Always true: the action was secret to the caller." }),
         );
         for h in hidden {
             props.insert((*h).into(), json!({ "type": "string", "const": "hidden" }));
@@ -633,6 +634,37 @@ pub fn add_constraints(doc: &mut Value) {
     {
         invite.insert("uniqueItems".into(), json!(true));
     }
+    // What each game type takes: its player counts, its options, and as many computer
+    // players and invitees as it has other seats. Generators that read no `if` still see
+    // every member; validators see each type's rules.
+    let per_type: Vec<Value> = registry
+        .all()
+        .map(|g| {
+            let info = g.info();
+            let others = info.max_players.saturating_sub(1);
+            json!({
+                "if": { "properties": { "game_type": { "const": info.id } } },
+                "then": { "properties": {
+                    "players": { "minimum": info.min_players, "maximum": info.max_players },
+                    "options": schema_ref(&format!("{}Options", model_prefix(info.id))),
+                    "bots": { "maximum": others },
+                    "invite": { "maxItems": others },
+                } },
+            })
+        })
+        .collect();
+    // Under `dependentSchemas` (the same as beside `properties`, since `game_type` is
+    // required) rather than `allOf`: openapi-generator makes a composed model of a schema
+    // with `allOf`, whose nullable members no longer read `null`.
+    if let Some(new_game) = schemas
+        .get_mut("NewGameRequest")
+        .and_then(Value::as_object_mut)
+    {
+        new_game.insert(
+            "dependentSchemas".into(),
+            json!({ "game_type": { "allOf": per_type } }),
+        );
+    }
     // The lobby's `game_type` filter takes the same ids.
     if let Some(params) = doc
         .pointer_mut("/paths/~1api~1v1~1games/get/parameters")
@@ -724,27 +756,31 @@ pub fn add_links(doc: &mut Value) {
     // A link's body is the whole body: a stateful tester that merged it into a body of its
     // own would keep members of a generated action that the game's action does not have.
     let whole_body = json!({ "merge_body": false });
+    // The body a link sends stands in `x-request-body`, not `requestBody`: OpenAPI allows
+    // an object of expressions there, but openapi-generator's validator refuses the whole
+    // document for anything but a string. The contract test's schemathesis hook moves it
+    // back (tests/schemathesis_hooks.py), and each description says what it sends.
     let game_links = json!({
         "GetGame": { "operationId": "get_game", "parameters": id, "description": "The game just returned" },
         "JoinGame": { "operationId": "join_game", "parameters": id, "description": "Take a free seat" },
         "SubmitAction": {
             "operationId": "submit_action",
             "parameters": id,
-            "requestBody": {
+            "x-request-body": {
                 "action": "$response.body#/legal_actions/0",
                 "expected_version": "$response.body#/version"
             },
             "x-schemathesis": whole_body,
-            "description": "Play the first legal action"
+            "description": "Play the first legal action: `{\"action\": legal_actions[0], \"expected_version\": version}`"
         },
         "GameLog": { "operationId": "game_log", "parameters": id, "description": "The game's log" },
         "BoardPicture": { "operationId": "board_svg", "parameters": id, "description": "The board as the caller sees it" },
         "Preview": {
             "operationId": "preview_action",
             "parameters": id,
-            "requestBody": { "action": "$response.body#/legal_actions/0" },
+            "x-request-body": { "action": "$response.body#/legal_actions/0" },
             "x-schemathesis": whole_body,
-            "description": "What the first legal action would do"
+            "description": "What the first legal action would do: `{\"action\": legal_actions[0]}`"
         },
         "ViewAtVersion": {
             "operationId": "view_at",
@@ -774,12 +810,12 @@ pub fn add_links(doc: &mut Value) {
         "SubmitActionIfMatch": {
             "operationId": "submit_action",
             "parameters": { "id": "$response.body#/id", "header.If-Match": "$response.header.ETag" },
-            "requestBody": {
+            "x-request-body": {
                 "action": "$response.body#/legal_actions/0",
                 "expected_version": "$response.body#/version"
             },
             "x-schemathesis": whole_body,
-            "description": "Play the first legal action, on the condition that the game is still this version"
+            "description": "Play the first legal action, on the condition that the game is still this version: `{\"action\": legal_actions[0], \"expected_version\": version}` with `If-Match: ETag`"
         }
     });
     // A webhook and a token just made: what may be done with them.
@@ -909,6 +945,27 @@ pub fn finish_document(doc: &mut Value) {
     declare_open_operations(doc);
     give_arrays_items(doc);
     share_components(doc);
+    drop_echoed_titles(doc);
+}
+
+/// Takes out each component's `title` that only repeats its name. The names are set as
+/// titles while the models are assembled, over the Rust type names schemars writes there
+/// (`Action` in every game, which would name the generated classes alike); a generator
+/// names a component by its key, so the copy says nothing.
+fn drop_echoed_titles(doc: &mut Value) {
+    let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    for (name, schema) in schemas.iter_mut() {
+        if let Some(s) = schema.as_object_mut()
+            && s.get("title").and_then(Value::as_str) == Some(name)
+        {
+            s.remove("title");
+        }
+    }
 }
 
 /// There is no document-wide requirement, so an operation without `security` needs no
@@ -951,10 +1008,32 @@ fn give_arrays_items(v: &mut Value) {
                         if !prefix.is_empty()
                             && length.is_some_and(|n| n <= prefix.len() as u64) =>
                     {
-                        if prefix.iter().all(|p| *p == prefix[0]) {
-                            prefix[0].clone()
-                        } else {
-                            json!({ "anyOf": prefix })
+                        // By JSON type alone where every member has one: `items` checks
+                        // nothing here (the prefix covers every place), and members of one
+                        // type with different bounds would make a `oneOf` that two fit.
+                        let types: Option<Vec<&Value>> = prefix
+                            .iter()
+                            .map(|p| p.get("type").filter(|t| t.is_string()))
+                            .collect();
+                        let mut kinds: Vec<Value> = Vec::new();
+                        for p in prefix {
+                            let kind = match &types {
+                                Some(_) if p["type"] == "integer" => {
+                                    json!({ "type": "integer", "format": "int64" })
+                                }
+                                Some(_) => json!({ "type": p["type"] }),
+                                None => p.clone(),
+                            };
+                            if !kinds.contains(&kind) {
+                                kinds.push(kind);
+                            }
+                        }
+                        match kinds.as_slice() {
+                            [one] => one.clone(),
+                            // Members of different JSON types (a name and a count): exactly
+                            // one fits each, and openapi-generator's Rust client makes
+                            // `oneOf` a choice where it makes `anyOf` a struct.
+                            _ => json!({ "oneOf": kinds }),
                         }
                     }
                     _ => json!({}),
@@ -1378,6 +1457,11 @@ fn write_member(head: &str, x: &Value, indent: usize, item: bool, out: &mut Stri
             if let Some(text) = flow(x, YAML_WIDTH.saturating_sub(head.len() + 1)) {
                 return line(out, &text);
             }
+            if (head.ends_with("headers:") || head.ends_with("links:")) && only_refs(x) {
+                if let Some(text) = flow(x, usize::MAX) {
+                    return line(out, &text);
+                }
+            }
             let singles = x.as_array().and_then(|items| {
                 items
                     .iter()
@@ -1406,6 +1490,19 @@ fn write_member(head: &str, x: &Value, indent: usize, item: bool, out: &mut Stri
         }
         scalar => line(out, &block_scalar(scalar, indent)),
     }
+}
+
+/// Whether `x` is a map of references only. A response's headers and links are written on
+/// one line when they are: every response carries the same five headers, and one a line
+/// they were a sixth of the document.
+fn only_refs(x: &Value) -> bool {
+    x.as_object().is_some_and(|m| {
+        m.len() > 1
+            && m.values().all(|v| {
+                v.as_object()
+                    .is_some_and(|r| r.len() == 1 && r.contains_key("$ref"))
+            })
+    })
 }
 
 /// A flow list of `singles` after `head`, as many on a line as fit, further lines at
@@ -1660,9 +1757,12 @@ mod tests {
         give_arrays_items(&mut doc);
         assert_eq!(
             doc["pair"]["items"],
-            json!({ "anyOf": [{ "type": "string" }, { "type": "integer" }] })
+            json!({ "oneOf": [{ "type": "string" }, { "type": "integer", "format": "int64" }] })
         );
-        assert_eq!(doc["dice"]["items"], json!({ "type": "integer" }));
+        assert_eq!(
+            doc["dice"]["items"],
+            json!({ "type": "integer", "format": "int64" })
+        );
         assert_eq!(doc["not"]["items"], json!({}));
         assert_eq!(doc["open"]["items"], json!({}));
         assert_eq!(doc["example"].get("items"), None);

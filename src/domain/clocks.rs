@@ -40,12 +40,12 @@ pub const DAYS_PER_MOVE: [i32; 6] = [1, 2, 3, 5, 7, 14];
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimeControl {
-    /// 1, 2, 3, 5, 7 or 14.
+    /// 1, 2, 3, 5, 7 or 14 (else `422 invalid_time_control`).
     #[serde(deserialize_with = "super::integral::int")]
     #[schema(example = 3, minimum = 1, maximum = 14)]
     pub days_per_move: i32,
     /// The cap of a seat's clock, in days (default: three moves' worth); at least
-    /// `days_per_move`, at most 60.
+    /// `days_per_move` and at most 60, else `422 invalid_time_control`.
     #[serde(default, deserialize_with = "super::integral::opt")]
     #[schema(example = 9, minimum = 1, maximum = 60)]
     pub max_days: Option<i32>,
@@ -292,7 +292,12 @@ impl Domain {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VacationRequest {
+    /// When the caller's clocks stop: now or later (five minutes' grace), else `422
+    /// invalid_vacation`.
     pub from: DateTime<Utc>,
+    /// When they run again: after `from`, else `422 invalid_vacation`. A vacation that
+    /// overlaps one booked is `409 vacation_overlap`; one longer than what the year's
+    /// allowance leaves, `409 vacation_allowance_exceeded`.
     pub until: DateTime<Utc>,
 }
 

@@ -64,6 +64,9 @@ mod tests {
     fn integral_floats_are_integers_and_others_are_refused() {
         let t = parse(r#"{"a": 3.0, "b": 56971.0, "c": [1, 2.0]}"#).unwrap();
         assert_eq!((t.a, t.b, t.c), (3, Some(56971), Some(vec![1, 2])));
+        // Large whole numbers written with a fraction, as fuzzers send them, read exactly.
+        let t = parse(r#"{"a": 1, "b": 2237275442388225.0}"#).unwrap();
+        assert_eq!(t.b, Some(2_237_275_442_388_225));
         let t = parse(r#"{"a": 3, "b": null}"#).unwrap();
         assert_eq!((t.a, t.b, t.c), (3, None, None));
         assert!(

@@ -203,7 +203,9 @@ pub struct AcceptInvitationRequest {
     /// The new account's name (1 to 80 printable characters).
     #[schema(example = "Bo")]
     pub name: Option<String>,
-    /// The new account's password (at least 10 characters).
+    /// The new account's password, under the rules of sign-up: at least 10 characters, no
+    /// control characters, and hard to guess (else `422 weak_password`, with the reason in
+    /// `detail`). Not needed by someone signed in.
     #[schema(example = "correct horse battery")]
     pub password: Option<String>,
 }

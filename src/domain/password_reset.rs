@@ -77,8 +77,15 @@ pub struct NewPasswordRequest {
     /// The token of the emailed link (what follows `#/reset/`). In the body rather than
     /// the path, so that it never appears in a request log.
     pub token: String,
-    /// The new password, under the same rules as at sign-up.
-    #[schema(example = "a brand new passphrase", min_length = 10, max_length = 256)]
+    /// The new password, under the rules of sign-up: at least 10 characters, no control
+    /// characters, and hard to guess (else `422 weak_password`, with the reason in
+    /// `detail`).
+    #[schema(
+        example = "a brand new passphrase",
+        min_length = 10,
+        max_length = 256,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub password: String,
 }
 

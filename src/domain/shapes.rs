@@ -100,8 +100,9 @@ pub struct UpdateAccountRequest {
         pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\u0000-\u0020\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\u0000-\u001f\u007f-\u009f]*$"
     )]
     pub name: Option<String>,
-    /// A new password (at least 10 characters, no control characters, and hard to guess,
-    /// as at sign-up); requires `current_password`.
+    /// A new password, under the rules of sign-up: at least 10 characters, no control
+    /// characters, and hard to guess (else `422 weak_password`, with the reason in
+    /// `detail`); requires `current_password`.
     #[schema(
         min_length = 10,
         max_length = 256,
@@ -206,11 +207,13 @@ pub struct NewGameRequest {
     /// One of the game types of `/game-types` (documented as the `GameTypeId` enum).
     #[schema(example = "kasino")]
     pub game_type: String,
-    /// Number of seats (each game type has its own range: see `/game-types`).
+    /// Number of seats, in the game type's range (its `player_counts` in `/game-types`,
+    /// stated per type in this schema); else `422 invalid_player_count`.
     #[serde(deserialize_with = "integral::int")]
     #[schema(example = 2, minimum = 1, maximum = 16)]
     pub players: i64,
-    /// Game options (see the game type's `options_schema`); omitted means defaults.
+    /// Game options: the game type's `{Type}Options` (its `options_schema` in
+    /// `/game-types`); omitted means defaults; else `422 invalid_options`.
     #[serde(default)]
     #[schema(value_type = Object)]
     pub options: serde_json::Map<String, Value>,
@@ -222,7 +225,8 @@ pub struct NewGameRequest {
     /// or `bot` (the computer plays the seat until its player takes it back).
     #[serde(default)]
     pub timeout_policy: Option<TimeoutPolicy>,
-    /// Seats for the computer ("play against the computer"): 0 (default) to players − 1.
+    /// Seats for the computer ("play against the computer"): 0 (default) to players − 1,
+    /// else `422 invalid_bots`.
     /// They take the seats after the creator's; with every other seat a computer's, the
     /// game starts at once.
     #[serde(default, deserialize_with = "integral::opt")]
@@ -232,9 +236,10 @@ pub struct NewGameRequest {
     /// else gets `404 game_not_found`), and is never in the lobby. Default false.
     #[serde(default)]
     pub private: bool,
-    /// Email addresses to invite (at most `players` − 1 − `bots`, no duplicates, not the
-    /// creator's own). Each gets a link to accept or decline; a seat is kept for each
-    /// until they answer (14 days at most).
+    /// Email addresses to invite: at most `players` − 1 − `bots` (else `422
+    /// too_many_invitees`), each once, compared regardless of case (else `422
+    /// duplicate_invitee`), not the creator's own. Each gets a link to accept or decline;
+    /// a seat is kept for each until they answer (14 days at most).
     // Each address as at sign-up, each once (`api::spec::add_constraints` says so).
     #[serde(default)]
     #[schema(max_items = 15, example = json!(["bo@example.org"]))]

@@ -8,6 +8,7 @@ use reqwest::blocking::Client;
 use serde_json::{Value, json};
 
 use crate::helpers::{assert_problem, spawn_app, spawn_app_with, spawn_app_without_mail};
+use turnpost_openapi_models::models;
 
 #[test]
 fn openapi_yaml_passes_openapi_spec_validator() {
@@ -379,7 +380,9 @@ fn each_game_serves_its_rules() {
 /// also spoiled once, which must fail, so a schema that allows anything cannot pass.
 /// Validated by tests/validate_instances.py with jsonschema-rs (the validator schemathesis
 /// itself installs), which reads the 85 MB of answers in seconds where pure-Python
-/// jsonschema took over a minute.
+/// jsonschema took over a minute. The same answers are read with the Rust models
+/// openapi-generator makes of `openapi.yaml` (`src/openapi-models`) and must write back as
+/// they came, and every move is chosen and sent through them.
 #[test]
 fn every_game_answer_of_a_playout_validates_against_its_published_schema() {
     let app = spawn_app_without_mail();
@@ -428,8 +431,20 @@ fn every_game_answer_of_a_playout_validates_against_its_published_schema() {
             let (_, p) = by_seat.iter().find(|(s, _)| *s == seat).unwrap();
             let mine = app.game(id, p);
             let legal = mine["legal_actions"].as_array().unwrap().clone();
-            let action = legal[rng.below(legal.len())].clone();
             let at = format!("{game_type} version {}", mine["version"]);
+            // The move is chosen from the legal actions as the generated Rust models read
+            // them, and sent as they write it: it must be the action the server offered.
+            let (typed, version) = typed_legal_actions(&mine, &at);
+            assert_eq!(typed.len(), legal.len(), "{at}");
+            let i = rng.below(legal.len());
+            let action = legal[i].clone();
+            let request =
+                serde_json::to_value(models::ActionRequest::new(typed[i].clone(), version))
+                    .unwrap();
+            assert_eq!(
+                request["action"], action,
+                "{at}: the generated model wrote another action"
+            );
             // The whole game (view, legal actions, options) at every step.
             add(
                 "GameResponse",
@@ -460,7 +475,7 @@ fn every_game_answer_of_a_playout_validates_against_its_published_schema() {
             let r = app.post(
                 &format!("/api/v1/games/{id}/actions"),
                 Some(&p.token),
-                &json!({"expected_version": mine["version"], "action": action}),
+                &request,
             );
             assert_eq!(r.status(), 200, "{at}: {}", r.text().unwrap_or_default());
             g = r.json().unwrap();
@@ -511,6 +526,23 @@ fn every_game_answer_of_a_playout_validates_against_its_published_schema() {
         redacted.get("partners").is_some_and(|&n| n > 0),
         "{redacted:?}"
     );
+    // Every answer reads into the generated models and writes back as it came.
+    let unread: Vec<String> = instances
+        .iter()
+        .filter_map(|i| {
+            let (schema, what) = (i["schema"].as_str().unwrap(), i["where"].as_str().unwrap());
+            read_back(schema, &i["instance"])
+                .err()
+                .map(|e| format!("{what}: {e}"))
+        })
+        .collect();
+    assert!(
+        unread.is_empty(),
+        "{} of {} answers the generated Rust models do not read back as they came, such as:\n{}",
+        unread.len(),
+        instances.len(),
+        unread[..unread.len().min(10)].join("\n")
+    );
     let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("game-answers.json");
     std::fs::write(&file, serde_json::to_vec(&instances).unwrap()).unwrap();
     let out = Command::new("python3")
@@ -532,6 +564,97 @@ fn every_game_answer_of_a_playout_validates_against_its_published_schema() {
         out.status.success(),
         "answers that fit no published schema:\n{text}"
     );
+}
+
+/// The legal actions of a game answer and its version, as the models openapi-generator
+/// makes of `openapi.yaml` for Rust read them, each ready to send as `AnyGameAction`.
+fn typed_legal_actions(game: &Value, at: &str) -> (Vec<models::AnyGameAction>, i64) {
+    use models::{AnyGameAction as A, GameResponse as G};
+    assert!(
+        turnpost_openapi_models::GENERATED,
+        "the generated Rust models are missing: install openapi-generator-cli \
+         (python3 -m pip install openapi-generator-cli==7.26.0; it needs Java), as .ci/run does"
+    );
+    let g: G = serde_path_to_error::deserialize(game.clone())
+        .unwrap_or_else(|e| panic!("{at}: the generated models do not read the game: {e}"));
+    macro_rules! each {
+        ($($game:ident => $action:ident),*) => {
+            match g {
+                $(G::$game(g) => (
+                    g.legal_actions.into_iter().map(|a| A::$action(Box::new(a))).collect(),
+                    g.version,
+                ),)*
+            }
+        };
+    }
+    each!(
+        KasinoGame => KasinoAction,
+        CrosswordRummyGame => CrosswordRummyAction,
+        PartnersGame => PartnersAction,
+        FuldriggerGame => FuldriggerAction,
+        Sp4xGame => Sp4xAction,
+        SpaceEmpires4xGame => SpaceEmpires4xAction,
+        StarfarersGame => StarfarersAction
+    )
+}
+
+/// `instance` read as the generated model named `schema` and written back: an error unless
+/// it reads, and writes back as it came.
+fn read_back(schema: &str, instance: &Value) -> Result<(), String> {
+    fn again<T: serde::de::DeserializeOwned + serde::Serialize>(
+        v: &Value,
+    ) -> Result<Value, String> {
+        let typed: T = serde_path_to_error::deserialize(v.clone()).map_err(|e| e.to_string())?;
+        serde_json::to_value(typed).map_err(|e| e.to_string())
+    }
+    let back = match schema {
+        "GameResponse" => again::<models::GameResponse>(instance)?,
+        // An untagged union says only that no branch fits: the game's own says where.
+        "LogEntry" => again::<models::LogEntry>(instance).map_err(|e| {
+            let own = match instance["game_type"].as_str() {
+                Some("kasino") => again::<models::KasinoLogEntry>(instance),
+                Some("crossword-rummy") => again::<models::CrosswordRummyLogEntry>(instance),
+                Some("partners") => again::<models::PartnersLogEntry>(instance),
+                Some("fuldrigger") => again::<models::FuldriggerLogEntry>(instance),
+                Some("sp4x") => again::<models::Sp4xLogEntry>(instance),
+                Some("space-empires-4x") => again::<models::SpaceEmpires4xLogEntry>(instance),
+                Some("starfarers") => again::<models::StarfarersLogEntry>(instance),
+                _ => Err("no game_type".into()),
+            };
+            format!("{e} ({})", own.err().unwrap_or_default())
+        })?,
+        "PreviewResponse" => again::<models::PreviewResponse>(instance)?,
+        "ViewAtResponse" => again::<models::ViewAtResponse>(instance)?,
+        other => return Err(format!("no model for {other}")),
+    };
+    if &back == instance {
+        return Ok(());
+    }
+    Err(first_difference(instance, &back, String::new()))
+}
+
+/// Where `b` first differs from `a`, as a JSON pointer with both values.
+fn first_difference(a: &Value, b: &Value, at: String) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys()) {
+                match (x.get(k), y.get(k)) {
+                    (Some(p), Some(q)) if p == q => {}
+                    (Some(p), Some(q)) => return first_difference(p, q, format!("{at}/{k}")),
+                    (p, q) => return format!("{at}/{k}: {p:?} came back as {q:?}"),
+                }
+            }
+            format!("{at}: differs")
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find(|(_, (p, q))| p != q)
+            .map(|(i, (p, q))| first_difference(p, q, format!("{at}/{i}")))
+            .unwrap_or_else(|| format!("{at}: differs")),
+        _ => format!("{at}: {a} came back as {b}"),
+    }
 }
 
 /// Every entry of game `id`'s log as the bearer of `token` reads it, page by page.

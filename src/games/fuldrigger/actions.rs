@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 use super::state::Bundle;
 use turnpost_engine::Seat;
 
-/// One Fuldrigger action.
+/// One Fuldrigger action. Members an action does not have are refused: what a spectator
+/// reads of a secret offer (`redacted`, `terms`) must never pass for an offer of nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
     /// Setup: choose a home city (CPH, AMS, LON or LIS), in order of the home-city roll.
     ChooseHome { port: String },
@@ -69,4 +70,19 @@ pub enum Action {
     Withdraw { offer: u32 },
     /// End your turn.
     EndTurn,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Action;
+
+    #[test]
+    fn what_others_read_of_an_offer_is_no_action() {
+        let redacted = r#"{"type":"offer","to":1,"redacted":true,"terms":"hidden"}"#;
+        assert!(serde_json::from_str::<Action>(redacted).is_err());
+        let offer: Action = serde_json::from_str(r#"{"type":"offer","to":1}"#).unwrap();
+        assert!(matches!(offer, Action::Offer { to: 1, .. }));
+        let extra = r#"{"type":"offer","to":1,"note":"hi"}"#;
+        assert!(serde_json::from_str::<Action>(extra).is_err());
+    }
 }

@@ -419,7 +419,8 @@ fn title_and_desc(v: &View, people: &People) -> (String, String) {
             .iter()
             .enumerate()
             .filter_map(|(i, st)| {
-                st.map(|x| format!("dock {} {}", i + 1, player_name(v, people, x)))
+                st.owner
+                    .map(|x| format!("dock {} {}", i + 1, player_name(v, people, x)))
             })
             .collect();
         s.push(format!(
@@ -728,9 +729,9 @@ fn map(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
         }
     }
     for (o, ov) in d.outposts.iter().zip(&v.outposts) {
-        for (&n, owner) in o.docks.iter().zip(&ov.docks) {
+        for (&n, dock) in o.docks.iter().zip(&ov.docks) {
             let Some((x, y)) = g.node(d, n) else { continue };
-            match owner {
+            match dock.owner {
                 Some(s) => {
                     svg.el(
                         "rect",
@@ -740,7 +741,7 @@ fn map(svg: &mut Svg, d: &Data, v: &View, top: f64) -> f64 {
                             ("y", (y - 5.0).into()),
                             ("width", 10.0.into()),
                             ("height", 10.0.into()),
-                            ("fill", seat_fill(*s).into()),
+                            ("fill", seat_fill(s).into()),
                             ("stroke", "#000000".into()),
                             ("stroke-width", 1.5.into()),
                         ],
@@ -888,14 +889,14 @@ fn outposts(svg: &mut Svg, v: &View, people: &People, top: f64) -> f64 {
         );
         for (k, st) in o.docks.iter().enumerate() {
             let dx = x + 6.0 + k as f64 * 22.0;
-            let fill = st.map_or("#ffffff", seat_fill);
+            let fill = st.owner.map_or("#ffffff", seat_fill);
             svg.rect(dx, top + 39.0, 19.0, 19.0, fill, "#5a4a9a");
             svg.text(
                 dx + 9.5,
                 top + 53.0,
                 11.0,
                 "middle",
-                if *st == Some(1) || *st == Some(0) {
+                if st.owner == Some(1) || st.owner == Some(0) {
                     "#ffffff"
                 } else {
                     INK

@@ -71,9 +71,17 @@ pub struct ShipView {
 pub struct OutpostView {
     pub race: String,
     pub token_holder: Option<Seat>,
-    /// Station owner per dock 1..=5.
-    pub docks: Vec<Option<Seat>>,
+    /// The docks 1..=5 in turn, each with the station on it.
+    pub docks: Vec<DockView>,
     pub dock_nodes: Vec<usize>,
+}
+
+/// One dock of an outpost. An object rather than a bare nullable seat: openapi-generator's
+/// Rust client cannot read a list whose members may be null.
+#[derive(Clone, Copy, Debug, Serialize, JsonSchema)]
+pub struct DockView {
+    /// The seat whose station stands on the dock, or null while it is free.
+    pub owner: Option<Seat>,
 }
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
@@ -315,10 +323,12 @@ pub fn view(d: &Data, s: &State, viewer: Viewer, status: &Status) -> View {
             token_holder: s.token.get(i).copied().flatten(),
             docks: (1..=o.docks.len() as u32)
                 .map(|k| {
-                    s.stations
+                    let owner = s
+                        .stations
                         .iter()
                         .find(|st| st.outpost == i && st.dock == k)
-                        .map(|st| st.owner)
+                        .map(|st| st.owner);
+                    DockView { owner }
                 })
                 .collect(),
             dock_nodes: o.docks.clone(),
@@ -631,7 +641,7 @@ pub fn render(d: &Data, s: &State, viewer: Viewer, status: &Status) -> String {
                     .dock_nodes
                     .get(i)
                     .map_or(String::new(), |&n| node_label(d, n));
-                format!("{}:{}({label})", i + 1, st.map_or('-', letter))
+                format!("{}:{}({label})", i + 1, st.owner.map_or('-', letter))
             })
             .collect();
         o.push_str(&format!(
