@@ -1457,10 +1457,11 @@ fn write_member(head: &str, x: &Value, indent: usize, item: bool, out: &mut Stri
             if let Some(text) = flow(x, YAML_WIDTH.saturating_sub(head.len() + 1)) {
                 return line(out, &text);
             }
-            if (head.ends_with("headers:") || head.ends_with("links:")) && only_refs(x) {
-                if let Some(text) = flow(x, usize::MAX) {
-                    return line(out, &text);
-                }
+            if (head.ends_with("headers:") || head.ends_with("links:"))
+                && only_refs(x)
+                && let Some(text) = flow(x, usize::MAX)
+            {
+                return line(out, &text);
             }
             let singles = x.as_array().and_then(|items| {
                 items

@@ -1,6 +1,6 @@
 //! Generates the Rust models of `openapi.yaml` with openapi-generator (`openapi-generator-cli`,
 //! from PyPI), as a client builder would, into one file under `OUT_DIR`. Without the
-//! generator the crate builds empty and says so (`GENERATED`), so that only the tests that
+//! generator the crate builds empty and says so (`generated()`), so that only the tests that
 //! need it fail, with a message naming what to install.
 
 use std::error::Error;

@@ -571,7 +571,7 @@ fn every_game_answer_of_a_playout_validates_against_its_published_schema() {
 fn typed_legal_actions(game: &Value, at: &str) -> (Vec<models::AnyGameAction>, i64) {
     use models::{AnyGameAction as A, GameResponse as G};
     assert!(
-        turnpost_openapi_models::GENERATED,
+        turnpost_openapi_models::generated(),
         "the generated Rust models are missing: install openapi-generator-cli \
          (python3 -m pip install openapi-generator-cli==7.26.0; it needs Java), as .ci/run does"
     );

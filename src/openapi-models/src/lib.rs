@@ -4,7 +4,9 @@
 
 /// Whether the models are here: false when `openapi-generator-cli` was missing at build
 /// time (`python3 -m pip install openapi-generator-cli==7.26.0`, with Java 11 or later).
-pub const GENERATED: bool = cfg!(generated_models);
+pub fn generated() -> bool {
+    cfg!(generated_models)
+}
 
 /// The generated models, as the generator wrote them.
 #[allow(warnings, clippy::all, clippy::pedantic)]
